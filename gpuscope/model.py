@@ -1,0 +1,347 @@
+"""The data model: frozen dataclasses that every probe, view and export shares.
+
+Units are in field names (`vram_total_bytes`, `power_cap_w`). A value nobody could read is
+`None`; why it is missing lives beside it in `missing_reasons`, and where a value came from in
+`field_sources`. PCI ids are lower-case hex strings with `0x` (`"0x744c"`), as in the public
+`doctor --json` schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
+
+
+class Vendor(str, enum.Enum):
+    AMD = "amd"
+    NVIDIA = "nvidia"
+    INTEL = "intel"
+    OTHER = "other"
+
+    @classmethod
+    def from_pci_vendor_id(cls, vendor_id: str | None) -> Vendor | None:
+        if vendor_id is None:
+            return None
+        return {
+            "0x1002": cls.AMD,
+            "0x1022": cls.AMD,
+            "0x10de": cls.NVIDIA,
+            "0x8086": cls.INTEL,
+        }.get(vendor_id.lower(), cls.OTHER)
+
+
+class GpuKind(str, enum.Enum):
+    DISCRETE = "discrete"
+    INTEGRATED = "integrated"
+    VIRTUAL = "virtual"
+    PARTITION = "partition"
+    UNKNOWN = "unknown"
+
+
+class Layer(str, enum.Enum):
+    """A layer of the stack that can see a GPU (the `seen_by` vocabulary of the schema)."""
+
+    SYSFS = "sysfs"  # the kernel driver's DRM device under /sys/class/drm
+    KFD = "kfd"  # the KFD topology: what ROCm's runtime will enumerate
+    AMDSMI = "amdsmi"
+    NVML = "nvml"
+    ROCM = "rocm"  # the ROCm runtime itself (rocminfo)
+    OPENCL = "opencl"
+    VULKAN = "vulkan"
+    TORCH = "torch"
+
+
+class ProbeState(str, enum.Enum):
+    OK = "ok"
+    LIBRARY_MISSING = "library_missing"
+    DRIVER_MISSING = "driver_missing"
+    PERMISSION_DENIED = "permission_denied"
+    NOT_APPLICABLE = "not_applicable"  # e.g. no AMD GPU, so nothing for KFD to see
+    NOT_CAPTURED = "not_captured"  # a replayed snapshot holds no evidence for this probe
+    TIMEOUT = "timeout"
+    ERROR = "error"
+
+
+class OriginKind(str, enum.Enum):
+    LIVE = "live"
+    REPLAY = "replay"
+    IMPORTED = "imported"
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeStatus:
+    """What one probe could do: available, or unavailable with the reason and a hint."""
+
+    name: str
+    state: ProbeState
+    reason: str | None = None
+    hint: str | None = None
+    duration_s: float | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.state is ProbeState.OK
+
+    def summary(self) -> str:
+        if self.available:
+            return "available" if not self.reason else f"available: {self.reason}"
+        return f"unavailable: {self.reason or self.state.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class PcieLink:
+    """A PCIe link. `measured_at` says which device's link this is (the slot, or the GPU's
+    internal link behind an on-board switch)."""
+
+    current_speed_gt_s: float | None = None
+    current_width: int | None = None
+    max_speed_gt_s: float | None = None
+    max_width: int | None = None
+    measured_at: str | None = None
+
+    @property
+    def current_generation(self) -> int | None:
+        return pcie_generation(self.current_speed_gt_s)
+
+    @property
+    def max_generation(self) -> int | None:
+        return pcie_generation(self.max_speed_gt_s)
+
+
+_PCIE_GENERATIONS: tuple[tuple[float, int], ...] = (
+    (2.5, 1), (5.0, 2), (8.0, 3), (16.0, 4), (32.0, 5), (64.0, 6), (128.0, 7),
+)
+
+
+def pcie_generation(speed_gt_s: float | None) -> int | None:
+    if speed_gt_s is None:
+        return None
+    for speed, generation in _PCIE_GENERATIONS:
+        if abs(speed - speed_gt_s) < 0.01:
+            return generation
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuFacts:
+    """Static facts about one GPU as one layer saw them. Every field is optional: each layer
+    knows a different part, and the inventory joins them by PCI bus address."""
+
+    vendor: Vendor | None = None
+    name: str | None = None
+    # Several retail cards share one PCI id (0x744c: RX 7900 XTX, XT and GRE). When the
+    # evidence cannot tell them apart, `name` names the family and this lists the candidates.
+    name_candidates: tuple[str, ...] = ()
+    family: str | None = None  # die/codename: "Navi 31", "AD102"
+    architecture: str | None = None  # "RDNA3", "Ada Lovelace"
+    kind: GpuKind | None = None
+    pci_bus: str | None = None  # "0000:03:00.0"
+    pci_vendor_id: str | None = None
+    pci_device_id: str | None = None
+    pci_subsystem_vendor_id: str | None = None
+    pci_subsystem_device_id: str | None = None
+    pci_revision: str | None = None
+    gfx_target: str | None = None  # AMD, canonical: "gfx1100", no feature suffix
+    compute_capability: str | None = None  # NVIDIA: "8.9"
+    vram_total_bytes: int | None = None
+    visible_vram_total_bytes: int | None = None
+    gtt_total_bytes: int | None = None
+    compute_units: int | None = None  # AMD CUs or NVIDIA SMs
+    simd_count: int | None = None
+    kernel_driver: str | None = None  # the bound kernel driver: "amdgpu", "nvidia", "radeon"
+    driver_version: str | None = None
+    uuid: str | None = None
+    serial_number: str | None = None
+    vbios_version: str | None = None
+    boot_vga: bool | None = None
+    drm_card: str | None = None  # "card0"
+    drm_render_minor: int | None = None  # 128 for /dev/dri/renderD128
+    kfd_node: int | None = None
+    kfd_gpu_id: int | None = None
+    smi_index: int | None = None  # index in amdsmi or NVML enumeration
+    pcie_link: PcieLink | None = None
+    max_graphics_clock_mhz: int | None = None
+    max_memory_clock_mhz: int | None = None
+    power_cap_w: float | None = None
+    power_cap_max_w: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSighting:
+    """One GPU as one layer saw it. `field_sources` maps a GpuFacts field name to where the
+    value was read (`/sys/class/drm/card0/device/mem_info_vram_total`, `nvmlDeviceGetName`);
+    `missing_reasons` maps a field name to why it could not be read."""
+
+    layer: Layer
+    facts: GpuFacts
+    field_sources: Mapping[str, str] = field(default_factory=dict)
+    missing_reasons: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Gpu(GpuFacts):
+    """One physical GPU: the sightings of all layers joined by PCI bus address."""
+
+    index: int = 0
+    seen_by: tuple[Layer, ...] = ()
+    field_sources: Mapping[str, str] = field(default_factory=dict)
+    missing_reasons: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceNodeAccess:
+    """Whether this user can open a device node such as /dev/kfd or /dev/dri/renderD128."""
+
+    path: str
+    exists: bool
+    mode: str | None = None  # "crw-rw----"
+    owner_user: str | None = None
+    owner_group: str | None = None
+    can_open: bool | None = None
+    # The user is in the node's group in /etc/group but this login session predates it,
+    # so the process does not carry the group yet (log out and in, or `newgrp`).
+    group_granted_not_active: bool = False
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One named stack fact as a probe found it, with its source or why it is missing."""
+
+    key: str
+    value: str | int | float | bool | None
+    source: str | None = None
+    missing_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    rocm_version: str | None = None
+    rocm_path: str | None = None
+    hip_runtime_version: str | None = None
+    hsa_runtime_version: str | None = None
+    amdgpu_driver_version: str | None = None  # out-of-tree amdgpu-dkms; None for in-tree
+    amdgpu_loaded: bool | None = None
+    kfd_loaded: bool | None = None
+    nvidia_driver_version: str | None = None
+    cuda_driver_version: str | None = None  # the CUDA version the driver supports
+    nvml_library_version: str | None = None
+    amdsmi_library_version: str | None = None
+    # The variables that change what frameworks see; unset variables map to None.
+    environment: Mapping[str, str | None] = field(default_factory=dict)
+    device_nodes: tuple[DeviceNodeAccess, ...] = ()
+    field_sources: Mapping[str, str] = field(default_factory=dict)
+    missing_reasons: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    os: str = "unknown"  # linux | windows | wsl | macos | unknown
+    distro: str | None = None
+    kernel: str | None = None
+    architecture: str | None = None  # "x86_64"
+    cpu_model: str | None = None
+    cpu_physical_cores: int | None = None
+    cpu_logical_cores: int | None = None
+    ram_total_bytes: int | None = None
+    swap_total_bytes: int | None = None
+    hostname: str | None = None
+    python_version: str | None = None
+    wsl: bool = False
+    container: bool = False
+    container_hint: str | None = None
+    virtual_machine: bool = False
+    virtual_machine_hint: str | None = None
+    field_sources: Mapping[str, str] = field(default_factory=dict)
+    missing_reasons: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """What one probe returns: its status and whatever it found. A probe never raises."""
+
+    status: ProbeStatus
+    sightings: tuple[GpuSighting, ...] = ()
+    stack_facts: tuple[Fact, ...] = ()
+    device_nodes: tuple[DeviceNodeAccess, ...] = ()
+    host: Host | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceIndexEntry:
+    """How one GPU is numbered by each layer. `hip_index` and `cuda_index` are the indices a
+    framework will use after the visible-devices variables; None with `hidden_by` when hidden."""
+
+    pci_bus: str | None
+    vendor: Vendor | None
+    kind: GpuKind
+    name: str | None = None
+    gpu_index: int | None = None  # index into Inventory.gpus
+    drm_card: str | None = None
+    drm_render_minor: int | None = None
+    kfd_node: int | None = None
+    kfd_gpu_id: int | None = None
+    smi_index: int | None = None
+    hip_index: int | None = None
+    cuda_index: int | None = None
+    hidden_by: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    kind: OriginKind
+    source: str | None = None  # the snapshot or imported file
+    captured_utc: str | None = None
+    captured_by: str | None = None  # "gpuscope 0.1.0"
+    gpuscope_version: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.kind is OriginKind.LIVE:
+            return "Live"
+        what = "Replay" if self.kind is OriginKind.REPLAY else "Imported"
+        return f"{what} of {self.source}" if self.source else what
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    gpus: tuple[Gpu, ...]
+    stack: Stack
+    host: Host
+    probes: tuple[ProbeStatus, ...]
+    device_index: tuple[DeviceIndexEntry, ...]
+    origin: Origin
+
+
+def to_jsonable(value: Any) -> JsonValue:
+    """Dataclasses, enums, tuples and mappings to plain JSON values (a dataclass's properties
+    are not included; its fields are, in declaration order)."""
+    if isinstance(value, enum.Enum):  # before str: our enums are str subclasses
+        return to_jsonable(value.value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    raise TypeError(f"not JSON-able: {type(value).__name__}")
+
+
+def format_bytes(size_bytes: int | None) -> str:
+    """Binary units, as GPU memory is sold: 25753026560 -> '24.0 GiB'."""
+    if size_bytes is None:
+        return "unknown"
+    size = float(size_bytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
