@@ -282,27 +282,44 @@ class Snapshot:
                 f"({SNAPSHOT_VERSION}); update gpuscope"
             )
 
-        def section(name: str, kind: type) -> Any:
-            value = doc.get(name)
+        def section(name: str, kind: type, item: Callable[[Any], bool]) -> Any:
+            value: Any = doc.get(name)
             if value is None:
                 return kind()
             if not isinstance(value, kind):
                 raise SnapshotError(f"malformed snapshot: {name!r} is not a {kind.__name__}")
+            items: Iterable[tuple[Any, Any]] = (
+                value.items() if isinstance(value, dict) else enumerate(value)
+            )
+            for key, entry in items:
+                if not isinstance(key, (str, int)) or not item(entry):
+                    raise SnapshotError(f"malformed snapshot: {name}[{key!r}] is {entry!r:.60}")
             return value
 
+        def is_obj(entry: Any) -> bool:
+            return isinstance(entry, dict)
+
+        def is_str(entry: Any) -> bool:
+            return isinstance(entry, str)
+
+        def is_opt_str(entry: Any) -> bool:
+            return entry is None or isinstance(entry, str)
+
         identity = doc.get("identity")
+        if identity is not None and not isinstance(identity, dict):
+            raise SnapshotError("malformed snapshot: 'identity' is not a dict")
         return cls(
-            files=section("files", dict),
-            dirs=section("dirs", dict),
-            stats=section("stats", dict),
-            access=section("access", dict),
-            realpaths=section("realpaths", dict),
-            which=section("which", dict),
-            commands=section("commands", list),
-            env=section("env", dict),
-            identity=identity if isinstance(identity, dict) else None,
-            libraries=section("libraries", dict),
-            meta=section("meta", dict),
+            files=section("files", dict, is_obj),
+            dirs=section("dirs", dict, is_obj),
+            stats=section("stats", dict, is_obj),
+            access=section("access", dict, lambda e: isinstance(e, bool)),
+            realpaths=section("realpaths", dict, is_str),
+            which=section("which", dict, is_opt_str),
+            commands=section("commands", list, is_obj),
+            env=section("env", dict, is_opt_str),
+            identity=identity,
+            libraries=section("libraries", dict, lambda e: True),
+            meta=section("meta", dict, lambda e: True),
         )
 
     def save(self, path: str | Path) -> None:

@@ -81,7 +81,6 @@ class ProbeStatus:
     state: ProbeState
     reason: str | None = None
     hint: str | None = None
-    duration_s: float | None = None
 
     @property
     def available(self) -> bool:
@@ -298,8 +297,10 @@ class Origin:
     kind: OriginKind
     source: str | None = None  # the snapshot or imported file
     captured_utc: str | None = None
-    captured_by: str | None = None  # "gpuscope 0.1.0"
     gpuscope_version: str | None = None
+    # How long each probe took in this run: a property of the run, not of the machine, so it
+    # lives here (and `info --json` of a replay equals live apart from `origin`).
+    probe_durations_s: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def label(self) -> str:

@@ -1,0 +1,150 @@
+"""gpuscope's command line: `gpuscope` opens the window; `info`, `snapshot` and the global
+`--replay FILE` work without a display.
+
+Exit status: 0 on success, 2 on a usage error, 1 on a failure (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from gpuscope import __version__
+from gpuscope.evidence import LiveSystem, RecordingSystem, ReplaySystem, SnapshotError, System
+from gpuscope.evidence import snapshot_meta as _snapshot_meta
+
+
+class CliError(Exception):
+    """A failure to report as one line on stderr with exit status 1."""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpuscope",
+        description="Which GPUs this machine has, and which layer of the stack can use each one. "
+                    "With no command, opens the window.",
+    )
+    parser.add_argument("--version", action="version", version=f"gpuscope {__version__}")
+    parser.add_argument("--replay", metavar="FILE",
+                        help="answer from a snapshot file instead of this machine")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    info = commands.add_parser("info", help="the inventory: GPUs, stack, host, probes")
+    info.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    snapshot = commands.add_parser(
+        "snapshot", help="write every piece of evidence gpuscope reads to a file (JSON; .gz to "
+                         "compress) that others open with --replay")
+    snapshot.add_argument("-o", "--output", required=True, metavar="FILE")
+    snapshot.add_argument("--description", help="a note stored in the snapshot")
+    snapshot.add_argument("--json", action="store_true",
+                          help="print what was written as JSON")
+    return parser
+
+
+def _system(replay: str | None) -> System:
+    if replay is None:
+        return LiveSystem()
+    try:
+        return ReplaySystem.from_file(replay)
+    except SnapshotError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from gpuscope.inventory import collect_inventory
+    from gpuscope.report.inventory_text import format_inventory_text, inventory_to_json
+
+    inventory = collect_inventory(_system(args.replay))
+    if args.json:
+        json.dump(inventory_to_json(inventory), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_inventory_text(inventory))
+    return 0
+
+
+def _cmd_snapshot(args: argparse.Namespace) -> int:
+    from gpuscope.inventory import collect_inventory
+
+    recorder = RecordingSystem(_system(args.replay))
+    inventory = collect_inventory(recorder)
+    snapshot = recorder.snapshot
+    snapshot.meta = _snapshot_meta(args.description)
+    if args.replay:
+        snapshot.meta["recorded_from_replay"] = os.path.basename(args.replay)
+    output = Path(args.output)
+    try:
+        snapshot.save(output)
+    except OSError as exc:
+        raise CliError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    summary = {
+        "output": str(output),
+        "bytes": output.stat().st_size,
+        "files": len(snapshot.files),
+        "directories": len(snapshot.dirs),
+        "commands": len(snapshot.commands),
+        "library_answers": len(snapshot.libraries),
+        "gpus": len(inventory.gpus),
+    }
+    if args.json:
+        json.dump(summary, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"Wrote {output} ({summary['bytes']:,} bytes): {summary['files']} files, "
+              f"{summary['directories']} directories, {summary['commands']} commands, "
+              f"{summary['library_answers']} library answers; {summary['gpus']} GPU(s).")
+        print(f"It may contain your host name, user name and GPU serial numbers. "
+              f"Others open it with: gpuscope --replay {output.name} info")
+    return 0
+
+
+def _display_problem() -> str | None:
+    """Why a window cannot open here, or None. Qt itself aborts the process without one."""
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return "no display found (DISPLAY and WAYLAND_DISPLAY are unset)"
+    return None
+
+
+def _cmd_gui(args: argparse.Namespace) -> int:
+    problem = _display_problem()
+    if problem:
+        raise CliError(
+            f"{problem}. Use the command line instead: 'gpuscope info', "
+            f"'gpuscope info --json', 'gpuscope snapshot -o FILE' (or set "
+            f"QT_QPA_PLATFORM=offscreen)"
+        )
+    if args.replay is not None:
+        _system(args.replay)  # a bad file is reported here, before any window
+    try:
+        from gpuscope.ui.app import run_gui
+    except ImportError as exc:
+        raise CliError(f"the window needs PySide6, which failed to load: {exc}") from exc
+    return run_gui(args.replay)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, None: _cmd_gui}
+    try:
+        return handlers[args.command](args)
+    except CliError as exc:
+        print(f"gpuscope: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `gpuscope info | head`
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

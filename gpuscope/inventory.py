@@ -1,0 +1,413 @@
+"""The inventory: run the probes, join what each layer saw into one GPU per PCI bus address,
+and number the GPUs the way each layer (and each framework, after the visible-devices
+variables) will.
+
+`assemble` is pure and takes any subset of probe results in any order, so the GUI can show
+the inventory growing as probes finish; `collect_inventory` is the one-shot path of the CLI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import importlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from gpuscope import __version__
+from gpuscope.evidence import ReplaySystem, System
+from gpuscope.knowledge.devices import identify_device
+from gpuscope.model import (
+    DeviceIndexEntry,
+    DeviceNodeAccess,
+    Gpu,
+    GpuFacts,
+    GpuKind,
+    GpuSighting,
+    Host,
+    Inventory,
+    Layer,
+    Origin,
+    OriginKind,
+    ProbeResult,
+    ProbeState,
+    ProbeStatus,
+    Stack,
+    Vendor,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeSpec:
+    """A probe the inventory runs: `function` is `module:attribute`, imported when first run
+    so that a broken probe module becomes that probe's error, not gpuscope's crash."""
+
+    name: str
+    title: str
+    function: str
+
+    def load(self) -> Callable[[System], ProbeResult]:
+        module_name, _, attribute = self.function.partition(":")
+        probe: Callable[[System], ProbeResult] = getattr(
+            importlib.import_module(module_name), attribute
+        )
+        return probe
+
+
+PROBES: tuple[ProbeSpec, ...] = (
+    ProbeSpec("amdgpu_sysfs", "Kernel driver (sysfs)", "gpuscope.probes.amdgpu_sysfs:probe_amdgpu_sysfs"),
+    ProbeSpec("kfd", "KFD topology (ROCm)", "gpuscope.probes.kfd:probe_kfd"),
+    ProbeSpec("amdsmi", "AMD SMI", "gpuscope.probes.amdsmi:probe_amdsmi"),
+    ProbeSpec("nvml", "NVIDIA NVML", "gpuscope.probes.nvml:probe_nvml"),
+    ProbeSpec("host", "Host", "gpuscope.probes.host:probe_host"),
+    ProbeSpec("stack", "Stack versions", "gpuscope.probes.stack:probe_stack"),
+)
+
+
+def run_probe(spec: ProbeSpec, system: System) -> ProbeResult:
+    """Run one probe; whatever goes wrong comes back as that probe's error status."""
+    try:
+        return spec.load()(system)
+    except Exception as exc:  # a probe bug must not take the others down; show it instead
+        log.exception("probe %s failed", spec.name)
+        return ProbeResult(ProbeStatus(
+            spec.name, ProbeState.ERROR, reason=f"probe failed: {type(exc).__name__}: {exc}",
+            hint="this is a gpuscope bug; please report it with a snapshot (gpuscope snapshot)",
+        ))
+
+
+def timed_out_result(spec: ProbeSpec, timeout_s: float) -> ProbeResult:
+    return ProbeResult(ProbeStatus(
+        spec.name, ProbeState.TIMEOUT, reason=f"no answer within {timeout_s:g} s",
+        hint="a GPU or its driver may be hung; check the kernel log (dmesg)",
+    ))
+
+
+def collect_inventory(
+    system: System,
+    probes: Sequence[ProbeSpec] = PROBES,
+    probe_timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
+) -> Inventory:
+    """Run every probe in parallel, each bounded by `probe_timeout_s`, and assemble."""
+    results: dict[str, ProbeResult] = {}
+    durations: dict[str, float] = {}
+    lock = threading.Lock()
+
+    def work(spec: ProbeSpec) -> None:
+        started = time.monotonic()
+        result = run_probe(spec, system)
+        with lock:
+            results[spec.name] = result
+            durations[spec.name] = round(time.monotonic() - started, 4)
+
+    # Daemon threads: a probe stuck inside a vendor library cannot be cancelled, and must
+    # neither block the answer nor keep the process alive at exit.
+    threads = [threading.Thread(target=work, args=(spec,), daemon=True, name=f"probe-{spec.name}")
+               for spec in probes]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + probe_timeout_s
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    with lock:
+        ordered = [results.get(spec.name) or timed_out_result(spec, probe_timeout_s)
+                   for spec in probes]
+        timings = dict(durations)
+    return assemble(ordered, origin_for(system, timings))
+
+
+def origin_for(system: System, probe_durations_s: Mapping[str, float] | None = None) -> Origin:
+    durations = dict(probe_durations_s or {})
+    if isinstance(system, ReplaySystem):
+        meta = system.snapshot.meta
+        return Origin(
+            kind=OriginKind.REPLAY, source=system.source,
+            captured_utc=_str_or_none(meta.get("captured_utc")),
+            gpuscope_version=_str_or_none(meta.get("gpuscope_version")),
+            probe_durations_s=durations,
+        )
+    return Origin(
+        kind=system.origin_kind,
+        captured_utc=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        gpuscope_version=__version__, probe_durations_s=durations,
+    )
+
+
+def _str_or_none(value: object) -> str | None:
+    return str(value) if value is not None else None
+
+
+# ----------------------------------------------------------------------------- joining GPUs
+
+# Which layer's word counts first for a field; the default suits most fields: the vendor
+# libraries know names and totals best, then KFD, then the kernel's sysfs.
+_DEFAULT_PRIORITY = (Layer.NVML, Layer.AMDSMI, Layer.KFD, Layer.SYSFS)
+_FIELD_PRIORITY: dict[str, tuple[Layer, ...]] = {
+    # gpuscope decodes KFD's gfx_target_version itself; amdsmi's string has been wrong.
+    "gfx_target": (Layer.KFD, Layer.AMDSMI, Layer.SYSFS, Layer.NVML),
+    # sysfs knows the slot behind Radeon's on-board PCIe switch; bytes exactly.
+    "pcie_link": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
+    "vram_total_bytes": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
+    "pci_device_id": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
+    "pci_vendor_id": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
+    "pci_revision": (Layer.SYSFS, Layer.AMDSMI, Layer.NVML, Layer.KFD),
+    "kernel_driver": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
+}
+_JOIN_FIELDS = {f.name for f in dataclasses.fields(GpuFacts)}
+_GENERIC_NAME_WORDS = ("navi", "vega", "device 0x", "amd radeon graphics", "0x")
+
+
+def _normalise_bus(bus: str | None) -> str | None:
+    if not bus:
+        return None
+    bus = bus.strip().lower()
+    parts = bus.split(":")
+    if len(parts) == 2:  # "03:00.0" without the domain
+        return f"0000:{bus}"
+    if len(parts) == 3 and len(parts[0]) > 4:  # NVML's 8-digit domain "00000000:01:00.0"
+        return f"{parts[0][-4:]}:{parts[1]}:{parts[2]}"
+    return bus
+
+
+def _layer_rank(layer: Layer, field_name: str) -> int:
+    order = _FIELD_PRIORITY.get(field_name, _DEFAULT_PRIORITY)
+    return order.index(layer) if layer in order else len(order)
+
+
+def _merge(sightings: Sequence[GpuSighting], index: int) -> Gpu:
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    for name in _JOIN_FIELDS:
+        candidates = sorted(sightings, key=lambda s, n=name: _layer_rank(s.layer, n))  # type: ignore[misc]
+        for sighting in candidates:
+            value = getattr(sighting.facts, name)
+            if value is None or value == ():
+                continue
+            values[name] = value
+            source = sighting.field_sources.get(name)
+            sources[name] = f"{sighting.layer.value}: {source}" if source else sighting.layer.value
+            break
+        else:
+            reasons = [f"{s.layer.value}: {s.missing_reasons[name]}"
+                       for s in candidates if name in s.missing_reasons]
+            if reasons:
+                missing[name] = "; ".join(reasons)
+    if "pci_bus" in values:
+        values["pci_bus"] = _normalise_bus(str(values["pci_bus"]))
+    seen_by = tuple(dict.fromkeys(s.layer for s in sorted(sightings, key=_layer_order)))
+    gpu = Gpu(index=index, seen_by=seen_by, field_sources=sources, missing_reasons=missing,
+              **values)  # type: ignore[arg-type]
+    return _identify(gpu)
+
+
+def _layer_order(sighting: GpuSighting) -> int:
+    return list(Layer).index(sighting.layer)
+
+
+def _name_is_generic(name: str | None) -> bool:
+    if not name:
+        return True
+    lowered = name.strip().lower()
+    return lowered.startswith(_GENERIC_NAME_WORDS) or lowered.startswith("gfx")
+
+
+def _identify(gpu: Gpu) -> Gpu:
+    """Fill name, family, kind and targets from gpuscope's device table where the layers left
+    them open; a vendor library's marketing name wins over the table, a codename does not."""
+    vendor = gpu.vendor or Vendor.from_pci_vendor_id(gpu.pci_vendor_id)
+    changes: dict[str, object] = {}
+    sources = dict(gpu.field_sources)
+    if vendor is not None and gpu.vendor is None:
+        changes["vendor"] = vendor
+        sources["vendor"] = "PCI vendor id " + str(gpu.pci_vendor_id)
+    identity = None
+    if gpu.pci_vendor_id and gpu.pci_device_id:
+        identity = identify_device(
+            gpu.pci_vendor_id, gpu.pci_device_id, vram_total_bytes=gpu.vram_total_bytes,
+            compute_units=gpu.compute_units, subsystem_device_id=gpu.pci_subsystem_device_id,
+            revision=gpu.pci_revision,
+        )
+    if identity is not None:
+        source = f"gpuscope device table ({identity.source})"
+        name_from_table = identity.name
+        if _name_is_generic(gpu.name) or (
+            len(identity.candidates) <= 1 and _is_pci_ids_name(gpu)
+        ):
+            changes["name"] = name_from_table
+            sources["name"] = f"{source}; {identity.how}" if identity.how else source
+        if not gpu.name_candidates and len(identity.candidates) > 1:
+            changes["name_candidates"] = tuple(identity.candidates)
+        for field_name in ("family", "architecture", "gfx_target", "compute_capability"):
+            table_value = getattr(identity, field_name, None)
+            if table_value and getattr(gpu, field_name) is None:
+                changes[field_name] = table_value
+                sources[field_name] = source
+        if identity.kind and gpu.kind is None:
+            changes["kind"] = GpuKind(identity.kind)
+            sources["kind"] = source
+    if gpu.name is None and "name" not in changes:
+        device = gpu.pci_device_id or "unknown device"
+        changes["name"] = f"{(vendor or Vendor.OTHER).value.upper()} GPU {device}"
+        sources["name"] = "PCI ids (no name in pci.ids or gpuscope's device table)"
+    if gpu.kind is None and "kind" not in changes:
+        changes["kind"] = GpuKind.UNKNOWN
+    if not changes:
+        return gpu
+    missing = {k: v for k, v in gpu.missing_reasons.items() if k not in changes}
+    return dataclasses.replace(gpu, field_sources=sources, missing_reasons=missing,
+                               **changes)  # type: ignore[arg-type]
+
+
+def _is_pci_ids_name(gpu: Gpu) -> bool:
+    return "pci.ids" in gpu.field_sources.get("name", "")
+
+
+def join_gpus(sightings: Iterable[GpuSighting]) -> tuple[Gpu, ...]:
+    """One GPU per PCI bus address; a sighting without an address stands alone."""
+    groups: dict[str, list[GpuSighting]] = {}
+    loose: list[list[GpuSighting]] = []
+    for sighting in sightings:
+        bus = _normalise_bus(sighting.facts.pci_bus)
+        if bus is None:
+            loose.append([sighting])
+        else:
+            groups.setdefault(bus, []).append(sighting)
+    ordered = [groups[bus] for bus in sorted(groups)] + loose
+    return tuple(_merge(group, index) for index, group in enumerate(ordered))
+
+
+# ----------------------------------------------------------------------------- stack, host
+
+_STACK_FIELDS = {f.name for f in dataclasses.fields(Stack)} - {
+    "environment", "device_nodes", "field_sources", "missing_reasons",
+}
+
+
+def assemble_stack(results: Sequence[ProbeResult]) -> Stack:
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    environment: dict[str, str | None] = {}
+    nodes: dict[str, DeviceNodeAccess] = {}
+    for result in results:
+        for fact in result.stack_facts:
+            if fact.key.startswith("env:"):
+                environment.setdefault(fact.key[4:], None if fact.value is None else str(fact.value))
+                if fact.value is not None:
+                    environment[fact.key[4:]] = str(fact.value)
+                continue
+            if fact.key not in _STACK_FIELDS:
+                continue
+            if fact.value is not None and fact.key not in values:
+                values[fact.key] = fact.value
+                if fact.source:
+                    sources[fact.key] = fact.source
+            elif fact.value is None and fact.missing_reason:
+                missing.setdefault(fact.key, fact.missing_reason)
+        for node in result.device_nodes:
+            nodes.setdefault(node.path, node)
+    missing = {k: v for k, v in missing.items() if k not in values}
+    return Stack(environment=dict(sorted(environment.items())),
+                 device_nodes=tuple(nodes[p] for p in sorted(nodes)),
+                 field_sources=sources, missing_reasons=missing,
+                 **values)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- device index
+
+
+def _parse_visible(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _apply_visible(
+    ordered: list[Gpu], variable: str, value: str | None, hidden: dict[int, str],
+) -> list[Gpu]:
+    """Filter and reorder by a *_VISIBLE_DEVICES value (indices into `ordered`, or UUIDs).
+    As the runtimes do, the list stops at the first entry that matches no device."""
+    items = _parse_visible(value)
+    if items is None:
+        return ordered
+    chosen: list[Gpu] = []
+    for item in items:
+        match = None
+        if item.isdigit():
+            position = int(item)
+            match = ordered[position] if position < len(ordered) else None
+        else:
+            wanted = item.lower().removeprefix("gpu-")
+            match = next((g for g in ordered if g.uuid and
+                          g.uuid.lower().removeprefix("gpu-").startswith(wanted)), None)
+        if match is None or match in chosen:
+            break
+        chosen.append(match)
+    for gpu in ordered:
+        if gpu not in chosen:
+            hidden.setdefault(gpu.index, f"{variable}={value}")
+    return chosen
+
+
+def build_device_index(gpus: Sequence[Gpu], environment: Mapping[str, str | None]) -> tuple[DeviceIndexEntry, ...]:
+    hidden: dict[int, str] = {}
+    notes: dict[int, str] = {}
+
+    # ROCm (HIP and so PyTorch's torch.cuda on ROCm) numbers the GPU agents in KFD topology
+    # order, after ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES (CUDA_VISIBLE_DEVICES is
+    # honoured by HIP too).
+    amd = sorted((g for g in gpus if g.kfd_node is not None), key=lambda g: g.kfd_node or 0)
+    for variable in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+        amd = _apply_visible(amd, variable, environment.get(variable), hidden)
+    hip_index = {g.index: i for i, g in enumerate(amd)}
+
+    nvidia = [g for g in gpus if g.vendor is Vendor.NVIDIA]
+    order = (environment.get("CUDA_DEVICE_ORDER") or "FASTEST_FIRST").upper()
+    nvidia.sort(key=lambda g: g.pci_bus or "")
+    cuda_known = order == "PCI_BUS_ID" or len(nvidia) <= 1
+    if not cuda_known:
+        for gpu in nvidia:
+            notes[gpu.index] = ("CUDA numbers the fastest GPU first (CUDA_DEVICE_ORDER unset), "
+                                "so its order can differ from nvidia-smi's; set "
+                                "CUDA_DEVICE_ORDER=PCI_BUS_ID")
+    nvidia = _apply_visible(nvidia, "CUDA_VISIBLE_DEVICES", environment.get("CUDA_VISIBLE_DEVICES"),
+                            hidden)
+    cuda_index = {g.index: i for i, g in enumerate(nvidia)} if cuda_known else {}
+
+    entries = []
+    for gpu in gpus:
+        note = notes.get(gpu.index)
+        if gpu.vendor is Vendor.AMD and gpu.kfd_node is None:
+            note = "not in the KFD topology: ROCm will not see this GPU"
+        entries.append(DeviceIndexEntry(
+            pci_bus=gpu.pci_bus, vendor=gpu.vendor, kind=gpu.kind or GpuKind.UNKNOWN,
+            name=gpu.name, gpu_index=gpu.index, drm_card=gpu.drm_card,
+            drm_render_minor=gpu.drm_render_minor, kfd_node=gpu.kfd_node,
+            kfd_gpu_id=gpu.kfd_gpu_id, smi_index=gpu.smi_index,
+            hip_index=hip_index.get(gpu.index), cuda_index=cuda_index.get(gpu.index),
+            hidden_by=hidden.get(gpu.index), note=note,
+        ))
+    return tuple(entries)
+
+
+# ----------------------------------------------------------------------------- assembly
+
+
+def assemble(results: Sequence[ProbeResult], origin: Origin) -> Inventory:
+    """Pure: probe results (any subset, any order) to an Inventory."""
+    gpus = join_gpus(s for r in results for s in r.sightings)
+    stack = assemble_stack(results)
+    host = next((r.host for r in results if r.host is not None), None) or Host()
+    statuses = tuple(r.status for r in results)
+    return Inventory(
+        gpus=gpus, stack=stack, host=host, probes=statuses,
+        device_index=build_device_index(gpus, stack.environment), origin=origin,
+    )

@@ -1,0 +1,1 @@
+"""Views of the model that need no Qt: text, JSON (and later HTML and Markdown)."""

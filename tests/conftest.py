@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+# Qt must never look for a display in tests; set before any test imports PySide6.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+TESTS_DIR = Path(__file__).resolve().parent
+FIXTURES_DIR = TESTS_DIR / "fixtures"
+SNAPSHOTS_DIR = FIXTURES_DIR / "snapshots"
+
+# Test helper modules (fakes, slow probes) are imported by dotted name from here.
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))

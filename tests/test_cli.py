@@ -1,0 +1,108 @@
+"""The CLI as a user runs it: a real process, exit codes, JSON on stdout, reasons on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from conftest import SNAPSHOTS_DIR
+
+
+def gpuscope(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gpuscope", *args], capture_output=True,
+                          text=True, timeout=60, env=env, check=False)
+
+
+def info_json(*args: str) -> dict[str, Any]:
+    result = gpuscope(*args, "info", "--json")
+    assert result.returncode == 0, result.stderr
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
+
+
+def test_info_json_on_this_machine_lists_no_gpu_and_says_why() -> None:
+    doc = info_json()
+    assert {"gpus", "stack", "host", "probes", "device_index", "origin"} <= doc.keys()
+    assert doc["gpus"] == [] and doc["device_index"] == []
+    assert doc["origin"]["kind"] == "live"
+    assert doc["host"]["os"] == "linux" and doc["host"]["ram_total_bytes"] > 0
+    probes = {p["name"]: p for p in doc["probes"]}
+    for name in ("nvml", "amdsmi"):
+        assert probes[name]["state"] != "ok", probes[name]
+        assert probes[name]["reason"], probes[name]
+    assert probes["nvml"]["state"] == "library_missing"
+
+
+def test_snapshot_then_replay_equals_live_apart_from_origin(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.json"
+    written = gpuscope("snapshot", "-o", str(snapshot))
+    assert written.returncode == 0, written.stderr
+    assert "Wrote" in written.stdout
+    live = info_json()
+    replayed = info_json("--replay", str(snapshot))
+    assert replayed["origin"]["kind"] == "replay"
+    assert replayed["origin"]["source"] == str(snapshot)
+    live.pop("origin")
+    replayed.pop("origin")
+    assert replayed == live
+
+
+def test_gzip_snapshot_round_trip(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.json.gz"
+    assert gpuscope("snapshot", "-o", str(snapshot)).returncode == 0
+    assert snapshot.read_bytes()[:2] == b"\x1f\x8b"
+    assert info_json("--replay", str(snapshot))["origin"]["kind"] == "replay"
+
+
+def test_replay_of_the_rx7900xtx_fixture_shows_gfx1100_seen_by_sysfs_and_kfd() -> None:
+    doc = info_json("--replay", str(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"))
+    assert len(doc["gpus"]) == 1
+    gpu = doc["gpus"][0]
+    assert gpu["gfx_target"] == "gfx1100"
+    assert {"sysfs", "kfd"} <= set(gpu["seen_by"])
+    assert "7900 XTX" in gpu["name"]
+
+
+def test_readable_info_names_the_replay() -> None:
+    fixture = SNAPSHOTS_DIR / "rx7900xtx_rocm.json"
+    result = gpuscope("--replay", str(fixture), "info")
+    assert result.returncode == 0, result.stderr
+    assert f"Replay of {fixture}" in result.stdout
+    assert "gfx1100" in result.stdout and "seen by" in result.stdout
+
+
+def test_version() -> None:
+    result = gpuscope("--version")
+    assert result.returncode == 0 and result.stdout.startswith("gpuscope ")
+
+
+def test_usage_errors_exit_2() -> None:
+    assert gpuscope("no-such-command").returncode == 2
+    assert gpuscope("snapshot").returncode == 2  # -o is required
+
+
+def test_a_bad_replay_file_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    for args in (("--replay", str(bad), "info"), ("--replay", str(tmp_path / "absent"), "info")):
+        result = gpuscope(*args)
+        assert result.returncode == 1
+        assert result.stderr.startswith("gpuscope: ") and result.stderr.count("\n") == 1
+        assert result.stdout == ""
+
+
+def test_unwritable_snapshot_path_is_exit_1(tmp_path: Path) -> None:
+    result = gpuscope("snapshot", "-o", str(tmp_path / "no-dir" / "s.json"))
+    assert result.returncode == 1 and "cannot write" in result.stderr
+
+
+def test_window_without_a_display_points_to_the_cli() -> None:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = gpuscope(env=env)
+    assert result.returncode == 1
+    assert "no display" in result.stderr and "gpuscope info" in result.stderr
