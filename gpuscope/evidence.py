@@ -289,7 +289,7 @@ class Snapshot:
             if not isinstance(value, kind):
                 raise SnapshotError(f"malformed snapshot: {name!r} is not a {kind.__name__}")
             items: Iterable[tuple[Any, Any]] = (
-                value.items() if isinstance(value, dict) else enumerate(value)
+                value.items() if isinstance(value, dict) else enumerate(cast(list[Any], value))
             )
             for key, entry in items:
                 if not isinstance(key, (str, int)) or not item(entry):
