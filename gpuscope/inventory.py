@@ -62,7 +62,8 @@ class ProbeSpec:
 
 
 PROBES: tuple[ProbeSpec, ...] = (
-    ProbeSpec("amdgpu_sysfs", "Kernel driver (sysfs)", "gpuscope.probes.amdgpu_sysfs:probe_amdgpu_sysfs"),
+    ProbeSpec("amdgpu_sysfs", "Kernel driver (sysfs)",
+              "gpuscope.probes.amdgpu_sysfs:probe_amdgpu_sysfs"),
     ProbeSpec("kfd", "KFD topology (ROCm)", "gpuscope.probes.kfd:probe_kfd"),
     ProbeSpec("amdsmi", "AMD SMI", "gpuscope.probes.amdsmi:probe_amdsmi"),
     ProbeSpec("nvml", "NVIDIA NVML", "gpuscope.probes.nvml:probe_nvml"),
@@ -300,9 +301,11 @@ def assemble_stack(results: Sequence[ProbeResult]) -> Stack:
     for result in results:
         for fact in result.stack_facts:
             if fact.key.startswith("env:"):
-                environment.setdefault(fact.key[4:], None if fact.value is None else str(fact.value))
+                name = fact.key[4:]
                 if fact.value is not None:
-                    environment[fact.key[4:]] = str(fact.value)
+                    environment[name] = str(fact.value)
+                else:
+                    environment.setdefault(name, None)
                 continue
             if fact.key not in _STACK_FIELDS:
                 continue
@@ -357,7 +360,9 @@ def _apply_visible(
     return chosen
 
 
-def build_device_index(gpus: Sequence[Gpu], environment: Mapping[str, str | None]) -> tuple[DeviceIndexEntry, ...]:
+def build_device_index(
+    gpus: Sequence[Gpu], environment: Mapping[str, str | None],
+) -> tuple[DeviceIndexEntry, ...]:
     hidden: dict[int, str] = {}
     notes: dict[int, str] = {}
 
@@ -378,8 +383,8 @@ def build_device_index(gpus: Sequence[Gpu], environment: Mapping[str, str | None
             notes[gpu.index] = ("CUDA numbers the fastest GPU first (CUDA_DEVICE_ORDER unset), "
                                 "so its order can differ from nvidia-smi's; set "
                                 "CUDA_DEVICE_ORDER=PCI_BUS_ID")
-    nvidia = _apply_visible(nvidia, "CUDA_VISIBLE_DEVICES", environment.get("CUDA_VISIBLE_DEVICES"),
-                            hidden)
+    nvidia = _apply_visible(nvidia, "CUDA_VISIBLE_DEVICES",
+                            environment.get("CUDA_VISIBLE_DEVICES"), hidden)
     cuda_index = {g.index: i for i, g in enumerate(nvidia)} if cuda_known else {}
 
     entries = []

@@ -149,7 +149,9 @@ def test_replay_repeats_commands_in_order() -> None:
         (b"\x1f\x8b\x08\x00garbage", "corrupt gzip"),
     ],
 )
-def test_bad_snapshot_files_give_one_line_reasons(tmp_path: Path, content: bytes, message: str) -> None:
+def test_bad_snapshot_files_give_one_line_reasons(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     with pytest.raises(SnapshotError, match=message) as caught:
@@ -164,7 +166,8 @@ def test_missing_snapshot_file(tmp_path: Path) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    lambda children: st.lists(children, max_size=3)
+    | st.dictionaries(st.text(max_size=6), children, max_size=3),
     max_leaves=12,
 )
 

@@ -100,7 +100,8 @@ def format_inventory_text(inventory: Inventory) -> str:
     for label, value in (
         ("ROCm", stack.rocm_version), ("HIP runtime", stack.hip_runtime_version),
         ("amdgpu", _amdgpu_text(inventory)), ("KFD", _yes_no(stack.kfd_loaded)),
-        ("NVIDIA driver", stack.nvidia_driver_version), ("CUDA (driver)", stack.cuda_driver_version),
+        ("NVIDIA driver", stack.nvidia_driver_version),
+        ("CUDA (driver)", stack.cuda_driver_version),
     ):
         lines.append(f"    {label:<14}{value if value else 'not found'}")
     set_env = {k: v for k, v in stack.environment.items() if v is not None}
