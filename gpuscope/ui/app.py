@@ -1,0 +1,68 @@
+"""The desktop application: `run_gui` sets up Qt and opens the main window."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from importlib import resources
+
+from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtWidgets import QApplication
+
+from gpuscope import __version__
+from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "gpuscope"
+ORGANISATION = "gpuscope"
+ICON_RESOURCE = "gpuscope.svg"
+
+
+def app_icon() -> QIcon:
+    """gpuscope's icon from the packaged resources; an empty icon if it cannot be read."""
+    try:
+        data = resources.files("gpuscope.resources").joinpath(ICON_RESOURCE).read_bytes()
+    except (OSError, ModuleNotFoundError) as exc:
+        log.warning("no application icon: %s", exc)
+        return QIcon()
+    pixmap = QPixmap()
+    if not pixmap.loadFromData(data, "SVG"):
+        log.warning("no application icon: Qt cannot read %s", ICON_RESOURCE)
+        return QIcon()
+    return QIcon(pixmap)
+
+
+def run_gui(replay_path: str | None = None, argv: list[str] | None = None) -> int:
+    """Open gpuscope's window over this machine, or over a snapshot when `replay_path` is
+    given, and run until it closes. A snapshot that cannot be read is reported on stderr in
+    one line, and 1 returned, before any window opens."""
+    system: System
+    if replay_path is not None:
+        try:
+            system = ReplaySystem.from_file(replay_path)
+        except SnapshotError as exc:
+            print(f"gpuscope: {exc}", file=sys.stderr)
+            return 1
+    else:
+        system = LiveSystem()
+
+    from gpuscope.ui.main_window import MainWindow
+
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(
+        list(argv) if argv is not None else list(sys.argv))
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setOrganizationName(ORGANISATION)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("gpuscope")  # matches resources/gpuscope.desktop
+    icon = app_icon()
+    if not icon.isNull():
+        app.setWindowIcon(icon)
+
+    window = MainWindow(system)
+    window.show()
+    code = app.exec()
+    window.shutdown()
+    return int(code)

@@ -1,0 +1,654 @@
+"""The Overview page: one card per GPU, the host, and what every probe said.
+
+Everything shown comes from an `Inventory`; the page re-renders on each `set_inventory` call,
+which the window makes every time another probe finishes. Text from the machine (or from a
+replayed snapshot, which anyone could have written) is always shown as plain text, never as
+rich text.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuscope.inventory import PROBES, ProbeSpec
+from gpuscope.model import (
+    DeviceNodeAccess,
+    Gpu,
+    GpuKind,
+    Host,
+    Inventory,
+    Layer,
+    ProbeState,
+    ProbeStatus,
+    Vendor,
+    format_bytes,
+)
+from gpuscope.ui.theme import BANNER_TEXT, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color, state_color
+
+# The layers a card ticks off, the probe that speaks for each, and how to say what it is.
+TICK_LAYERS: tuple[tuple[Layer, str, str, str], ...] = (
+    (Layer.SYSFS, "sysfs", "amdgpu_sysfs", "the kernel driver (/sys/class/drm)"),
+    (Layer.KFD, "KFD", "kfd", "the KFD topology, which ROCm enumerates"),
+    (Layer.AMDSMI, "amdsmi", "amdsmi", "the AMD SMI library"),
+    (Layer.NVML, "NVML", "nvml", "NVIDIA's NVML library"),
+)
+_GPU_PROBE_LABELS: dict[str, str] = {
+    "amdgpu_sysfs": "Kernel (sysfs)", "kfd": "KFD", "amdsmi": "amdsmi", "nvml": "NVML",
+}
+_NOT_GPU_PROBES = frozenset({"host", "stack"})
+_VENDOR_NAMES = {Vendor.AMD: "AMD", Vendor.NVIDIA: "NVIDIA", Vendor.INTEL: "Intel",
+                 Vendor.OTHER: "other"}
+RUNNING = "running…"
+TICK_SEEN = "✓"
+TICK_NOT_SEEN = "—"
+TICK_PENDING = "…"
+MIN_CARD_WIDTH = 420
+_SPACING = 12
+
+
+def format_candidates(candidates: Sequence[str]) -> str:
+    """'AMD Radeon RX 7900 XTX / 7900 XT / 7900 GRE': the first name in full, the others
+    without the leading words they share with it (a word with a digit is always kept)."""
+    if not candidates:
+        return ""
+    first = candidates[0].split()
+    shown = [candidates[0]]
+    for other in candidates[1:]:
+        words = other.split()
+        cut = 0
+        while (cut < len(words) - 1 and cut < len(first) and words[cut] == first[cut]
+               and not any(ch.isdigit() for ch in words[cut])):
+            cut += 1
+        shown.append(" ".join(words[cut:]))
+    return " / ".join(shown)
+
+
+def state_text(state: ProbeState) -> str:
+    return state.value.replace("_", " ")
+
+
+def _css_color(color: QColor) -> str:
+    return str(color.name())
+
+
+def _label(
+    text: str, *, bold: bool = False, color: QColor | None = None, wrap: bool = True,
+    tooltip: str | None = None, italic: bool = False, scale: float = 1.0,
+) -> QLabel:
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.PlainText)  # machine text is never markup
+    label.setText(text)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if bold or italic or scale != 1.0:
+        font = QFont(label.font())
+        font.setBold(bold)
+        font.setItalic(italic)
+        if scale != 1.0:
+            font.setPointSizeF(font.pointSizeF() * scale)
+        label.setFont(font)
+    if color is not None:
+        label.setStyleSheet(f"color: {_css_color(color)};")
+    if tooltip:
+        label.setToolTip(plain_tooltip(tooltip))
+    return label
+
+
+def plain_tooltip(text: str) -> str:
+    """A tooltip that shows `text` literally (Qt would guess markup in it) and wraps."""
+    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+
+
+def _clear_layout(layout: QLayout) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        if item is None:
+            break
+        widget = item.widget()
+        if widget is not None:
+            widget.hide()
+            widget.deleteLater()
+        child = item.layout()
+        if child is not None:
+            _clear_layout(child)
+
+
+def _status_by_name(inventory: Inventory) -> dict[str, ProbeStatus]:
+    return {status.name: status for status in inventory.probes}
+
+
+class GpuCard(QFrame):
+    """One GPU: its identity, where it sits, which layers see it, with an accent stripe in
+    the GPU's colour."""
+
+    def __init__(
+        self, gpu: Gpu, inventory: Inventory, pending: Sequence[str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.gpu = gpu
+        self.setObjectName("gpuCard")
+        self.color = gpu_color(gpu.index)
+        self.setStyleSheet(
+            "QFrame#gpuCard { background: palette(base); border: 1px solid palette(mid);"
+            f" border-left: 6px solid {_css_color(self.color)}; border-radius: 4px; }}"
+        )
+        self._labels: list[QLabel] = []
+        self.ticks: dict[Layer, str] = {}
+        statuses = _status_by_name(inventory)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 10, 12, 10)
+        layout.setSpacing(6)
+
+        header = QHBoxLayout()
+        # Dark text on the GPU's colour reads in light and dark themes alike.
+        badge = self._add(_label(f"GPU {gpu.index}", bold=True, wrap=False))
+        badge.setStyleSheet(f"background: {_css_color(self.color)}; color: "
+                            f"{_css_color(BANNER_TEXT)}; border-radius: 3px; padding: 1px 6px;")
+        badge.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
+        self.name_label = self._add(_label(gpu.name or "unnamed GPU", bold=True, scale=1.2,
+                                           tooltip=gpu.field_sources.get("name")))
+        header.addWidget(self.name_label, 1)
+        layout.addLayout(header)
+
+        if len(gpu.name_candidates) > 1:
+            layout.addWidget(self._add(_label(
+                "could be: " + format_candidates(gpu.name_candidates), italic=True,
+                color=MUTED_COLOR,
+                tooltip="Several cards share this PCI id, and what gpuscope could read does "
+                        "not tell them apart.",
+            )))
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(3)
+        grid.setColumnStretch(1, 1)
+        for row, (key, value, field) in enumerate(self._rows(inventory)):
+            grid.addWidget(self._add(_label(key, color=MUTED_COLOR, wrap=False)), row, 0,
+                           Qt.AlignmentFlag.AlignTop)
+            if value is None:
+                reason = gpu.missing_reasons.get(field) if field else None
+                grid.addWidget(self._add(_label("unknown", color=MUTED_COLOR, italic=True,
+                                                tooltip=reason)), row, 1)
+            else:
+                source = gpu.field_sources.get(field) if field else None
+                grid.addWidget(self._add(_label(value, tooltip=source)), row, 1)
+        ticks_row = grid.rowCount()
+        grid.addWidget(self._add(_label("Seen by", color=MUTED_COLOR, wrap=False)), ticks_row, 0)
+        grid.addLayout(self._ticks(statuses, pending), ticks_row, 1)
+        layout.addLayout(grid)
+
+        for warning in self._warnings(inventory, statuses, pending):
+            layout.addWidget(self._add(_label("⚠ " + warning, color=WARN_COLOR)))
+        layout.addStretch(1)
+
+    def _add(self, label: QLabel) -> QLabel:
+        self._labels.append(label)
+        return label
+
+    def texts(self) -> list[str]:
+        """The text of every label on the card, top to bottom (for tests and copying)."""
+        return [label.text() for label in self._labels]
+
+    def _rows(self, inventory: Inventory) -> list[tuple[str, str | None, str | None]]:
+        gpu = self.gpu
+        rows: list[tuple[str, str | None, str | None]] = [
+            ("Vendor", _VENDOR_NAMES.get(gpu.vendor) if gpu.vendor else None, "vendor"),
+        ]
+        lineage = " · ".join(v for v in (gpu.family, gpu.architecture) if v)
+        if lineage:
+            rows.append(("Family", lineage, "family"))
+        if gpu.vendor is Vendor.NVIDIA or (gpu.compute_capability and not gpu.gfx_target):
+            rows.append(("Compute capability", gpu.compute_capability, "compute_capability"))
+        else:
+            rows.append(("gfx target", gpu.gfx_target, "gfx_target"))
+        kind = gpu.kind.value if gpu.kind and gpu.kind is not GpuKind.UNKNOWN else None
+        rows.append(("Kind", kind, "kind"))
+        rows.append(("VRAM", self._vram(), "vram_total_bytes"))
+        bus = gpu.pci_bus
+        if bus and gpu.pci_vendor_id and gpu.pci_device_id:
+            bus = f"{bus}  [{gpu.pci_vendor_id[2:]}:{gpu.pci_device_id[2:]}]"
+        rows.append(("PCI bus", bus, "pci_bus"))
+        rows.append(("Driver", _driver_text(gpu, inventory), "kernel_driver"))
+        return rows
+
+    def _vram(self) -> str | None:
+        gpu = self.gpu
+        if gpu.vram_total_bytes is None:
+            return None
+        vram = format_bytes(gpu.vram_total_bytes)
+        if gpu.kind is GpuKind.INTEGRATED and gpu.gtt_total_bytes:
+            return f"{vram} carved out + {format_bytes(gpu.gtt_total_bytes)} shared (GTT)"
+        return vram
+
+    def _ticks(self, statuses: Mapping[str, ProbeStatus], pending: Sequence[str]) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.setSpacing(10)
+        for layer, short, probe, what in TICK_LAYERS:
+            status = statuses.get(probe)
+            if layer in self.gpu.seen_by:
+                mark, color, tip = TICK_SEEN, OK_COLOR, f"Seen by {what}."
+            elif probe in pending:
+                mark, color, tip = TICK_PENDING, MUTED_COLOR, f"Still asking {what}."
+            else:
+                mark, color = TICK_NOT_SEEN, MUTED_COLOR
+                tip = f"Not seen by {what}."
+                if status is not None and not status.available and status.reason:
+                    tip += f" {status.reason}"
+            self.ticks[layer] = mark
+            row.addWidget(self._add(_label(f"{short} {mark}", color=color, wrap=False,
+                                           bold=mark == TICK_SEEN, tooltip=tip)))
+        row.addStretch(1)
+        return row
+
+    def _warnings(
+        self, inventory: Inventory, statuses: Mapping[str, ProbeStatus], pending: Sequence[str],
+    ) -> list[str]:
+        gpu = self.gpu
+        if gpu.vendor is not Vendor.AMD or "kfd" in pending:
+            return []
+        warnings: list[str] = []
+        if Layer.KFD not in gpu.seen_by:
+            text = "KFD does not list this GPU, so ROCm (HIP, PyTorch on ROCm) will not see it."
+            kfd = statuses.get("kfd")
+            if kfd is not None and not kfd.available and kfd.reason:
+                text += f" KFD: {kfd.reason}"
+            return [text]
+        nodes = {node.path: node for node in inventory.stack.device_nodes}
+        wanted = ["/dev/kfd"]
+        if gpu.drm_render_minor is not None:
+            wanted.append(f"/dev/dri/renderD{gpu.drm_render_minor}")
+        closed = [node for node in (nodes.get(path) for path in wanted)
+                  if node is not None and node.exists and node.can_open is False]
+        if closed:
+            kfd = statuses.get("kfd")
+            warnings.append(_node_warning(closed, kfd.hint if kfd is not None else None))
+        return warnings
+
+
+def _driver_text(gpu: Gpu, inventory: Inventory) -> str | None:
+    driver = gpu.kernel_driver
+    if not driver:
+        return None
+    stack = inventory.stack
+    version = gpu.driver_version
+    if version is None and driver == "amdgpu":
+        version = stack.amdgpu_driver_version  # set only for out-of-tree amdgpu-dkms
+        if version is None and "in-tree" in stack.missing_reasons.get("amdgpu_driver_version", ""):
+            kernel = inventory.host.kernel
+            return f"amdgpu (in-tree, kernel {kernel})" if kernel else "amdgpu (in-tree)"
+    if version is None and driver == "nvidia":
+        version = stack.nvidia_driver_version
+    return f"{driver}, version {version}" if version else f"{driver} (version unknown)"
+
+
+def _node_warning(nodes: Sequence[DeviceNodeAccess], hint: str | None) -> str:
+    paths = " and ".join(node.path for node in nodes)
+    text = f"ROCm cannot use this GPU: this user cannot open {paths}."
+    if any(node.group_granted_not_active for node in nodes):
+        groups = sorted({node.owner_group for node in nodes if node.group_granted_not_active
+                         and node.owner_group})
+        text += (f" You are in group {', '.join(groups) or 'the owning group'} but this login"
+                 " session predates it: log out and back in.")
+    else:
+        # One reason is enough: the nodes share an owner, so they share the cause.
+        reason = next((node.reason for node in nodes if node.reason), None)
+        if reason:
+            text += f" {reason[0].upper()}{reason[1:]}."
+        if hint:
+            text += f"\nFix: {hint}"
+    return text
+
+
+class _CardGrid(QWidget):
+    """Cards in as many equal columns as fit the width it is offered (the scroll area's, not
+    its own: its own minimum grows with the columns, so it could never shrink back)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSpacing(_SPACING)
+        self._cards: list[GpuCard] = []
+        self._columns = 0
+        self._available_width = MIN_CARD_WIDTH
+
+    def set_available_width(self, width: int) -> None:
+        if width != self._available_width:
+            self._available_width = width
+            self._reflow()
+
+    @property
+    def cards(self) -> list[GpuCard]:
+        return list(self._cards)
+
+    @property
+    def columns(self) -> int:
+        return self._columns
+
+    def set_cards(self, cards: Sequence[GpuCard]) -> None:
+        for card in self._cards:
+            self._grid.removeWidget(card)
+            card.hide()
+            card.deleteLater()
+        self._cards = list(cards)
+        self._columns = 0
+        self._reflow()
+
+    def _reflow(self) -> None:
+        width = self._available_width
+        columns = max(1, (width + _SPACING) // (MIN_CARD_WIDTH + _SPACING))
+        if columns == self._columns:
+            return
+        for card in self._cards:
+            self._grid.removeWidget(card)
+        for position, card in enumerate(self._cards):
+            self._grid.addWidget(card, position // columns, position % columns)
+        for column in range(max(columns, self._grid.columnCount())):
+            self._grid.setColumnStretch(column, 1 if column < columns else 0)
+        self._columns = columns
+
+
+class OverviewPage(QWidget):
+    """GPU cards, the host and the probes, for one (possibly partial) inventory."""
+
+    def __init__(
+        self, probes: Sequence[ProbeSpec] = PROBES, parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._probes = tuple(probes)
+        self._inventory: Inventory | None = None
+        self._pending: tuple[str, ...] = ()
+        self._host_rows: list[tuple[str, str]] = []
+        self._probe_rows: list[tuple[str, str, str, str]] = []
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        outer.addWidget(self.scroll_area)
+        self.scroll_area.viewport().installEventFilter(self)
+
+        content = QWidget()
+        self._content = QVBoxLayout(content)
+        self._content.setContentsMargins(18, 14, 18, 18)
+        self._content.setSpacing(8)
+        self.scroll_area.setWidget(content)
+
+        self._content.addWidget(_label("GPUs", bold=True, scale=1.3, wrap=False))
+        self.summary_label = _label("", color=MUTED_COLOR)
+        self._content.addWidget(self.summary_label)
+
+        self.no_gpu_panel = QFrame()
+        self.no_gpu_panel.setObjectName("noGpu")
+        self.no_gpu_panel.setStyleSheet(
+            "QFrame#noGpu { background: palette(base); border: 1px solid palette(mid);"
+            " border-radius: 4px; }"
+        )
+        panel = QVBoxLayout(self.no_gpu_panel)
+        panel.setContentsMargins(14, 12, 14, 12)
+        self.no_gpu_title = _label("", bold=True, scale=1.3)
+        self.no_gpu_reason = _label("")
+        panel.addWidget(self.no_gpu_title)
+        panel.addWidget(self.no_gpu_reason)
+        self.no_gpu_note = _label(
+            "What each layer answered is in the probes table below; the Host section still "
+            "describes this machine.", color=MUTED_COLOR)
+        panel.addWidget(self.no_gpu_note)
+        self._content.addWidget(self.no_gpu_panel)
+
+        self.card_grid = _CardGrid()
+        self._content.addWidget(self.card_grid)
+
+        self._content.addSpacing(10)
+        self._content.addWidget(_label("Host", bold=True, scale=1.3, wrap=False))
+        self.host_box, self._host_grid = self._boxed_grid("hostBox")
+        self._content.addWidget(self.host_box)
+
+        self._content.addSpacing(10)
+        self._content.addWidget(_label("Probes", bold=True, scale=1.3, wrap=False))
+        self.probes_box, self._probe_grid = self._boxed_grid("probesBox")
+        self._probe_grid.setColumnStretch(2, 3)
+        self._probe_grid.setColumnStretch(3, 2)
+        self._content.addWidget(self.probes_box)
+        self._content.addStretch(1)
+
+    @staticmethod
+    def _boxed_grid(name: str) -> tuple[QFrame, QGridLayout]:
+        box = QFrame()
+        box.setObjectName(name)
+        box.setStyleSheet(
+            f"QFrame#{name} {{ background: palette(base); border: 1px solid palette(mid);"
+            " border-radius: 4px; }"
+        )
+        grid = QGridLayout(box)
+        grid.setContentsMargins(14, 10, 14, 10)
+        grid.setHorizontalSpacing(18)
+        grid.setVerticalSpacing(5)
+        return box, grid
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
+            margins = self._content.contentsMargins()
+            self.card_grid.set_available_width(
+                self.scroll_area.viewport().width() - margins.left() - margins.right())
+        return super().eventFilter(watched, event)
+
+    # ------------------------------------------------------------------ public
+
+    def set_inventory(self, inventory: Inventory, pending_probes: Sequence[str]) -> None:
+        """Show `inventory`; `pending_probes` are still running and shown as such."""
+        self._inventory = inventory
+        self._pending = tuple(pending_probes)
+        self._show_gpus(inventory)
+        self._show_host(inventory.host)
+        self._show_probes(inventory)
+
+    @property
+    def inventory(self) -> Inventory | None:
+        return self._inventory
+
+    def cards(self) -> list[GpuCard]:
+        return self.card_grid.cards
+
+    def no_gpu_text(self) -> str | None:
+        """The 'No GPU found' text and its reasons when shown, else None."""
+        if self.no_gpu_panel.isHidden():
+            return None
+        return f"{self.no_gpu_title.text()}\n{self.no_gpu_reason.text()}"
+
+    def host_rows(self) -> list[tuple[str, str]]:
+        return list(self._host_rows)
+
+    def probe_rows(self) -> list[tuple[str, str, str, str]]:
+        """(title, state, reason, hint) per probe, in probe order."""
+        return list(self._probe_rows)
+
+    # ------------------------------------------------------------------ GPUs
+
+    def _gpu_probe_names(self) -> list[str]:
+        names = [spec.name for spec in self._probes]
+        known = [name for name in names if name in _GPU_PROBE_LABELS]
+        return known or [name for name in names if name not in _NOT_GPU_PROBES]
+
+    def _title(self, name: str) -> str:
+        return next((spec.title for spec in self._probes if spec.name == name), name)
+
+    def _show_gpus(self, inventory: Inventory) -> None:
+        gpus = inventory.gpus
+        waiting = [name for name in self._gpu_probe_names() if name in self._pending]
+        count = f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}"
+        if waiting:
+            titles = ", ".join(self._title(name) for name in waiting)
+            self.summary_label.setText(f"{count} found so far; still asking: {titles}")
+        else:
+            self.summary_label.setText(f"{count} found")
+        self.summary_label.setVisible(bool(gpus))
+
+        if gpus:
+            self.no_gpu_panel.hide()
+        else:
+            self.no_gpu_panel.show()
+            if waiting:
+                self.no_gpu_title.setText("Looking for GPUs…")
+                self.no_gpu_reason.setText("Waiting for: " + ", ".join(
+                    self._title(name) for name in waiting))
+                self.no_gpu_note.hide()
+            else:
+                self.no_gpu_title.setText("No GPU found")
+                self.no_gpu_reason.setText(self._no_gpu_reason(inventory))
+                self.no_gpu_note.show()
+        self.card_grid.set_cards([GpuCard(gpu, inventory, self._pending) for gpu in gpus])
+
+    def _no_gpu_reason(self, inventory: Inventory) -> str:
+        statuses = _status_by_name(inventory)
+        lines = []
+        for name in self._gpu_probe_names():
+            status = statuses.get(name)
+            if status is None:
+                continue
+            label = _GPU_PROBE_LABELS.get(name, self._title(name))
+            if status.available:
+                what = status.reason or "saw no GPU"
+            else:
+                what = status.reason or state_text(status.state)
+            lines.append(f"• {label}: {what}")
+        if not lines:
+            return "No probe that looks for GPUs has run."
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ host
+
+    def _show_host(self, host: Host) -> None:
+        _clear_layout(self._host_grid)
+        self._host_rows = []
+        if "host" in self._pending:
+            self._host_grid.addWidget(_label("Reading host details…", color=MUTED_COLOR),
+                                      0, 0, 1, 2)
+            self._host_rows = [("Host", RUNNING)]
+            return
+        self._host_grid.setColumnStretch(1, 1)
+        if not _host_known(host):  # nothing read: do not claim "no VM detected" either
+            status = _status_by_name(self._inventory).get("host") if self._inventory else None
+            why = (status.reason if status is not None and status.reason
+                   else "the host probe did not run")
+            self._host_grid.addWidget(_label("No host details: " + why, color=MUTED_COLOR),
+                                      0, 0, 1, 2)
+            self._host_rows = [("Host", "No host details: " + why)]
+            return
+        for row, (key, value, field) in enumerate(_host_rows(host)):
+            self._host_grid.addWidget(_label(key, color=MUTED_COLOR, wrap=False), row, 0,
+                                      Qt.AlignmentFlag.AlignTop)
+            if value is None:
+                self._host_grid.addWidget(
+                    _label("unknown", color=MUTED_COLOR, italic=True,
+                           tooltip=host.missing_reasons.get(field or "")), row, 1)
+                self._host_rows.append((key, "unknown"))
+            else:
+                source = host.field_sources.get(field or "")
+                self._host_grid.addWidget(_label(value, tooltip=source), row, 1)
+                self._host_rows.append((key, value))
+
+    # ------------------------------------------------------------------ probes
+
+    def _show_probes(self, inventory: Inventory) -> None:
+        _clear_layout(self._probe_grid)
+        self._probe_rows = []
+        for column, heading in enumerate(("Probe", "State", "Reason", "Hint")):
+            self._probe_grid.addWidget(_label(heading, bold=True, wrap=False), 0, column,
+                                       Qt.AlignmentFlag.AlignTop)
+        statuses = _status_by_name(inventory)
+        durations = inventory.origin.probe_durations_s
+        entries: list[tuple[str, str, ProbeStatus | None]] = [
+            (spec.name, spec.title, statuses.get(spec.name)) for spec in self._probes
+        ]
+        known = {spec.name for spec in self._probes}
+        entries += [(s.name, s.name, s) for s in inventory.probes if s.name not in known]
+        for row, (name, title, status) in enumerate(entries, start=1):
+            tip = f"probe {name}"
+            if name in durations:
+                tip += f", took {durations[name]:.2f} s"
+            if status is not None:
+                state, color = state_text(status.state), state_color(status.state)
+                reason, hint = status.reason or "", status.hint or ""
+            elif name in self._pending:
+                state, color, reason, hint = RUNNING, MUTED_COLOR, "", ""
+            else:
+                state, color, reason, hint = "not run", MUTED_COLOR, "", ""
+            align = Qt.AlignmentFlag.AlignTop
+            self._probe_grid.addWidget(_label(title, wrap=False, tooltip=tip), row, 0, align)
+            self._probe_grid.addWidget(
+                _label(state, color=color, wrap=False, bold=status is not None
+                       and status.state is not ProbeState.OK and color != MUTED_COLOR,
+                       italic=status is None), row, 1, align)
+            self._probe_grid.addWidget(_label(reason), row, 2, align)
+            self._probe_grid.addWidget(_label(hint, color=MUTED_COLOR), row, 3, align)
+            self._probe_rows.append((title, state, reason, hint))
+
+
+def _host_known(host: Host) -> bool:
+    values = (host.distro, host.kernel, host.architecture, host.cpu_model,
+              host.cpu_physical_cores, host.cpu_logical_cores, host.ram_total_bytes,
+              host.python_version)
+    return host.os != "unknown" or any(value is not None for value in values) or (
+        host.wsl or host.container or host.virtual_machine)
+
+
+def _host_rows(host: Host) -> list[tuple[str, str | None, str | None]]:
+    system = host.distro or (host.os if host.os != "unknown" else None)
+    if host.distro and host.os != "unknown":
+        system = f"{host.distro} ({host.os})"
+    kernel = host.kernel
+    if kernel and host.architecture:
+        kernel = f"{kernel} ({host.architecture})"
+    cores: str | None = None
+    if host.cpu_physical_cores is not None or host.cpu_logical_cores is not None:
+        parts = []
+        if host.cpu_physical_cores is not None:
+            parts.append(f"{host.cpu_physical_cores} physical")
+        if host.cpu_logical_cores is not None:
+            parts.append(f"{host.cpu_logical_cores} logical")
+        cores = ", ".join(parts)
+    memory: str | None = None
+    if host.ram_total_bytes is not None:
+        memory = f"{format_bytes(host.ram_total_bytes)} RAM"
+        if host.swap_total_bytes:
+            memory += f", {format_bytes(host.swap_total_bytes)} swap"
+    flags = []
+    if host.wsl:
+        flags.append("WSL")
+    if host.container:
+        flags.append("container" + (f": {host.container_hint}" if host.container_hint else ""))
+    if host.virtual_machine:
+        flags.append("virtual machine" + (f": {host.virtual_machine_hint}"
+                                          if host.virtual_machine_hint else ""))
+    environment = "; ".join(flags) if flags else "no WSL, container or virtual machine detected"
+    rows: list[tuple[str, str | None, str | None]] = [
+        ("System", system, "distro"),
+        ("Kernel", kernel, "kernel"),
+        ("CPU", host.cpu_model, "cpu_model"),
+        ("Cores", cores, "cpu_logical_cores"),
+        ("Memory", memory, "ram_total_bytes"),
+        ("Runs in", environment, None),
+    ]
+    if host.python_version:
+        rows.append(("Python", host.python_version, "python_version"))
+    return rows

@@ -1,0 +1,326 @@
+"""The main window over replayed snapshots, with slow and hanging probes, and its entry
+points (run_gui, the render module)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import shiboken6
+import slow_probes
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
+
+from gpuscope.evidence import LiveSystem, ReplaySystem
+from gpuscope.inventory import PROBES
+from gpuscope.model import Layer, Origin, OriginKind, ProbeState
+from gpuscope.ui import render
+from gpuscope.ui.app import run_gui
+from gpuscope.ui.loader import live_probe_threads
+from gpuscope.ui.main_window import PAGE_NAMES, MainWindow, replay_banner_text
+from gpuscope.ui.overview_page import RUNNING
+from gpuscope.ui.theme import gpu_color
+
+WindowFactory = Callable[..., MainWindow]
+
+
+def wait_finished(qtbot: Any, window: MainWindow, timeout_ms: int = 10_000) -> None:
+    qtbot.waitUntil(lambda: not window.loader.is_running, timeout=timeout_ms)
+
+
+SNAPSHOTS_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots"
+
+
+def replay(name: str) -> ReplaySystem:
+    path = SNAPSHOTS_DIR / name
+    if not path.exists():
+        pytest.fail(f"fixture snapshot {path} is missing")
+    return ReplaySystem.from_file(path)
+
+
+def card_text(window: MainWindow, index: int) -> str:
+    return "\n".join(window.overview_page.cards()[index].texts())
+
+
+# ----------------------------------------------------------------------------- replays
+
+
+def test_rx7900xtx_replay_shows_one_card_and_the_banner(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    window = make_window(replay("rx7900xtx_rocm.json"))
+    wait_finished(qtbot, window)
+    cards = window.overview_page.cards()
+    assert len(cards) == 1
+    text = card_text(window, 0)
+    assert "7900" in cards[0].name_label.text()
+    assert "gfx1100" in text
+    assert "0000:03:00.0" in text or "03:00.0" in text
+    assert cards[0].ticks[Layer.SYSFS] == "✓" and cards[0].ticks[Layer.KFD] == "✓"
+    assert cards[0].ticks[Layer.NVML] == "—"
+    # The banner names the file and says the data is not live.
+    assert window.banner.isVisible()
+    assert "rx7900xtx_rocm.json" in window.banner.text()
+    assert window.banner.text().startswith("Replay of rx7900xtx_rocm.json — ")
+    assert window.banner.text().endswith("nothing here is live")
+    assert window.progress_label.text() == f"{len(PROBES)} of {len(PROBES)} probes finished"
+
+
+def test_apu_and_dgpu_replay_shows_two_cards(qtbot: Any, make_window: WindowFactory) -> None:
+    window = make_window(replay("apu_dgpu.json"))
+    wait_finished(qtbot, window)
+    cards = window.overview_page.cards()
+    assert len(cards) == 2
+    dgpu, apu = cards
+    assert "R9700" in dgpu.name_label.text()
+    assert "gfx1201" in dgpu.texts() and "discrete" in dgpu.texts()
+    assert "Raphael" in apu.name_label.text()
+    assert "gfx1036" in apu.texts() and "integrated" in apu.texts()
+    assert any(t.endswith("shared (GTT)") for t in apu.texts())
+    for card in cards:
+        assert card.ticks[Layer.SYSFS] == "✓" and card.ticks[Layer.KFD] == "✓"
+    # Each card's accent stripe is its GPU's colour.
+    assert gpu_color(0).name() in dgpu.styleSheet() and gpu_color(1).name() in apu.styleSheet()
+    assert window.banner.isVisible() and "apu_dgpu.json" in window.banner.text()
+
+
+def test_nvidia_replay_shows_compute_capability_and_nvml(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    window = make_window(replay("nvidia_rtx4090.json"))
+    wait_finished(qtbot, window)
+    cards = window.overview_page.cards()
+    assert [card.name_label.text() for card in cards] == [
+        "NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 3060"]
+    assert "8.9" in cards[0].texts() and "8.6" in cards[1].texts()
+    for card in cards:
+        assert "Compute capability" in card.texts()
+        assert card.ticks[Layer.NVML] == "✓" and card.ticks[Layer.KFD] == "—"
+        assert not [t for t in card.texts() if t.startswith("⚠")]
+
+
+def test_kfd_without_access_is_called_out_on_the_card(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    window = make_window(replay("amd_kfd_no_access.json"))
+    wait_finished(qtbot, window)
+    (card,) = window.overview_page.cards()
+    warnings = [t for t in card.texts() if t.startswith("⚠")]
+    assert len(warnings) == 1
+    assert "ROCm cannot use this GPU: this user cannot open /dev/kfd" in warnings[0]
+    rows = {row[0]: row for row in window.overview_page.probe_rows()}
+    assert rows["KFD topology (ROCm)"][1] == "permission denied"
+
+
+def test_banner_text_formats() -> None:
+    origin = Origin(OriginKind.REPLAY, source="/tmp/x/snap.json",
+                    captured_utc="2025-01-15T10:30:00+00:00", gpuscope_version="0.1.0")
+    assert replay_banner_text(origin) == (
+        "Replay of snap.json — captured 2025-01-15 10:30 UTC by gpuscope 0.1.0; "
+        "nothing here is live")
+    assert replay_banner_text(Origin(OriginKind.REPLAY, source="s.json")) == (
+        "Replay of s.json — capture date and gpuscope version not recorded; nothing here is live")
+    assert replay_banner_text(Origin(OriginKind.LIVE)) is None
+
+
+def test_replay_banner_hidden_when_live(qtbot: Any, make_window: WindowFactory) -> None:
+    window = make_window(LiveSystem())
+    wait_finished(qtbot, window, timeout_ms=20_000)
+    assert not window.banner.isVisible()
+    assert window.windowTitle() == "gpuscope"
+
+
+# ----------------------------------------------------------------------------- threads
+
+
+def test_window_stays_responsive_while_a_slow_probe_runs(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    ticks: list[float] = []
+    heartbeat = QTimer()
+    heartbeat.setInterval(20)
+    heartbeat.timeout.connect(lambda: ticks.append(time.monotonic()))
+    heartbeat.start()
+    try:
+        started = time.monotonic()
+        window = make_window(replay("rx7900xtx_rocm.json"),
+                             probes=(*PROBES, slow_probes.SLOW))
+        page = window.overview_page
+        # The fast probes' results reach the page while the slow one still sleeps.
+        qtbot.waitUntil(lambda: window.loader.pending == ("slow",), timeout=5000)
+        assert time.monotonic() - started < slow_probes.SLOW_PROBE_S
+        assert len(page.cards()) == 1
+        rows = {row[0]: row for row in page.probe_rows()}
+        assert rows["Slow fake probe"][1] == RUNNING
+        total = len(PROBES) + 1
+        assert window.progress_label.text() == f"{total - 1} of {total} probes finished"
+        wait_finished(qtbot, window)
+        elapsed = time.monotonic() - started
+        assert elapsed >= slow_probes.SLOW_PROBE_S - 0.1
+        assert {row[0]: row for row in page.probe_rows()}["Slow fake probe"][1] == "ok"
+        assert window.progress_label.text() == f"{total} of {total} probes finished"
+    finally:
+        heartbeat.stop()
+    # The GUI thread kept processing events the whole time: ticks every ~20 ms, no long gap.
+    assert len(ticks) >= 30, f"only {len(ticks)} timer ticks in {elapsed:.1f} s"
+    longest_gap = max(b - a for a, b in itertools.pairwise(ticks))
+    assert longest_gap < 0.5, f"the GUI thread was blocked for {longest_gap:.2f} s"
+
+
+def test_a_probe_that_never_answers_times_out_and_its_late_answer_is_ignored(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    slow_probes.release.clear()
+    slow_probes.hang_started.clear()
+    try:
+        window = make_window(replay("rx7900xtx_rocm.json"),
+                             probes=(slow_probes.FAST, slow_probes.HANG), probe_timeout_s=0.5)
+        wait_finished(qtbot, window, timeout_ms=3000)
+        rows = {row[0]: row for row in window.overview_page.probe_rows()}
+        assert rows["Fast fake probe"][1] == "ok"
+        assert rows["Hanging fake probe"][1] == "timeout"
+        assert rows["Hanging fake probe"][2] == "no answer within 0.5 s"
+        assert [s.state for s in window.inventory.probes] == [ProbeState.OK, ProbeState.TIMEOUT]
+        assert window.progress_label.text() == "2 of 2 probes finished (1 timed out)"
+        assert window.loader.active_timers() == []
+        assert slow_probes.hang_started.is_set() and live_probe_threads()
+    finally:
+        slow_probes.release.set()
+    # The late answer (with a GPU in it) arrives and must change nothing.
+    qtbot.waitUntil(lambda: not live_probe_threads(), timeout=5000)
+    QApplication.processEvents()
+    assert window.overview_page.cards() == []
+    assert window.inventory.probes[1].state is ProbeState.TIMEOUT
+    window.close()
+    assert not window.isVisible()
+
+
+def test_closing_while_a_probe_hangs_is_clean(qtbot: Any, make_window: WindowFactory) -> None:
+    slow_probes.release.clear()
+    slow_probes.hang_started.clear()
+    window = make_window(replay("rx7900xtx_rocm.json"),
+                         probes=(slow_probes.HANG,), probe_timeout_s=30)
+    qtbot.waitUntil(slow_probes.hang_started.is_set, timeout=3000)
+    finished: list[bool] = []
+    window.loader.finished.connect(lambda: finished.append(True))
+    window.close()
+    assert not window.loader.is_running
+    assert window.loader.active_timers() == []
+    slow_probes.release.set()
+    qtbot.waitUntil(lambda: not live_probe_threads(), timeout=5000)
+    QApplication.processEvents()
+    assert finished == []  # cancelled: the late answer neither finishes nor updates anything
+    assert window.inventory.probes == ()
+
+
+def test_a_probe_answering_after_its_window_was_deleted_is_harmless(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    slow_probes.release.clear()
+    slow_probes.hang_started.clear()
+    window = make_window(replay("rx7900xtx_rocm.json"),
+                         probes=(slow_probes.HANG,), probe_timeout_s=30)
+    qtbot.waitUntil(slow_probes.hang_started.is_set, timeout=3000)
+    window.close()
+    window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert not shiboken6.isValid(window)
+    slow_probes.release.set()  # the probe thread now posts to a relay that is gone
+    qtbot.waitUntil(lambda: not live_probe_threads(), timeout=5000)
+    QApplication.processEvents()
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def test_sidebar_lists_every_page_and_placeholders_say_so(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    window = make_window(replay("rx7900xtx_rocm.json"))
+    assert [window.sidebar.item(i).text() for i in range(window.sidebar.count())] == list(
+        PAGE_NAMES)
+    assert window.current_page_name() == "Overview"
+    window.select_page("telemetry")
+    assert window.current_page_name() == "Telemetry"
+    texts = [label.text() for label in window.pages.currentWidget().findChildren(
+        type(window.banner))]
+    assert "Telemetry: live charts of every GPU — coming in a later release" in texts
+    for name in PAGE_NAMES[1:]:
+        window.select_page(name)
+        shown = " ".join(label.text() for label in window.pages.currentWidget().findChildren(
+            type(window.banner)))
+        assert "coming in a later release" in shown
+    with pytest.raises(ValueError):
+        window.select_page("nope")
+    wait_finished(qtbot, window)
+
+
+# ----------------------------------------------------------------------------- entry points
+
+
+def test_run_gui_rejects_a_bad_snapshot_before_any_window(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], qapp: QApplication,
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    before = set(map(id, QApplication.topLevelWidgets()))
+    assert run_gui(str(bad), argv=["gpuscope"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not valid JSON" in err and "bad.json" in err
+    assert not [w for w in QApplication.topLevelWidgets()
+                if id(w) not in before and isinstance(w, MainWindow)]
+    assert run_gui(str(tmp_path / "missing.json"), argv=["gpuscope"]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_run_gui_opens_the_window_and_returns_when_it_closes(
+    qapp: QApplication, qtbot: Any,
+) -> None:
+    seen: list[MainWindow] = []
+
+    def close_when_loaded() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow) and widget.isVisible():
+                seen.append(widget)
+                if not widget.loader.is_running:
+                    widget.close()
+
+    poller = QTimer()
+    poller.setInterval(50)
+    poller.timeout.connect(close_when_loaded)
+    poller.start()
+    try:
+        code = run_gui(str(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"), argv=["gpuscope"])
+    finally:
+        poller.stop()
+    assert code == 0
+    assert seen and len(seen[-1].overview_page.cards()) == 1
+    assert not seen[-1].banner.isHidden()  # the window is closed, so "shown if it were"
+    assert qapp.applicationName() == "gpuscope"
+    assert qapp.organizationName() == "gpuscope"
+    assert not qapp.windowIcon().isNull()
+
+
+def test_render_module_writes_the_overview_png(tmp_path: Path, qapp: QApplication) -> None:
+    out = tmp_path / "overview.png"
+    code = render.main(["--replay", str(SNAPSHOTS_DIR / "apu_dgpu.json"), "-o", str(out)])
+    assert code == 0
+    image = QImage(str(out))
+    assert not image.isNull()
+    assert (image.width(), image.height()) == (1100, 750)
+    # Not blank: the banner's amber is in the top rows.
+    assert image.pixelColor(550, 8).name() == "#ffc857"
+
+
+def test_render_module_reports_a_bad_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    missing, out = tmp_path / "none.json", tmp_path / "x.png"
+    assert render.main(["--replay", str(missing), "-o", str(out)]) == 1
+    assert "cannot read" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
