@@ -30,6 +30,7 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
+from gpuscope.probes._library_calls import attempt_call
 
 PROBE_NAME = "amdsmi"
 LIBRARY_NAME = "amdsmi"
@@ -198,16 +199,8 @@ def _attempt(
     convert: Callable[[Any], JsonValue],
     label: str | None = None,
 ) -> dict[str, JsonValue]:
-    record: dict[str, JsonValue] = {"call": label or call}
-    function = getattr(module, call, None)
-    if function is None:
-        record.update(error=f"this amdsmi has no {call}", error_class="AttributeError")
-        return record
-    try:
-        record["value"] = convert(function(*args))
-    except Exception as exc:  # recorded with its code: the parse step turns it into a reason
-        record.update(_error_record(exc))
-    return record
+    return attempt_call(module, call, args, convert, library="amdsmi",
+                        error_record=_error_record, label=label)
 
 
 def _error_record(exc: BaseException) -> dict[str, JsonValue]:

@@ -27,6 +27,7 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
+from gpuscope.probes._library_calls import attempt_call
 
 PROBE_NAME = "nvml"
 LIBRARY_NAME = "nvml"
@@ -243,16 +244,8 @@ def _attempt(
     convert: Callable[[Any], JsonValue],
     label: str | None = None,
 ) -> dict[str, JsonValue]:
-    record: dict[str, JsonValue] = {"call": label or call}
-    function = getattr(nvml, call, None)
-    if function is None:
-        record.update(error=f"this nvidia-ml-py has no {call}", error_class="AttributeError")
-        return record
-    try:
-        record["value"] = convert(function(*args))
-    except Exception as exc:  # recorded with its class: the parse step turns it into a reason
-        record.update(_error_record(exc))
-    return record
+    return attempt_call(nvml, call, args, convert, library="nvidia-ml-py",
+                        error_record=_error_record, label=label)
 
 
 def _error_record(exc: BaseException) -> dict[str, JsonValue]:
