@@ -138,6 +138,7 @@ class GpuFacts:
     # Several retail cards share one PCI id (0x744c: RX 7900 XTX, XT and GRE). When the
     # evidence cannot tell them apart, `name` names the family and this lists the candidates.
     name_candidates: tuple[str, ...] = ()
+    board_name: str | None = None  # the board maker's product: "NITRO+ RX 7900 XTX Vapor-X"
     family: str | None = None  # die/codename: "Navi 31", "AD102"
     architecture: str | None = None  # "RDNA3", "Ada Lovelace"
     kind: GpuKind | None = None

@@ -3,8 +3,8 @@ files read for amdgpu-bound devices. Needs no ROCm and no privileges.
 
 Formats: the generic PCI attributes (`vendor`, `device`, `current_link_speed`, ...) and the
 amdgpu files documented in the kernel (amdgpu_pm.c, amdgpu_vram_mgr.c; see facts.md §5.3).
-Naming is not done here: the probe reports ids, VRAM and the board's own `product_name`;
-the inventory names the GPU from gpuscope's device table and pci.ids.
+Names come from the board's own `product_name` where it has one, else from the system's
+pci.ids (hwdata); the inventory refines a shared id from gpuscope's device table.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
+from gpuscope.probes.pci_ids import lookup_pci_names
 
 PROBE_NAME = "amdgpu_sysfs"
 DRM_CLASS = "/sys/class/drm"
@@ -245,8 +246,12 @@ class _Fields:
         self.missing.pop(field, None)
 
     def miss(self, field: str, reason: str) -> None:
-        if field not in self.values:
-            self.missing[field] = reason
+        if field in self.values:
+            return
+        earlier = self.missing.get(field)
+        if earlier and reason not in earlier:
+            reason = f"{earlier}; {reason}"
+        self.missing[field] = reason
 
     def sighting(self) -> GpuSighting:
         return GpuSighting(Layer.SYSFS, GpuFacts(**self.values),  # type: ignore[arg-type]
@@ -284,6 +289,8 @@ def _read_card(system: System, card: str) -> GpuSighting | None:
         else:
             fields.miss(field, source if text is None else f"{source}: not a hex id: {text!r}")
 
+    _name_from_pci_ids(system, fields)
+
     text, source = _read(system, f"{base}/boot_vga")
     if text in ("0", "1"):
         fields.put("boot_vga", text == "1", source)
@@ -315,6 +322,25 @@ def _read_card(system: System, card: str) -> GpuSighting | None:
         fields.miss("vram_total_bytes", f"not read from sysfs: {card} is bound to "
                     f"{driver or 'no driver'}, not amdgpu")
     return fields.sighting()
+
+
+def _name_from_pci_ids(system: System, fields: _Fields) -> None:
+    vendor_id = fields.values.get("pci_vendor_id")
+    device_id = fields.values.get("pci_device_id")
+    if not isinstance(vendor_id, str) or not isinstance(device_id, str):
+        return
+    subvendor = fields.values.get("pci_subsystem_vendor_id")
+    subdevice = fields.values.get("pci_subsystem_device_id")
+    names = lookup_pci_names(system, vendor_id, device_id,
+                             subvendor if isinstance(subvendor, str) else None,
+                             subdevice if isinstance(subdevice, str) else None)
+    where = f"pci.ids {names.database_version or ''} ({names.database or names.source})"
+    if names.device_name:
+        fields.put("name", names.device_name, where.replace("  ", " "))
+    else:
+        fields.miss("name", names.reason or "pci.ids does not list this device")
+    if names.subsystem_name:
+        fields.put("board_name", names.subsystem_name, where.replace("  ", " "))
 
 
 def _read_amdgpu_static(system: System, base: str, fields: _Fields) -> None:

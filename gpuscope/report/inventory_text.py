@@ -35,6 +35,7 @@ def _gpu_lines(gpu: Gpu) -> list[str]:
     details = [
         ("vendor", gpu.vendor.value if gpu.vendor else None),
         ("kind", gpu.kind.value if gpu.kind else None),
+        ("board", gpu.board_name),
         ("target", target),
         ("VRAM", format_bytes(gpu.vram_total_bytes) if gpu.vram_total_bytes else None),
         ("compute units", str(gpu.compute_units) if gpu.compute_units else None),

@@ -221,7 +221,12 @@ class GpuCard(QFrame):
             rows.append(("gfx target", gpu.gfx_target, "gfx_target"))
         kind = gpu.kind.value if gpu.kind and gpu.kind is not GpuKind.UNKNOWN else None
         rows.append(("Kind", kind, "kind"))
+        if gpu.board_name:
+            rows.append(("Board", gpu.board_name, "board_name"))
         rows.append(("VRAM", self._vram(), "vram_total_bytes"))
+        if gpu.compute_units:
+            units = "SMs" if gpu.vendor is Vendor.NVIDIA else "CUs"
+            rows.append(("Compute units", f"{gpu.compute_units} {units}", "compute_units"))
         bus = gpu.pci_bus
         if bus and gpu.pci_vendor_id and gpu.pci_device_id:
             bus = f"{bus}  [{gpu.pci_vendor_id[2:]}:{gpu.pci_device_id[2:]}]"

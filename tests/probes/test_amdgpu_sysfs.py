@@ -75,15 +75,26 @@ def test_rx7900xtx_fixture_reports_the_card_with_its_sources() -> None:
     assert facts.max_graphics_clock_mhz == 2526 and facts.max_memory_clock_mhz == 1250
     assert facts.power_cap_w == 355.0 and facts.power_cap_max_w == 408.0
     assert facts.vbios_version == "113-4E4710U-T4Y"
-    assert facts.name is None  # no product_name on this board, and the probe does not guess
+    # No product_name on this board: the name and the board come from the recorded pci.ids.
+    assert facts.name == "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]"
+    assert facts.board_name == "NITRO+ RX 7900 XTX Vapor-X"
+    assert gpu.field_sources["name"] == "pci.ids 2026.05.24 (/usr/share/misc/pci.ids)"
     assert facts.gfx_target is None
     assert facts.pcie_link == PcieLink(16.0, 16, 16.0, 16, "slot (upstream port 0000:01:00.0)")
     assert gpu.field_sources["vram_total_bytes"] == (
         "/sys/class/drm/card1/device/mem_info_vram_total")
     assert gpu.field_sources["kernel_driver"] == "realpath of /sys/class/drm/card1/device/driver"
     assert "0000:01:00.0/current_link_speed" in gpu.field_sources["pcie_link"]
-    assert "product_name" in gpu.missing_reasons["name"]
     assert "ENOENT" in gpu.missing_reasons["serial_number"]
+
+
+def test_without_pci_ids_the_name_is_missing_with_the_reason() -> None:
+    snapshot = Snapshot.load(SNAPSHOTS / "rx7900xtx_rocm.json")
+    snapshot.libraries = {k: v for k, v in snapshot.libraries.items()
+                          if not k.startswith("pci.ids:")}
+    gpu = probe_amdgpu_sysfs(ReplaySystem(snapshot)).sightings[0]
+    assert gpu.facts.name is None and gpu.facts.board_name is None
+    assert "not captured" in gpu.missing_reasons["name"]
 
 
 def test_apu_dgpu_fixture_reports_both_gpus_and_the_slot_link_of_the_rdna4_card() -> None:
