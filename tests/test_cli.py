@@ -106,3 +106,14 @@ def test_window_without_a_display_points_to_the_cli() -> None:
     result = gpuscope(env=env)
     assert result.returncode == 1
     assert "no display" in result.stderr and "gpuscope info" in result.stderr
+
+
+def test_readable_info_shows_the_device_index_with_visible_devices() -> None:
+    result = gpuscope("--replay", str(SNAPSHOTS_DIR / "apu_dgpu.json"), "info")
+    assert result.returncode == 0, result.stderr
+    index = result.stdout.split("Device index\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert index[0].split() == ["GPU", "PCI", "bus", "kind", "DRM", "KFD", "node", "SMI", "HIP",
+                                "CUDA"]
+    assert index[1].split()[:3] == ["0", "0000:03:00.0", "discrete"]
+    assert index[2].split()[:3] == ["1", "0000:13:00.0", "integrated"]
+    assert [row.split()[6] for row in index[1:3]] == ["0", "1"]  # HIP numbers both

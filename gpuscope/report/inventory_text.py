@@ -96,6 +96,8 @@ def format_inventory_text(inventory: Inventory) -> str:
         lines.append("No GPU found.")
         lines += [f"    {reason}" for reason in reasons]
         lines.append("")
+    if inventory.device_index:
+        lines += [*_device_index_lines(inventory), ""]
     stack = inventory.stack
     lines.append("Stack")
     for label, value in (
@@ -117,6 +119,30 @@ def format_inventory_text(inventory: Inventory) -> str:
         if probe.hint and not probe.available:
             lines.append(f"    {'':<14}hint: {probe.hint}")
     return "\n".join(lines) + "\n"
+
+
+def _device_index_lines(inventory: Inventory) -> list[str]:
+    """How each layer numbers each GPU; HIP and CUDA after the *_VISIBLE_DEVICES variables."""
+
+    def cell(value: object) -> str:
+        return "-" if value is None else str(value)
+
+    header = ("GPU", "PCI bus", "kind", "DRM", "KFD node", "SMI", "HIP", "CUDA")
+    rows = [header]
+    gpus_by_note: dict[str, list[str]] = {}
+    for entry in inventory.device_index:
+        rows.append((cell(entry.gpu_index), cell(entry.pci_bus), entry.kind.value,
+                     cell(entry.drm_card), cell(entry.kfd_node), cell(entry.smi_index),
+                     cell(entry.hip_index), cell(entry.cuda_index)))
+        for text in (entry.hidden_by and f"hidden by {entry.hidden_by}", entry.note):
+            if text:
+                gpus_by_note.setdefault(text, []).append(cell(entry.gpu_index))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    table = ["    " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    notes = [f"    GPU{'s' if len(gpus) > 1 else ''} {', '.join(gpus)}: {text}"
+             for text, gpus in gpus_by_note.items()]
+    return ["Device index", *table, *notes]
 
 
 def _yes_no(value: bool | None) -> str | None:
