@@ -53,6 +53,8 @@ class Layer(str, enum.Enum):
     AMDSMI = "amdsmi"
     NVML = "nvml"
     ROCM = "rocm"  # the ROCm runtime itself (rocminfo)
+    ROCM_SMI = "rocm-smi"  # rocm-smi output (the rocm_smi library over amdgpu's sysfs)
+    PCI = "pci"  # the PCI bus listing (lspci)
     OPENCL = "opencl"
     VULKAN = "vulkan"
     TORCH = "torch"
@@ -67,6 +69,13 @@ class ProbeState(str, enum.Enum):
     NOT_CAPTURED = "not_captured"  # a replayed snapshot holds no evidence for this probe
     TIMEOUT = "timeout"
     ERROR = "error"
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    OK = "ok"
 
 
 class OriginKind(str, enum.Enum):
@@ -272,6 +281,97 @@ class ProbeResult:
     stack_facts: tuple[Fact, ...] = ()
     device_nodes: tuple[DeviceNodeAccess, ...] = ()
     host: Host | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRef:
+    """Where a finding's evidence stands: a file (or command) and a 1-based line."""
+
+    source: str  # "rocminfo.txt", "/sys/class/kfd/kfd/topology/nodes/1/properties", "nvml"
+    line: int | None = None
+    text: str | None = None  # the line itself, trimmed
+
+    def label(self) -> str:
+        return f"{self.source}:{self.line}" if self.line is not None else self.source
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """Something a parser recognised that the rules act on, with the lines that show it.
+
+    `kind` is a dotted name: "kfd.not_loaded", "kfd.permission_denied",
+    "hip.invalid_device_function", "hip.no_binary_for_gpu", "cuda.no_kernel_image",
+    "hsa.error", "nvml.driver_library_mismatch", "nvidia.driver_not_loaded",
+    "rocblas.tensile_missing", "amdgpu.init_failed", "kfd.device_unsupported",
+    "kfd.pcie_atomics_missing", "platform.wsl", ... (parsers document the kinds they emit)."""
+
+    kind: str
+    detail: str | None = None
+    evidence: tuple[EvidenceRef, ...] = ()
+    gfx_target: str | None = None  # the target the text names, when it names one
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkDevice:
+    index: int
+    name: str | None = None
+    arch: str | None = None  # gfx target without feature suffix ("gfx1100") or "sm_89"
+    compute_capability: str | None = None
+    total_memory_bytes: int | None = None
+    pci_bus: str | None = None
+    fp16: bool | None = None
+    bf16: bool | None = None
+    tf32: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Framework:
+    """One framework in one Python environment, as its own probe (or pasted output) saw it."""
+
+    name: str  # "torch", "jax", "tensorflow", "onnxruntime", "torch_directml"
+    version: str | None = None
+    build: str = "unknown"  # rocm | cuda | cpu | xpu | mps | directml | unknown
+    build_version: str | None = None  # the ROCm/HIP or CUDA version of the build
+    gpu_available: bool | None = None
+    arch_list: tuple[str, ...] = ()
+    devices: tuple[FrameworkDevice, ...] = ()
+    python: str | None = None  # the interpreter path, or "pasted collect_env" for imports
+    python_version: str | None = None
+    math_library_version: str | None = None  # cuDNN or MIOpen
+    sdpa_backends: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ()  # ONNX Runtime execution providers
+    # The 256x256 matmul in a child process: "ok", "failed: <reason>", or None if not run.
+    smoke_test: str | None = None
+    error: str | None = None  # why the framework could not be inspected
+    evidence: tuple[EvidenceRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedOutput:
+    """What one pasted or captured output says, in the model's terms. Parsers never raise:
+    what they could not read goes into `problems`."""
+
+    format: str  # "rocminfo", "rocm-smi-json", "nvidia-smi-xml", "collect_env", ...
+    source: str  # the file name, or "pasted text"
+    sightings: tuple[GpuSighting, ...] = ()
+    stack_facts: tuple[Fact, ...] = ()
+    # Platform facts: keys "os" (linux | windows | wsl | macos), "distro", "kernel",
+    # "container", "virtual_machine".
+    host_facts: tuple[Fact, ...] = ()
+    frameworks: tuple[Framework, ...] = ()
+    signals: tuple[Signal, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    id: str  # stable: "torch.arch_missing"; see the diagnosis schema
+    severity: Severity
+    title: str
+    detail: str = ""
+    fix: str | None = None
+    gpu: int | None = None  # index into the GPU list, or None for the whole system
+    evidence: tuple[EvidenceRef, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
