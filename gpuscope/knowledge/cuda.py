@@ -1,0 +1,373 @@
+"""CUDA facts: the minimum NVIDIA driver per CUDA release, minor-version compatibility, and
+compute capability -> architecture and the CUDA release that dropped it, from
+resources/cuda_drivers.toml (facts.md §2.7, §2.8).
+
+A driver older than a CUDA release's minimum is not fatal within the same major version: CUDA
+12.x runs on any driver from 525 through minor-version compatibility (torch 2.7.1+cu128 ran on
+550.127), so that case is a warning, not an error (facts.md §2.7, §6 item 11).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import itertools
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+RESOURCE = "cuda_drivers.toml"
+OSES = ("linux", "windows")
+
+DriverStatus = Literal["ok", "minor_compat", "too_old", "unknown"]
+
+_DRIVER = re.compile(r"\d{1,4}(?:\.\d{1,4}){0,3}")
+_CUDA = re.compile(r"(\d{1,2})\.(\d{1,2})(?:\.(\d{1,4}))?")
+_CC = re.compile(r"\d{1,2}\.\d")
+# An update number above this is a build number (nvcc prints "V12.8.93"), not "Update N".
+_MAX_UPDATE = 9
+
+
+class CudaTableError(ValueError):
+    """resources/cuda_drivers.toml does not have the expected shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriverRequirement:
+    """The drivers a CUDA release needs on one OS."""
+
+    cuda_version: str  # as asked, normalised: "12.8.1"
+    os: str
+    min_driver: str | None  # minimum for full support; None where the table has no figure
+    minor_compat_min: str | None  # runs from here through minor-version compatibility
+    row: str | None  # the table row the minimum comes from: "12.8 Update 1", "12.8 GA"
+    exact: bool  # the row is the asked release itself (not a neighbouring update)
+    note: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class DriverVerdict:
+    """Whether a driver runs a CUDA release."""
+
+    status: DriverStatus  # minor_compat: runs, with caveats (a warning, not an error)
+    driver_version: str
+    cuda_version: str
+    note: str
+    requirement: DriverRequirement | None
+
+
+@dataclass(frozen=True, slots=True)
+class Toolkit:
+    version: str  # "12.4"
+    key: tuple[int, int]
+    update: int
+    linux: str | None
+    windows: str | None
+    windows_note: str
+    source: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.version} {'GA' if self.update == 0 else f'Update {self.update}'}"
+
+
+@dataclass(frozen=True, slots=True)
+class MinorCompat:
+    major: int
+    linux: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArchitectureInfo:
+    """One compute capability: its architecture and what facts.md says about it."""
+
+    cc: str  # "8.9"
+    sm: str  # "sm_89"
+    architecture: str  # "Ada Lovelace"
+    variant: str | None  # "datacenter" for Blackwell 10.x, …
+    examples: tuple[str, ...]
+    dropped_in: str | None  # the CUDA release that removed it
+    note: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CudaTable:
+    toolkits: tuple[Toolkit, ...]
+    minor_compat: Mapping[int, MinorCompat]
+    architectures: Mapping[tuple[int, int], ArchitectureInfo]
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def driver_key(version: str) -> tuple[int, ...] | None:
+    """"550.54.14" -> (550, 54, 14); "551.61" -> (551, 61); not a driver version -> None."""
+    text = version.strip()
+    if not _DRIVER.fullmatch(text):
+        return None
+    return tuple(int(p) for p in text.split("."))
+
+
+def parse_cc(cc: str) -> tuple[int, int] | None:
+    """"8.9", "sm_89", "sm89", "compute_90a", "89", "12.0", "sm_120" -> (major, minor); else
+    None."""
+    text = cc.strip().lower()
+    match = re.fullmatch(r"(\d{1,2})\.(\d)", text)
+    if match:
+        return int(match.group(1)), int(match.group(2))
+    match = re.fullmatch(r"(?:sm_?|compute_?)?(\d{1,2})(\d)[af]?", text)
+    if match:
+        return int(match.group(1)), int(match.group(2))
+    return None
+
+
+def _cuda_key(version: str) -> tuple[int, int, int | None] | None:
+    text = version.strip().lower()
+    match = re.fullmatch(r"cu(\d{1,2})(\d)", text)
+    if match:
+        return int(match.group(1)), int(match.group(2)), None
+    match = _CUDA.search(text)
+    if match is None:
+        return None
+    update = int(match.group(3)) if match.group(3) is not None else None
+    return int(match.group(1)), int(match.group(2)), update
+
+
+def parse_cuda_table(doc: Mapping[str, Any]) -> CudaTable:
+    """The TOML document to a CudaTable; raises CudaTableError on a malformed row."""
+    toolkits = tuple(_toolkit(row) for row in _rows(doc, "toolkit"))
+    keys = [(t.key, t.update) for t in toolkits]
+    if not toolkits or keys != sorted(keys) or len(set(keys)) != len(keys):
+        raise CudaTableError("[[toolkit]] rows must be unique and in ascending order")
+    for earlier, later in itertools.pairwise(toolkits):
+        for os_name in OSES:
+            a, b = getattr(earlier, os_name), getattr(later, os_name)
+            if a is not None and b is not None and _dk(b) < _dk(a):
+                raise CudaTableError(f"{later.label}: {os_name} minimum older than {earlier.label}")
+    minor: dict[int, MinorCompat] = {}
+    for row in _rows(doc, "minor_compat"):
+        major, linux = row.get("major"), row.get("linux")
+        if not isinstance(major, int) or isinstance(major, bool) or not isinstance(linux, str):
+            raise CudaTableError("a [[minor_compat]] needs major (int) and linux (driver)")
+        if driver_key(linux) is None or major in minor:
+            raise CudaTableError(f"bad or repeated [[minor_compat]] for {major}")
+        minor[major] = MinorCompat(major, linux, _source(row, f"minor_compat {major}"))
+    architectures: dict[tuple[int, int], ArchitectureInfo] = {}
+    for row in _rows(doc, "architecture"):
+        for info in _architecture(row):
+            key = parse_cc(info.cc)
+            assert key is not None
+            if key in architectures:
+                raise CudaTableError(f"compute capability {info.cc} in two rows")
+            architectures[key] = info
+    return CudaTable(toolkits=toolkits, minor_compat=minor, architectures=architectures)
+
+
+def _dk(version: str) -> tuple[int, ...]:
+    key = driver_key(version)
+    assert key is not None
+    return key
+
+
+def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    rows = doc.get(key, [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise CudaTableError(f"[[{key}]] is not an array of tables")
+    return rows
+
+
+def _source(row: Mapping[str, Any], where: str) -> str:
+    source = row.get("source")
+    if not isinstance(source, str) or not source:
+        raise CudaTableError(f"{where}: no source")
+    return source
+
+
+def _toolkit(row: Mapping[str, Any]) -> Toolkit:
+    version = row.get("version")
+    if not isinstance(version, str) or not re.fullmatch(r"\d{1,2}\.\d{1,2}", version):
+        raise CudaTableError(f"bad toolkit version {version!r}")
+    update = row.get("update")
+    if not isinstance(update, int) or isinstance(update, bool) or not 0 <= update <= _MAX_UPDATE:
+        raise CudaTableError(f"{version}: update must be an integer 0-{_MAX_UPDATE}")
+    drivers: dict[str, str | None] = {}
+    for os_name in OSES:
+        value = row.get(os_name)
+        if value is not None and (not isinstance(value, str) or driver_key(value) is None):
+            raise CudaTableError(f"{version}: bad {os_name} driver {value!r}")
+        drivers[os_name] = value
+    windows_note = row.get("windows_note", "")
+    if not isinstance(windows_note, str) or (drivers["windows"] is None) == (not windows_note):
+        raise CudaTableError(f"{version}: give either a windows driver or a windows_note")
+    if drivers["linux"] is None:
+        raise CudaTableError(f"{version}: no linux driver")
+    major, minor = (int(p) for p in version.split("."))
+    return Toolkit(version=version, key=(major, minor), update=update, linux=drivers["linux"],
+                   windows=drivers["windows"], windows_note=windows_note,
+                   source=_source(row, version))
+
+
+def _architecture(row: Mapping[str, Any]) -> list[ArchitectureInfo]:
+    name, ccs = row.get("name"), row.get("cc")
+    if not isinstance(name, str) or not name:
+        raise CudaTableError("an [[architecture]] without a name")
+    if (not isinstance(ccs, list) or not ccs
+            or not all(isinstance(c, str) and _CC.fullmatch(c) for c in ccs)):
+        raise CudaTableError(f"{name}: cc must be a list like ['8.9']")
+    dropped = row.get("dropped_in")
+    if dropped is not None and (not isinstance(dropped, str)
+                                or not re.fullmatch(r"\d{1,2}\.\d", dropped)):
+        raise CudaTableError(f"{name}: bad dropped_in {dropped!r}")
+    variant, note, examples = row.get("variant"), row.get("note", ""), row.get("examples", [])
+    if variant is not None and not isinstance(variant, str):
+        raise CudaTableError(f"{name}: variant must be a string")
+    if not isinstance(note, str) or not isinstance(examples, list) or not all(
+            isinstance(e, str) for e in examples):
+        raise CudaTableError(f"{name}: bad note or examples")
+    source = _source(row, name)
+    return [ArchitectureInfo(cc=cc, sm=f"sm_{cc.replace('.', '')}", architecture=name,
+                             variant=variant, examples=tuple(examples), dropped_in=dropped,
+                             note=note, source=source) for cc in ccs]
+
+
+@functools.cache
+def cuda_table() -> CudaTable:
+    """The packaged table, loaded once."""
+    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
+    with resource.open("rb") as handle:
+        return parse_cuda_table(tomllib.load(handle))
+
+
+# ----------------------------------------------------------------------------- drivers
+
+
+def _normalise_os(os: str) -> str | None:
+    text = os.strip().lower()
+    if text.startswith("linux"):
+        return "linux"
+    if text in ("windows", "win32", "win64", "win", "nt"):
+        return "windows"
+    return None
+
+
+def min_driver_for_cuda(cuda_version: str, os: str = "linux") -> DriverRequirement | None:
+    """The driver a CUDA release ("12.8", "12.8.1" = Update 1, "cu128") needs on "linux" or
+    "windows"; None when the table knows nothing for that release and OS. Never raises."""
+    key = _cuda_key(cuda_version)
+    os_name = _normalise_os(os)
+    if key is None or os_name is None:
+        return None
+    major, minor, update = key
+    table = cuda_table()
+    asked = f"{major}.{minor}" + (f".{update}" if update is not None else "")
+    compat = table.minor_compat.get(major) if os_name == "linux" else None
+    rows = [t for t in table.toolkits if t.key == (major, minor)]
+    wanted = 0 if update is None or update > _MAX_UPDATE else update
+    candidates = [t for t in rows if t.update <= wanted]
+    row = candidates[-1] if candidates else None
+    notes: list[str] = []
+    if row is None:
+        if compat is None:
+            return None
+        notes.append(f"The table has no driver minimum for CUDA {major}.{minor}; any "
+                     f"{major}.x release runs from driver {compat.linux} on through "
+                     "minor-version compatibility.")
+        return DriverRequirement(
+            cuda_version=asked, os=os_name, min_driver=None, minor_compat_min=compat.linux,
+            row=None, exact=False, note=" ".join(notes), source=compat.source)
+    exact = (update is None and row.update == 0) or update == row.update
+    if not exact:
+        if update is not None and update > _MAX_UPDATE:
+            notes.append(f"{asked}: .{update} read as a build number, not an update; "
+                         f"the {row.label} minimum is shown.")
+        else:
+            notes.append(f"CUDA {asked} is not a row of the table; the {row.label} minimum "
+                         "is shown and a later update may need a newer driver.")
+    minimum = row.linux if os_name == "linux" else row.windows
+    if minimum is None:
+        notes.append(row.windows_note)
+    if compat is not None:
+        notes.append(f"Drivers from {compat.linux} on run any CUDA {major}.x through "
+                     "minor-version compatibility, with caveats (no JIT of newer PTX).")
+    sources = [row.source] + ([compat.source] if compat is not None else [])
+    return DriverRequirement(
+        cuda_version=asked, os=os_name, min_driver=minimum,
+        minor_compat_min=compat.linux if compat else None, row=row.label, exact=exact,
+        note=" ".join(notes), source="; ".join(sources))
+
+
+def driver_supports(driver_version: str, cuda_version: str, os: str = "linux") -> DriverVerdict:
+    """Whether an NVIDIA driver ("550.127.05") runs a CUDA release: ok, minor_compat (runs
+    through minor-version compatibility: warn, do not fail), too_old, or unknown. Never
+    raises."""
+    requirement = min_driver_for_cuda(cuda_version, os)
+    asked = requirement.cuda_version if requirement else cuda_version
+    driver = driver_key(driver_version)
+    if driver is None:
+        return DriverVerdict("unknown", driver_version, asked,
+                             f"{driver_version!r} is not an NVIDIA driver version.", requirement)
+    if requirement is None:
+        return DriverVerdict("unknown", driver_version, asked,
+                             f"The table has no driver requirement for CUDA {cuda_version!r} "
+                             f"on {os}.", requirement)
+    minimum, compat = requirement.min_driver, requirement.minor_compat_min
+    if minimum is not None and driver >= _dk(minimum):
+        note = f"Driver {driver_version} meets the CUDA {asked} minimum ({minimum}"
+        note += f", {requirement.row})." if requirement.row else ")."
+        if not requirement.exact:
+            note += " " + requirement.note.split(". ")[0].rstrip(".") + "."
+        return DriverVerdict("ok", driver_version, asked, note, requirement)
+    if compat is not None and driver >= _dk(compat):
+        below = (f"is older than the CUDA {asked} minimum {minimum}" if minimum
+                 else f"has no listed full-support figure for CUDA {asked}")
+        return DriverVerdict(
+            "minor_compat", driver_version, asked,
+            f"Driver {driver_version} {below}, but drivers from {compat} on run CUDA "
+            f"{asked.split('.')[0]}.x through minor-version compatibility: it works, without "
+            "JIT of newer PTX. Update the driver to remove this warning.", requirement)
+    if minimum is None and compat is None:
+        return DriverVerdict("unknown", driver_version, asked, requirement.note, requirement)
+    needed = minimum if minimum is not None else compat
+    return DriverVerdict(
+        "too_old", driver_version, asked,
+        f"Driver {driver_version} is too old for CUDA {asked}: it needs {needed} or newer"
+        + (f" ({compat} or newer at least, through minor-version compatibility)."
+           if compat is not None and minimum is not None else "."), requirement)
+
+
+# ----------------------------------------------------------------------------- architectures
+
+
+def cc_info(cc: str) -> ArchitectureInfo | None:
+    """What the table says about a compute capability ("8.9", "sm_89"); None when unknown."""
+    key = parse_cc(cc)
+    return cuda_table().architectures.get(key) if key else None
+
+
+def architecture_for_cc(cc: str) -> str | None:
+    """"8.9" -> "Ada Lovelace", "10.0" -> "Blackwell"; None when the table does not know it."""
+    info = cc_info(cc)
+    return info.architecture if info else None
+
+
+def sm_name(cc: str) -> str | None:
+    """"8.9" -> "sm_89", "12.0" -> "sm_120"; None when it is not a compute capability."""
+    key = parse_cc(cc)
+    return f"sm_{key[0]}{key[1]}" if key else None
+
+
+def cuda_dropped(cc: str) -> str | None:
+    """The CUDA release that removed support for this compute capability ("6.1" -> "13.0");
+    None when it is still supported or the table does not know it (see cc_info)."""
+    info = cc_info(cc)
+    return info.dropped_in if info else None

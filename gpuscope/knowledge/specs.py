@@ -1,0 +1,303 @@
+"""GPU specifications for comparisons (memory, bandwidth, peak throughput, power, price), from
+resources/gpu_specs.toml (facts.md §3, §1.3, §4.1).
+
+For "peak FP16" on GeForce cards the datasheet figure is the FP16-accumulate tensor rate; PyTorch
+fp16/bf16 matmul accumulates in FP32, which runs at half that rate (RTX 4090: 165, not 330).
+`GpuSpec.pytorch_fp16_tflops` is the figure to compare PyTorch results against (facts.md §6).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+RESOURCE = "gpu_specs.toml"
+GIB = 1 << 30
+# Drivers report a little less than the nominal size; the nearest card within this wins.
+VRAM_TOLERANCE_GIB = 1.0
+
+VENDORS = {"AMD": "0x1002", "NVIDIA": "0x10de"}
+TAGS = ("V", "S", "D", "K", "?")
+# Numeric figures: key -> (type, lowest, highest) as a sanity range for the table's units.
+FIGURES: dict[str, tuple[type, float, float]] = {
+    "vram_gib": (float, 1, 1024),
+    "compute_units": (int, 1, 1024),
+    "memory_bandwidth_gb_s": (float, 50, 20_000),
+    "fp32_tflops": (float, 0.5, 500),
+    "fp16_tflops": (float, 1, 10_000),
+    "fp16_fp32acc_tflops": (float, 1, 10_000),
+    "bf16_tflops": (float, 1, 10_000),
+    "tf32_tflops": (float, 1, 10_000),
+    "fp8_tflops": (float, 1, 20_000),
+    "int8_tops": (float, 1, 20_000),
+    "tdp_w": (int, 10, 2_000),
+    "launch_price_usd": (int, 50, 100_000),
+}
+# Words that say who made the card rather than which card it is.
+_BRAND_WORDS = frozenset({"amd", "ati", "nvidia", "radeon", "geforce", "instinct", "corporation",
+                          "inc", "advanced", "micro", "devices"})
+_TRADEMARKS = re.compile(r"\((?:tm|r)\)|[™®]", re.IGNORECASE)
+_SIZE = re.compile(r"\b(\d+)\s*(gb|gib)\b")
+_ID = re.compile(r"0x[0-9a-f]{4}:0x[0-9a-f]{4}")
+
+
+class SpecTableError(ValueError):
+    """resources/gpu_specs.toml does not have the expected shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """One card's published figures. A figure facts.md does not give is None."""
+
+    name: str
+    vendor: str  # "AMD" / "NVIDIA"
+    architecture: str | None
+    gfx_target: str | None
+    compute_capability: str | None
+    aliases: tuple[str, ...]
+    pci_ids: tuple[tuple[str, str], ...]  # (vendor id, device id), "0x1002", "0x744c"
+    vram_gib: float | None
+    vram_bytes: int | None
+    compute_units: int | None  # AMD CUs
+    memory_bandwidth_gb_s: float | None
+    fp32_tflops: float | None
+    fp16_tflops: float | None  # dense matrix rate as the datasheet quotes it
+    fp16_accumulate: str | None  # "fp16": fp16_tflops is the FP16-accumulate rate (GeForce)
+    fp16_fp32acc_tflops: float | None  # FP16 in, FP32 accumulate: what PyTorch matmul uses
+    bf16_tflops: float | None
+    tf32_tflops: float | None
+    fp8_tflops: float | None
+    int8_tops: float | None
+    tdp_w: int | None
+    pcie: str | None  # "4.0 x16"
+    launch_price_usd: int | None
+    launch_date: str | None
+    field_tags: Mapping[str, str] = field(hash=False)  # figure -> V / S / D / K / ?
+    notes: str = ""
+    sources: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    @property
+    def pytorch_fp16_tflops(self) -> float | None:
+        """The FP16 peak to compare a PyTorch fp16 matmul against: the FP32-accumulate rate
+        where the datasheet's figure is an FP16-accumulate one, else the matrix rate; None when
+        only an FP16-accumulate figure is known (RTX 5090, 5080)."""
+        if self.fp16_fp32acc_tflops is not None:
+            return self.fp16_fp32acc_tflops
+        if self.fp16_accumulate == "fp16":
+            return None
+        return self.fp16_tflops
+
+    def tag(self, figure: str) -> str | None:
+        """The verification tag of one figure ("fp32_tflops" -> "S"); None when absent."""
+        return self.field_tags.get(figure)
+
+
+# ----------------------------------------------------------------------------- names
+
+
+def normalise_name(name: str) -> str:
+    """A name reduced to what tells cards apart: lower case, no trademarks, no vendor or brand
+    words, "-"/"_" as spaces, "16 GB" as "16gb". "NVIDIA GeForce RTX 4090" -> "rtx 4090";
+    "AMD Radeon RX 7900 XT" -> "rx 7900 xt" (never the XTX)."""
+    text = _TRADEMARKS.sub(" ", name.lower())
+    text = re.sub(r"[-_/,()\[\]]", " ", text)
+    text = _SIZE.sub(lambda m: f"{m.group(1)}gb", text)
+    return " ".join(w for w in text.split() if w not in _BRAND_WORDS)
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def parse_spec_table(doc: Mapping[str, Any]) -> tuple[GpuSpec, ...]:
+    """The TOML document to specs; raises SpecTableError on a malformed row, a figure without
+    a tag, or two cards that one spelling would match."""
+    rows = doc.get("gpu")
+    if not isinstance(rows, list) or not rows:
+        raise SpecTableError("no [[gpu]] rows")
+    specs = tuple(_spec(row) for row in rows)
+    owners: dict[str, str] = {}
+    for spec in specs:
+        for key in {normalise_name(n) for n in (spec.name, *spec.aliases)}:
+            if not key:
+                raise SpecTableError(f"{spec.name}: a spelling is empty once normalised")
+            if owners.setdefault(key, spec.name) != spec.name:
+                raise SpecTableError(f"{key!r} would match {owners[key]} and {spec.name}")
+    return specs
+
+
+def _spec(row: Any) -> GpuSpec:
+    if not isinstance(row, dict):
+        raise SpecTableError("a [[gpu]] row is not a table")
+    name = row.get("name")
+    if not isinstance(name, str) or not name:
+        raise SpecTableError("a [[gpu]] without a name")
+    vendor = row.get("vendor")
+    if vendor not in VENDORS:
+        raise SpecTableError(f"{name}: vendor must be one of {sorted(VENDORS)}")
+    known = {"name", "vendor", "architecture", "gfx_target", "compute_capability", "aliases",
+             "pci_ids", "fp16_accumulate", "pcie", "launch_date", "field_tags", "notes",
+             "sources", "tags", *FIGURES}
+    unknown = set(row) - known
+    if unknown:
+        raise SpecTableError(f"{name}: unknown keys {sorted(unknown)}")
+
+    figures: dict[str, float | int | None] = {}
+    for key, (kind, low, high) in FIGURES.items():
+        value = row.get(key)
+        if value is None:
+            figures[key] = None
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                kind is int and not isinstance(value, int)):
+            what = "an integer" if kind is int else "a number"
+            raise SpecTableError(f"{name}: {key} must be {what}")
+        if not low <= value <= high:
+            raise SpecTableError(f"{name}: {key} = {value} is outside {low}..{high}")
+        figures[key] = value
+
+    tags = row.get("field_tags", {})
+    if not isinstance(tags, dict) or not all(v in TAGS for v in tags.values()):
+        raise SpecTableError(f"{name}: field_tags values must be one of {TAGS}")
+    present = {k for k, v in figures.items() if v is not None}
+    if present != set(tags):
+        raise SpecTableError(f"{name}: field_tags must tag exactly its figures "
+                             f"(untagged {sorted(present - set(tags))}, "
+                             f"stray {sorted(set(tags) - present)})")
+
+    accumulate = row.get("fp16_accumulate")
+    if accumulate not in (None, "fp16"):
+        raise SpecTableError(f"{name}: fp16_accumulate may only be 'fp16'")
+    if figures["fp16_fp32acc_tflops"] is not None and accumulate != "fp16":
+        raise SpecTableError(f"{name}: fp16_fp32acc_tflops needs fp16_accumulate = 'fp16'")
+    if accumulate == "fp16" and figures["fp16_tflops"] is None:
+        raise SpecTableError(f"{name}: fp16_accumulate without fp16_tflops")
+
+    pci: list[tuple[str, str]] = []
+    for value in _strings(row, "pci_ids", name):
+        if not _ID.fullmatch(value):
+            raise SpecTableError(f"{name}: pci id {value!r} is not '0xvvvv:0xdddd' lower case")
+        vendor_id, device_id = value.split(":")
+        if vendor_id != VENDORS[vendor]:
+            raise SpecTableError(f"{name}: pci id {value} is not a {vendor} id")
+        pci.append((vendor_id, device_id))
+
+    sources = _strings(row, "sources", name)
+    if not sources or not all("facts.md §" in s for s in sources):
+        raise SpecTableError(f"{name}: every source must name its facts.md section")
+    gfx, cc = row.get("gfx_target"), row.get("compute_capability")
+    if gfx is not None and (vendor != "AMD" or not re.fullmatch(r"gfx[0-9a-f]{3,4}", str(gfx))):
+        raise SpecTableError(f"{name}: bad gfx_target {gfx!r}")
+    if cc is not None and (vendor != "NVIDIA" or not re.fullmatch(r"\d{1,2}\.\d", str(cc))):
+        raise SpecTableError(f"{name}: bad compute_capability {cc!r}")
+    launch_date = row.get("launch_date")
+    if launch_date is not None and not re.fullmatch(r"\d{4}-\d{2}(?:-\d{2})?", str(launch_date)):
+        raise SpecTableError(f"{name}: launch_date must be 'YYYY-MM' or 'YYYY-MM-DD'")
+
+    vram = figures["vram_gib"]
+    return GpuSpec(
+        name=name, vendor=vendor, architecture=_opt(row, "architecture", name),
+        gfx_target=gfx, compute_capability=cc, aliases=_strings(row, "aliases", name),
+        pci_ids=tuple(pci), vram_gib=float(vram) if vram is not None else None,
+        vram_bytes=round(vram * GIB) if vram is not None else None,
+        compute_units=_int(figures["compute_units"]),
+        memory_bandwidth_gb_s=_float(figures["memory_bandwidth_gb_s"]),
+        fp32_tflops=_float(figures["fp32_tflops"]), fp16_tflops=_float(figures["fp16_tflops"]),
+        fp16_accumulate=accumulate,
+        fp16_fp32acc_tflops=_float(figures["fp16_fp32acc_tflops"]),
+        bf16_tflops=_float(figures["bf16_tflops"]), tf32_tflops=_float(figures["tf32_tflops"]),
+        fp8_tflops=_float(figures["fp8_tflops"]), int8_tops=_float(figures["int8_tops"]),
+        tdp_w=_int(figures["tdp_w"]), pcie=_opt(row, "pcie", name),
+        launch_price_usd=_int(figures["launch_price_usd"]),
+        launch_date=str(launch_date) if launch_date is not None else None,
+        field_tags=dict(tags), notes=_opt(row, "notes", name) or "", sources=sources,
+        tags=_strings(row, "tags", name))
+
+
+def _strings(row: Mapping[str, Any], key: str, name: str) -> tuple[str, ...]:
+    values = row.get(key, [])
+    if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+        raise SpecTableError(f"{name}: {key} must be a list of strings")
+    return tuple(values)
+
+
+def _opt(row: Mapping[str, Any], key: str, name: str) -> str | None:
+    value = row.get(key)
+    if value is not None and not isinstance(value, str):
+        raise SpecTableError(f"{name}: {key} must be a string")
+    return value
+
+
+def _float(value: float | int | None) -> float | None:
+    return float(value) if value is not None else None
+
+
+def _int(value: float | int | None) -> int | None:
+    return int(value) if value is not None else None
+
+
+@functools.cache
+def all_specs() -> tuple[GpuSpec, ...]:
+    """Every card in the packaged table, loaded once, in table order."""
+    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
+    with resource.open("rb") as handle:
+        return parse_spec_table(tomllib.load(handle))
+
+
+@functools.cache
+def _by_name() -> dict[str, GpuSpec]:
+    return {normalise_name(n): spec for spec in all_specs() for n in (spec.name, *spec.aliases)}
+
+
+def _normalise_id(value: str) -> str | None:
+    text = value.strip().lower()
+    if text.startswith("0x"):
+        text = text[2:]
+    if not 1 <= len(text) <= 4 or any(c not in "0123456789abcdef" for c in text):
+        return None
+    return "0x" + text.zfill(4)
+
+
+# ----------------------------------------------------------------------------- lookup
+
+
+def gpu_spec(name: str | None = None, *, vendor_id: str | None = None,
+             device_id: str | None = None, vram_bytes: int | None = None) -> GpuSpec | None:
+    """The card a name ("NVIDIA GeForce RTX 4090", "Radeon RX 7900 XT", "MI300X") or a PCI id
+    names; None when nothing matches or the evidence is ambiguous. Names match exactly once
+    vendor and brand words, case and punctuation are set aside: "RX 7900 XT" is never the
+    XTX, a laptop part never the desktop card. A PCI id shared by several cards (0x744c) needs
+    the name or vram_bytes to decide; a name that contradicts the PCI id gives None."""
+    by_id: list[GpuSpec] | None = None
+    if device_id is not None:
+        device = _normalise_id(device_id)
+        vendor = _normalise_id(vendor_id) if vendor_id is not None else None
+        if device is None or (vendor_id is not None and vendor is None):
+            return None
+        by_id = [s for s in all_specs() if any(
+            d == device and (vendor is None or v == vendor) for v, d in s.pci_ids)]
+
+    if name is not None:
+        spec = _by_name().get(normalise_name(name))
+        if spec is not None:
+            if by_id and spec not in by_id:
+                return None  # the name and the PCI id disagree
+            return spec
+    if not by_id:
+        return None
+    if len(by_id) > 1 and vram_bytes is not None and vram_bytes > 0:
+        measured = vram_bytes / GIB
+        near = [s for s in by_id
+                if s.vram_gib is not None and abs(measured - s.vram_gib) <= VRAM_TOLERANCE_GIB]
+        by_id = near or by_id
+    return by_id[0] if len(by_id) == 1 else None

@@ -1,0 +1,545 @@
+"""PyTorch's official wheels: which CUDA and ROCm flavours each release published, the GPU
+targets those wheels carry, and the pip command for one, from resources/pytorch_wheels.toml
+(facts.md §2.1–§2.4).
+
+"Will this torch build run natively on this GPU" is `gfx in torch.cuda.get_arch_list()` on
+ROCm (facts.md §6 item 2); gpuscope never imports torch, so the lists of the official wheels
+live here for the cases where the worker could not report the real list.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+RESOURCE = "pytorch_wheels.toml"
+
+Build = Literal["cuda", "rocm", "cpu"]
+
+_SERIES = re.compile(r"\d+\.\d+")
+_FLAVOUR_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?")
+_CC = re.compile(r"\d{1,2}\.\d")
+_GFX = re.compile(r"gfx[0-9a-f]{3,4}")
+# 2.3.0, 2.10.0a0, 2.10.0.dev20251001, 2.9.0rc1, then an optional +local part
+_TORCH = re.compile(
+    r"\s*v?(?P<major>\d{1,4})\.(?P<minor>\d{1,4})(?:\.(?P<micro>\d{1,6}))?"
+    r"(?P<pre>[.\-_]?(?:a|b|rc|dev|post|alpha|beta)[.\-_]?\d*)*"
+    r"(?:\+(?P<local>[A-Za-z0-9._\-]*))?\s*", re.IGNORECASE)
+_ROCM_LOCAL = re.compile(r"rocm(?P<version>\d+\.\d+(?:\.\d+)?)(?P<rest>.*)", re.IGNORECASE)
+_CUDA_LOCAL = re.compile(r"cu(?P<digits>\d{2,4})(?P<rest>.*)", re.IGNORECASE)
+
+
+class TorchTableError(ValueError):
+    """resources/pytorch_wheels.toml does not have the expected shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class TorchRelease:
+    """One PyTorch release series (every 2.3.x) and its official wheels."""
+
+    version: str  # "2.3"
+    cuda: tuple[str, ...]  # CUDA flavours on the pytorch.org index, as versions ("12.1")
+    rocm: tuple[str, ...]  # ROCm flavours ("6.0", "6.2.4")
+    pypi_default_cuda: str  # the CUDA flavour of the plain PyPI wheel on Linux
+    python_min: str
+    python_max: str
+    python_experimental: str | None
+    cudnn: Mapping[str, str] = field(hash=False)  # CUDA flavour (or "*") -> cuDNN version
+    note: str = ""
+    source: str = ""
+    tags: Mapping[str, str] = field(hash=False, default_factory=dict)  # where not [V]
+
+    def has_wheel(self, build: str, build_version: str | None) -> bool:
+        """Whether the release published an official wheel of this build and flavour."""
+        kind = normalise_build(build)
+        if kind == "cpu":
+            return True
+        if kind is None or build_version is None:
+            return False
+        flavour = normalise_flavour(kind, build_version)
+        return flavour in (self.cuda if kind == "cuda" else self.rocm)
+
+
+@dataclass(frozen=True, slots=True)
+class TorchVersion:
+    """A torch version string taken apart: "2.10.0a0+rocm7.10.0a20251120"."""
+
+    text: str
+    release: str  # "2.10"
+    version: str  # "2.10.0"
+    prerelease: bool  # a0, rc1, .dev…: not a published release
+    local: str | None  # "rocm7.10.0a20251120"
+    build: Build | None  # None: no local part, or one gpuscope does not know
+    build_version: str | None  # "7.10.0a20251120"; "12.8" for +cu128; None for +rocmsdk…
+
+    @property
+    def official_flavour(self) -> bool:
+        """The local part names a flavour pytorch.org published for this release."""
+        release = torch_release(self.release)
+        if release is None or self.build is None or self.prerelease:
+            return False
+        return release.has_wheel(self.build, self.build_version)
+
+
+@dataclass(frozen=True, slots=True)
+class RocmArchRow:
+    torch: tuple[str, ...]  # () = every release
+    rocm: tuple[str, ...]
+    exact: bool
+    targets: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CudaArchRow:
+    torch: tuple[str, ...]
+    cuda: tuple[str, ...]
+    sm: tuple[str, ...] | None  # exact capabilities ("8.6"); None when only the range is known
+    min_cc: str | None
+    max_cc: str | None
+    ptx: str | None
+    note: str
+    tag: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class WheelTable:
+    index_url: str
+    index_url_source: str
+    never_in_official_wheels: tuple[str, ...]
+    never_source: str
+    releases: Mapping[str, TorchRelease]
+    rocm_arch: tuple[RocmArchRow, ...]
+    cuda_arch: tuple[CudaArchRow, ...]
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def series_key(series: str) -> tuple[int, int]:
+    major, minor = series.split(".")[:2]
+    return int(major), int(minor)
+
+
+def cc_key(cc: str) -> tuple[int, int]:
+    major, minor = cc.split(".")
+    return int(major), int(minor)
+
+
+def parse_wheel_table(doc: Mapping[str, Any]) -> WheelTable:
+    """The TOML document to a WheelTable; raises TorchTableError on a malformed row."""
+    index_url = _req_str(doc, "index_url", "top level")
+    if "{flavour}" not in index_url or not index_url.startswith("https://"):
+        raise TorchTableError("index_url must be an https URL with {flavour}")
+    never = _str_list(doc, "never_in_official_wheels", "top level", _GFX)
+    releases: dict[str, TorchRelease] = {}
+    for row in _rows(doc, "release"):
+        release = _release(row)
+        if release.version in releases:
+            raise TorchTableError(f"release {release.version} twice")
+        releases[release.version] = release
+    if not releases:
+        raise TorchTableError("no [[release]] rows")
+    rocm_arch = tuple(_rocm_row(row, releases) for row in _rows(doc, "rocm_arch_list"))
+    cuda_arch = tuple(_cuda_row(row, releases) for row in _rows(doc, "cuda_arch_list"))
+    for arch_row in rocm_arch:
+        if set(arch_row.targets) & set(never):
+            raise TorchTableError(f"{arch_row.source}: lists a target that is never in a wheel")
+    return WheelTable(
+        index_url=index_url,
+        index_url_source=_req_str(doc, "index_url_source", "top level"),
+        never_in_official_wheels=never,
+        never_source=_req_str(doc, "never_in_official_wheels_source", "top level"),
+        releases=dict(sorted(releases.items(), key=lambda kv: series_key(kv[0]))),
+        rocm_arch=rocm_arch, cuda_arch=cuda_arch)
+
+
+def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    rows = doc.get(key, [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise TorchTableError(f"[[{key}]] is not an array of tables")
+    return rows
+
+
+def _req_str(row: Mapping[str, Any], key: str, where: str) -> str:
+    value = row.get(key)
+    if not isinstance(value, str) or not value:
+        raise TorchTableError(f"{where}: {key} must be a non-empty string")
+    return value
+
+
+def _opt_str(row: Mapping[str, Any], key: str, where: str,
+             pattern: re.Pattern[str] | None = None) -> str | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or (pattern is not None and not pattern.fullmatch(value)):
+        raise TorchTableError(f"{where}: bad {key} {value!r}")
+    return value
+
+
+def _str_list(row: Mapping[str, Any], key: str, where: str,
+              pattern: re.Pattern[str]) -> tuple[str, ...]:
+    values = row.get(key)
+    if (not isinstance(values, list) or not values
+            or not all(isinstance(v, str) and pattern.fullmatch(v) for v in values)):
+        raise TorchTableError(f"{where}: {key} must be a non-empty list like {pattern.pattern}")
+    if len(set(values)) != len(values):
+        raise TorchTableError(f"{where}: {key} repeats a value")
+    return tuple(values)
+
+
+def _release(row: Mapping[str, Any]) -> TorchRelease:
+    version = _req_str(row, "version", "a [[release]]")
+    if not _SERIES.fullmatch(version):
+        raise TorchTableError(f"release {version!r} is not major.minor")
+    cuda = _str_list(row, "cuda", version, _SERIES)
+    default = _req_str(row, "pypi_default", version)
+    if default not in cuda:
+        raise TorchTableError(f"{version}: pypi_default {default} is not one of its CUDA wheels")
+    python_min = _opt_str(row, "python_min", version, _SERIES)
+    python_max = _opt_str(row, "python_max", version, _SERIES)
+    if python_min is None or python_max is None or series_key(python_min) > series_key(
+            python_max):
+        raise TorchTableError(f"{version}: needs python_min <= python_max")
+    cudnn = row.get("cudnn", {})
+    if not isinstance(cudnn, dict) or not all(
+            isinstance(v, str) and (k == "*" or k in cuda) for k, v in cudnn.items()):
+        raise TorchTableError(f"{version}: cudnn keys must be its CUDA flavours or '*'")
+    tags = row.get("tags", {})
+    if not isinstance(tags, dict) or not all(v in ("V", "S", "D", "K", "?")
+                                             for v in tags.values()):
+        raise TorchTableError(f"{version}: bad tags")
+    return TorchRelease(
+        version=version, cuda=cuda, rocm=_str_list(row, "rocm", version, _FLAVOUR_VERSION),
+        pypi_default_cuda=default, python_min=python_min, python_max=python_max,
+        python_experimental=_opt_str(row, "python_experimental", version, _SERIES),
+        cudnn=dict(cudnn), note=_opt_str(row, "note", version) or "",
+        source=_req_str(row, "source", version), tags=dict(tags))
+
+
+def _torch_list(row: Mapping[str, Any], where: str,
+                releases: Mapping[str, TorchRelease]) -> tuple[str, ...]:
+    torch = _str_list(row, "torch", where, _SERIES)
+    unknown = [t for t in torch if t not in releases]
+    if unknown:
+        raise TorchTableError(f"{where}: unknown torch releases {unknown}")
+    return torch
+
+
+def _rocm_row(row: Mapping[str, Any], releases: Mapping[str, TorchRelease]) -> RocmArchRow:
+    source = _req_str(row, "source", "a [[rocm_arch_list]]")
+    exact = row.get("exact")
+    if not isinstance(exact, bool):
+        raise TorchTableError(f"{source}: exact must be true or false")
+    return RocmArchRow(torch=_torch_list(row, source, releases),
+                       rocm=_str_list(row, "rocm", source, _FLAVOUR_VERSION), exact=exact,
+                       targets=_str_list(row, "targets", source, _GFX), source=source)
+
+
+def _cuda_row(row: Mapping[str, Any], releases: Mapping[str, TorchRelease]) -> CudaArchRow:
+    source = _req_str(row, "source", "a [[cuda_arch_list]]")
+    sm = _str_list(row, "sm", source, _CC) if "sm" in row else None
+    min_cc, max_cc = _opt_str(row, "min_cc", source, _CC), _opt_str(row, "max_cc", source, _CC)
+    if (sm is None) == (min_cc is None or max_cc is None):
+        raise TorchTableError(f"{source}: needs either sm or min_cc and max_cc")
+    if sm is not None and list(sm) != sorted(sm, key=cc_key):
+        raise TorchTableError(f"{source}: sm is not in ascending order")
+    tag = row.get("tag", "V")
+    if tag not in ("V", "S", "D", "K", "?"):
+        raise TorchTableError(f"{source}: bad tag {tag!r}")
+    return CudaArchRow(torch=_torch_list(row, source, releases),
+                       cuda=_str_list(row, "cuda", source, _SERIES), sm=sm, min_cc=min_cc,
+                       max_cc=max_cc, ptx=_opt_str(row, "ptx", source, _CC),
+                       note=_opt_str(row, "note", source) or "", tag=str(tag), source=source)
+
+
+@functools.cache
+def wheel_table() -> WheelTable:
+    """The packaged table, loaded once."""
+    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
+    with resource.open("rb") as handle:
+        return parse_wheel_table(tomllib.load(handle))
+
+
+# ----------------------------------------------------------------------------- versions
+
+
+def normalise_build(build: str) -> Build | None:
+    """"ROCm", "hip" -> "rocm"; "CUDA", "cu" -> "cuda"; "cpu" -> "cpu"; else None."""
+    text = build.strip().lower()
+    if text in ("rocm", "hip", "amd"):
+        return "rocm"
+    if text in ("cuda", "cu", "nvidia"):
+        return "cuda"
+    if text == "cpu":
+        return "cpu"
+    return None
+
+
+def normalise_flavour(build: Build, build_version: str) -> str | None:
+    """A flavour as the table writes it: cuda "cu128" / "12.8" / "12.8.1" -> "12.8"; rocm
+    "rocm6.2.4" -> "6.2.4", "6.2.0" -> "6.2"; None when it is not a version."""
+    text = build_version.strip().lower()
+    if build == "cuda":
+        match = re.fullmatch(r"cu(\d{2,4})", text)
+        if match:
+            digits = match.group(1)
+            return f"{int(digits[:-1])}.{digits[-1]}"
+        match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text)
+        return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+    if build == "rocm":
+        match = re.fullmatch(r"(?:rocm)?(\d+)\.(\d+)(?:\.(\d+))?", text)
+        if not match:
+            return None
+        major, minor, patch = match.groups()
+        base = f"{int(major)}.{int(minor)}"
+        return base if patch is None or int(patch) == 0 else f"{base}.{int(patch)}"
+    return None
+
+
+def parse_torch_version(text: str) -> TorchVersion | None:
+    """"2.3.0+rocm6.0", "2.10.0a0+rocm7.10.0a20251120", "2.9.0+rocmsdk20251116", "2.8.0+cpu",
+    "2.7.1+cu128" taken apart; None when it is not a torch version. Never raises."""
+    if not isinstance(text, str) or len(text) > 200:
+        return None
+    match = _TORCH.fullmatch(text)
+    if match is None:
+        return None
+    major, minor = int(match.group("major")), int(match.group("minor"))
+    micro = int(match.group("micro") or 0)
+    local = match.group("local") or None
+    build, build_version = _local_build(local) if local else (None, None)
+    return TorchVersion(
+        text=text, release=f"{major}.{minor}", version=f"{major}.{minor}.{micro}",
+        prerelease=match.group("pre") is not None and not _only_post(match.group("pre")),
+        local=local, build=build, build_version=build_version)
+
+
+def _only_post(pre: str) -> bool:
+    return pre.strip(".-_").lower().startswith("post")
+
+
+def _local_build(local: str) -> tuple[Build | None, str | None]:
+    low = local.lower()
+    if low == "cpu" or low.startswith(("cpu.", "cpu_", "cpu-")):
+        return "cpu", None
+    match = _ROCM_LOCAL.fullmatch(local)
+    if match:
+        rest = match.group("rest")
+        version = match.group("version")
+        return "rocm", version + rest if rest and rest[0].isalnum() else version
+    if low.startswith("rocm"):  # AMD's TheRock builds: +rocmsdk20251116
+        return "rocm", None
+    match = _CUDA_LOCAL.fullmatch(local)
+    if match:
+        digits = match.group("digits")
+        return "cuda", f"{int(digits[:-1])}.{digits[-1]}"
+    return None, None
+
+
+def torch_release(version: str) -> TorchRelease | None:
+    """The table's row for the release series of a torch version string ("2.3.0+rocm6.0" ->
+    the 2.3 row); None when the string is not a torch version or the release is not in the
+    table. Never raises."""
+    parsed = parse_torch_version(version)
+    if parsed is None:
+        return None
+    return wheel_table().releases.get(parsed.release)
+
+
+def known_torch_releases() -> tuple[str, ...]:
+    """The release series in the table, oldest first."""
+    return tuple(wheel_table().releases)
+
+
+def _resolve(torch_version: str | None, build: str,
+             build_version: str | None) -> tuple[TorchRelease, Build, str | None] | None:
+    """The release row, build and flavour a query means; None when unknown."""
+    kind = normalise_build(build)
+    if kind is None:
+        return None
+    table = wheel_table()
+    if torch_version is None:
+        release: TorchRelease | None = list(table.releases.values())[-1]
+        parsed = None
+    else:
+        parsed = parse_torch_version(torch_version)
+        release = table.releases.get(parsed.release) if parsed else None
+    if release is None:
+        return None
+    if build_version is None and parsed is not None and parsed.build == kind:
+        if parsed.build_version is None and kind != "cpu":
+            return None  # +rocmsdk…: an AMD build, not a pytorch.org flavour
+        build_version = parsed.build_version
+    if kind == "cpu":
+        return release, kind, None
+    if build_version is None:
+        if kind == "cuda":
+            return release, kind, release.pypi_default_cuda
+        return release, kind, None
+    flavour = normalise_flavour(kind, build_version)
+    if flavour is None or flavour not in (release.cuda if kind == "cuda" else release.rocm):
+        return None
+    return release, kind, flavour
+
+
+def default_arch_list(torch_version: str | None, build: str,
+                      build_version: str | None) -> tuple[str, ...] | None:
+    """The targets an official wheel of this build carries, as torch.cuda.get_arch_list()
+    names them: ("gfx900", …) for ROCm, ("sm_50", …) for CUDA, () for the CPU wheel. None when
+    the table does not know the whole list (or the flavour is not an official one).
+
+    torch_version None means the newest release in the table. build_version None takes the
+    flavour from torch_version's +local part, else the PyPI default for CUDA; for ROCm it
+    answers only when every ROCm flavour of the release carries the same list."""
+    resolved = _resolve(torch_version, build, build_version)
+    if resolved is None:
+        return None
+    release, kind, flavour = resolved
+    if kind == "cpu":
+        return ()
+    if kind == "rocm":
+        flavours = (flavour,) if flavour is not None else release.rocm
+        lists = {_rocm_exact(release.version, f) for f in flavours}
+        return lists.pop() if len(lists) == 1 else None
+    assert flavour is not None
+    row = _cuda_row_for(release.version, flavour)
+    if row is None or row.sm is None:
+        return None
+    return tuple(f"sm_{cc.replace('.', '')}" for cc in row.sm)
+
+
+def _rocm_rows(series: str, flavour: str) -> list[RocmArchRow]:
+    return [r for r in wheel_table().rocm_arch
+            if flavour in r.rocm and (not r.torch or series in r.torch)]
+
+
+def _rocm_exact(series: str, flavour: str) -> tuple[str, ...] | None:
+    for row in _rocm_rows(series, flavour):
+        if row.exact:
+            return row.targets
+    return None
+
+
+def _cuda_row_for(series: str, flavour: str) -> CudaArchRow | None:
+    for row in wheel_table().cuda_arch:
+        if flavour in row.cuda and series in row.torch:
+            return row
+    return None
+
+
+def official_wheel_has_target(torch_version: str | None, build: str, build_version: str | None,
+                              target: str) -> bool | None:
+    """Whether an official wheel carries native code for a GPU target: a gfx target on ROCm,
+    a compute capability ("8.9") on CUDA. True/False when the table knows, None when not.
+
+    On CUDA a cubin runs on GPUs of the same major capability and a higher minor one (sm_86
+    code on an 8.9 RTX 4090, facts.md §2.2 [K]), and shipped PTX is compiled for newer GPUs."""
+    text = target.strip().lower().split(":", 1)[0]
+    kind = normalise_build(build)
+    if kind == "rocm" and text in wheel_table().never_in_official_wheels:
+        return False
+    resolved = _resolve(torch_version, build, build_version)
+    if resolved is None:
+        return None
+    release, kind, flavour = resolved
+    if kind == "cpu":
+        return False
+    if kind == "rocm":
+        flavours = (flavour,) if flavour is not None else release.rocm
+        answers = {_rocm_has(release.version, f, text) for f in flavours}
+        return answers.pop() if len(answers) == 1 else None
+    assert flavour is not None
+    cc = _cc_from(text)
+    row = _cuda_row_for(release.version, flavour)
+    if cc is None or row is None:
+        return None
+    if row.ptx is not None and cc >= cc_key(row.ptx):
+        return True
+    if row.sm is not None:
+        return any(s[0] == cc[0] and s[1] <= cc[1] for s in map(cc_key, row.sm))
+    assert row.min_cc is not None and row.max_cc is not None
+    low, high = cc_key(row.min_cc), cc_key(row.max_cc)
+    if low <= cc <= high:
+        return True
+    return cc[0] == high[0] and cc > high
+
+
+def _rocm_has(series: str, flavour: str, target: str) -> bool | None:
+    for row in _rocm_rows(series, flavour):
+        if target in row.targets:
+            return True
+        if row.exact:
+            return False
+    return None
+
+
+def _cc_from(text: str) -> tuple[int, int] | None:
+    match = re.fullmatch(r"(?:sm_?|compute_?)?(\d{1,2})\.?(\d)[af]?", text)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def targets_never_in_official_wheels() -> tuple[str, ...]:
+    """gfx targets no official PyTorch ROCm wheel carries code for (facts.md §2.3)."""
+    return wheel_table().never_in_official_wheels
+
+
+def known_flavours(build: str) -> tuple[str, ...]:
+    """Every flavour of this build published for some release in the table, oldest first."""
+    kind = normalise_build(build)
+    if kind == "cpu":
+        return ("cpu",)
+    if kind is None:
+        return ()
+    seen: dict[str, None] = {}
+    for release in wheel_table().releases.values():
+        for flavour in release.cuda if kind == "cuda" else release.rocm:
+            seen[flavour] = None
+    return tuple(sorted(seen, key=lambda f: tuple(int(p) for p in f.split("."))))
+
+
+def flavour_tag(build: str, flavour: str) -> str:
+    """("cuda", "12.8") -> "cu128"; ("rocm", "6.2.4") -> "rocm6.2.4"; ("cpu", …) -> "cpu"."""
+    kind = normalise_build(build)
+    if kind == "cuda":
+        return "cu" + flavour.replace(".", "")
+    if kind == "rocm":
+        return "rocm" + flavour
+    return "cpu"
+
+
+def install_command(build: str, build_version: str | None = None) -> str:
+    """The pip command for an official wheel of this build from the pytorch.org index:
+    install_command("rocm", "6.2") -> "pip install torch --index-url
+    https://download.pytorch.org/whl/rocm6.2". build_version None picks the newest release's
+    newest ROCm flavour, or its PyPI-default CUDA flavour. Raises ValueError for a build or
+    flavour that was never published (known_flavours lists them)."""
+    kind = normalise_build(build)
+    if kind is None:
+        raise ValueError(f"unknown torch build {build!r} (cuda, rocm or cpu)")
+    table = wheel_table()
+    newest = list(table.releases.values())[-1]
+    if kind == "cpu":
+        tag = "cpu"
+    elif build_version is None:
+        flavour = newest.pypi_default_cuda if kind == "cuda" else newest.rocm[-1]
+        tag = flavour_tag(kind, flavour)
+    else:
+        flavour_or_none = normalise_flavour(kind, build_version)
+        if flavour_or_none is None or flavour_or_none not in known_flavours(kind):
+            raise ValueError(f"no official {kind} wheel flavour {build_version!r}; known: "
+                             f"{', '.join(known_flavours(kind))}")
+        tag = flavour_tag(kind, flavour_or_none)
+    return f"pip install torch --index-url {table.index_url.format(flavour=tag)}"
