@@ -43,6 +43,25 @@ def _build_parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--description", help="a note stored in the snapshot")
     snapshot.add_argument("--json", action="store_true",
                           help="print what was written as JSON")
+    snapshot.add_argument("--python", action="append", metavar="PATH",
+                          help="also record the frameworks of this interpreter (repeatable; "
+                               "default: the one running gpuscope)")
+    snapshot.add_argument("--no-frameworks", action="store_true",
+                          help="do not start Python interpreters to inspect frameworks")
+
+    doctor = commands.add_parser(
+        "doctor", help="per GPU and per layer: can ROCm/CUDA and PyTorch use it, and the fix")
+    doctor.add_argument("--json", action="store_true",
+                        help="print the gpuscope.diagnosis/1 JSON document")
+    doctor.add_argument("--python", action="append", metavar="PATH",
+                        help="inspect the frameworks of this interpreter (repeatable; default: "
+                             "the one running gpuscope)")
+    doctor.add_argument("--from", dest="inputs", action="append", metavar="FILE",
+                        help="diagnose pasted outputs instead of this machine (rocminfo, "
+                             "rocm-smi, amd-smi, nvidia-smi, collect_env, dmesg, lspci, ...; "
+                             "repeatable; - reads standard input)")
+    doctor.add_argument("--no-frameworks", action="store_true",
+                        help="do not start Python interpreters to inspect frameworks")
     return parser
 
 
@@ -69,10 +88,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:
-    from gpuscope.inventory import collect_inventory
+    from gpuscope.inventory import collect_frameworks, collect_inventory
 
     recorder = RecordingSystem(_system(args.replay))
     inventory = collect_inventory(recorder)
+    collect_frameworks(recorder, _pythons(args, recorder))
     snapshot = recorder.snapshot
     snapshot.meta = _snapshot_meta(args.description)
     if args.replay:
@@ -101,6 +121,48 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         print(f"It may contain your host name, user name and GPU serial numbers. "
               f"Others open it with: gpuscope --replay {output.name} info")
     return 0
+
+
+def _pythons(args: argparse.Namespace, system: System) -> list[str]:
+    if args.no_frameworks:
+        return []
+    if args.python:
+        return list(args.python)
+    if isinstance(system, ReplaySystem):  # the interpreters the capture inspected
+        return [key.split(":", 1)[1] for key in system.snapshot.libraries
+                if key.startswith("python-env:")]
+    return [sys.executable]
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from gpuscope.doctor import DoctorInput, diagnose, diagnosis_document
+    from gpuscope.doctor.text import format_doctor_text
+    from gpuscope.model import Severity
+
+    if args.inputs:
+        if args.replay:
+            raise CliError("--from and --replay describe different machines; give one")
+        from gpuscope.importer import InputFileError, import_files
+
+        try:
+            machine = import_files(args.inputs)
+        except InputFileError as exc:
+            raise CliError(str(exc)) from exc
+        data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
+    else:
+        from gpuscope.inventory import collect_frameworks, collect_inventory
+
+        system = _system(args.replay)
+        inventory = collect_inventory(system)
+        frameworks = collect_frameworks(system, _pythons(args, system))
+        data = DoctorInput(inventory, frameworks)
+    findings = diagnose(data)
+    if args.json:
+        json.dump(diagnosis_document(data, findings), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_doctor_text(data, findings))
+    return 3 if any(f.severity is Severity.ERROR for f in findings) else 0
 
 
 def _display_problem() -> str | None:
@@ -134,7 +196,8 @@ def _cmd_gui(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
-    handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, None: _cmd_gui}
+    handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, "doctor": _cmd_doctor,
+                None: _cmd_gui}
     try:
         return handlers[args.command](args)
     except CliError as exc:

@@ -23,6 +23,7 @@ from gpuscope.knowledge.devices import identify_device
 from gpuscope.model import (
     DeviceIndexEntry,
     DeviceNodeAccess,
+    Framework,
     Gpu,
     GpuFacts,
     GpuKind,
@@ -122,6 +123,42 @@ def collect_inventory(
                    for spec in probes]
         timings = dict(durations)
     return assemble(ordered, origin_for(system, timings))
+
+
+DEFAULT_FRAMEWORK_TIMEOUT_S = 120.0
+
+
+def collect_frameworks(
+    system: System, pythons: Sequence[str], timeout_s: float = DEFAULT_FRAMEWORK_TIMEOUT_S,
+) -> tuple[Framework, ...]:
+    """The frameworks of each interpreter, inspected in parallel worker processes. An
+    interpreter that cannot be inspected comes back as a `python` entry with the reason."""
+    from gpuscope.probes.frameworks import probe_python_env
+
+    found: dict[str, tuple[Framework, ...]] = {}
+
+    def work(python: str) -> None:
+        try:
+            result = probe_python_env(system, python, timeout_s=timeout_s)
+        except Exception as exc:  # the runner promises not to raise; keep the promise for it
+            log.exception("framework probe of %s failed", python)
+            found[python] = (Framework(name="python", python=python,
+                                       error=f"probe failed: {type(exc).__name__}: {exc}"),)
+            return
+        frameworks = tuple(result.frameworks)
+        if not result.status.available:
+            frameworks += (Framework(name="python", python=python,
+                                     error=result.status.summary()),)
+        found[python] = frameworks
+
+    threads = [threading.Thread(target=work, args=(p,), daemon=True, name=f"frameworks-{p}")
+               for p in dict.fromkeys(pythons)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout_s + 10)
+    return tuple(f for p in dict.fromkeys(pythons) for f in found.get(p, (
+        Framework(name="python", python=p, error=f"no answer within {timeout_s:g} s"),)))
 
 
 def origin_for(system: System, probe_durations_s: Mapping[str, float] | None = None) -> Origin:
@@ -230,9 +267,11 @@ def _identify(gpu: Gpu) -> Gpu:
         changes["vendor"] = vendor
         sources["vendor"] = "PCI vendor id " + str(gpu.pci_vendor_id)
     identity = None
-    if gpu.pci_vendor_id and gpu.pci_device_id:
+    # Pasted outputs name the vendor but rarely its PCI id.
+    vendor_id = gpu.pci_vendor_id or _PCI_VENDOR_IDS.get(vendor) if vendor else gpu.pci_vendor_id
+    if vendor_id and gpu.pci_device_id:
         identity = identify_device(
-            gpu.pci_vendor_id, gpu.pci_device_id, vram_total_bytes=gpu.vram_total_bytes,
+            vendor_id, gpu.pci_device_id, vram_total_bytes=gpu.vram_total_bytes,
             compute_units=gpu.compute_units, subsystem_device_id=gpu.pci_subsystem_device_id,
             revision=gpu.pci_revision,
         )
@@ -267,28 +306,110 @@ def _identify(gpu: Gpu) -> Gpu:
                                **changes)  # type: ignore[arg-type]
 
 
+_PCI_VENDOR_IDS = {Vendor.AMD: "0x1002", Vendor.NVIDIA: "0x10de", Vendor.INTEL: "0x8086"}
+
+
 def _is_pci_ids_name(gpu: Gpu) -> bool:
     return "pci.ids" in gpu.field_sources.get("name", "")
 
 
 def join_gpus(sightings: Iterable[GpuSighting]) -> tuple[Gpu, ...]:
-    """One GPU per PCI bus address; a sighting without an address stands alone."""
+    """One GPU per PCI bus address. A sighting without an address (a pasted collect_env,
+    rocm-smi's partitions) joins the GPU that the same tool numbered alike in another file,
+    else the one GPU whose gfx target or name it matches; never one that already holds a
+    sighting of the same layer from the same file (two identical cards stay two)."""
     groups: dict[str, list[GpuSighting]] = {}
-    loose: list[list[GpuSighting]] = []
+    loose: list[GpuSighting] = []
     for sighting in sightings:
         bus = _normalise_bus(sighting.facts.pci_bus)
         if bus is None:
-            loose.append([sighting])
+            loose.append(sighting)
         else:
             groups.setdefault(bus, []).append(sighting)
-    ordered = [groups[bus] for bus in sorted(groups)] + loose
+    ordered = [groups[bus] for bus in sorted(groups)]
+    for sighting in loose:
+        target = _loose_target(sighting, ordered)
+        if target is None:
+            ordered.append([sighting])
+        else:
+            target.append(sighting)
     return tuple(_merge(group, index) for index, group in enumerate(ordered))
+
+
+def _source_file(sighting: GpuSighting) -> str:
+    """The file (or path) a sighting was read from: field sources are 'file:line' or paths."""
+    for source in sighting.field_sources.values():
+        head, _, tail = source.rpartition(":")
+        return head if head and tail.isdigit() else source
+    return ""
+
+
+def _comparable_name(name: str | None) -> str:
+    if not name:
+        return ""
+    lowered = name.lower()
+    for word in ("amd ", "nvidia ", "geforce ", "radeon ", "(tm)", "(r)"):
+        lowered = lowered.replace(word, " ")
+    return " ".join(lowered.split())
+
+
+def _matches(sighting: GpuSighting, group: Sequence[GpuSighting]) -> bool:
+    facts = sighting.facts
+    vendors = {s.facts.vendor for s in group if s.facts.vendor is not None}
+    if facts.vendor is not None and vendors and facts.vendor not in vendors:
+        return False
+    targets = {s.facts.gfx_target for s in group if s.facts.gfx_target}
+    if facts.gfx_target and targets:
+        return facts.gfx_target in targets
+    name = _comparable_name(facts.name)
+    if not name:
+        return False
+    return any((other := _comparable_name(s.facts.name)) and (name in other or other in name)
+               for s in group)
+
+
+def _loose_target(
+    sighting: GpuSighting, groups: Sequence[list[GpuSighting]],
+) -> list[GpuSighting] | None:
+    source = _source_file(sighting)
+    index = sighting.facts.smi_index
+    if index is not None:
+        for group in groups:
+            if any(s.layer is sighting.layer and s.facts.smi_index == index
+                   and _source_file(s) != source for s in group):
+                return group
+    candidates = [
+        group for group in groups
+        if _matches(sighting, group)
+        and not any(s.layer is sighting.layer and _source_file(s) == source for s in group)
+    ]
+    # Prefer a GPU this layer has not described yet: with two identical cards, the second
+    # device of a listing belongs to the second card.
+    fresh = [g for g in candidates if not any(s.layer is sighting.layer for s in g)]
+    chosen = fresh or candidates
+    if chosen:
+        return chosen[0]
+    if not _identifies(sighting):
+        # A row that names nothing (rocm-smi's concise table: temperatures and clocks only)
+        # can only be the machine's one GPU of that vendor.
+        same_vendor = [g for g in groups if any(
+            s.facts.vendor is sighting.facts.vendor for s in g) and not any(
+            s.layer is sighting.layer and _source_file(s) == source for s in g)]
+        if len(same_vendor) == 1:
+            return same_vendor[0]
+    return None
+
+
+def _identifies(sighting: GpuSighting) -> bool:
+    facts = sighting.facts
+    return any((facts.gfx_target, facts.name, facts.pci_device_id, facts.uuid,
+                facts.compute_capability))
 
 
 # ----------------------------------------------------------------------------- stack, host
 
 _STACK_FIELDS = {f.name for f in dataclasses.fields(Stack)} - {
-    "environment", "device_nodes", "field_sources", "missing_reasons",
+    "environment", "device_nodes", "extras", "field_sources", "missing_reasons",
 }
 
 
@@ -297,6 +418,7 @@ def assemble_stack(results: Sequence[ProbeResult]) -> Stack:
     sources: dict[str, str] = {}
     missing: dict[str, str] = {}
     environment: dict[str, str | None] = {}
+    extras: dict[str, str | int | float | bool] = {}
     nodes: dict[str, DeviceNodeAccess] = {}
     for result in results:
         for fact in result.stack_facts:
@@ -308,6 +430,10 @@ def assemble_stack(results: Sequence[ProbeResult]) -> Stack:
                     environment.setdefault(name, None)
                 continue
             if fact.key not in _STACK_FIELDS:
+                if fact.value is not None:
+                    extras.setdefault(fact.key, fact.value)
+                    if fact.source:
+                        sources.setdefault(fact.key, fact.source)
                 continue
             if fact.value is not None and fact.key not in values:
                 values[fact.key] = fact.value
@@ -318,7 +444,7 @@ def assemble_stack(results: Sequence[ProbeResult]) -> Stack:
         for node in result.device_nodes:
             nodes.setdefault(node.path, node)
     missing = {k: v for k, v in missing.items() if k not in values}
-    return Stack(environment=dict(sorted(environment.items())),
+    return Stack(environment=dict(sorted(environment.items())), extras=dict(sorted(extras.items())),
                  device_nodes=tuple(nodes[p] for p in sorted(nodes)),
                  field_sources=sources, missing_reasons=missing,
                  **values)  # type: ignore[arg-type]

@@ -246,6 +246,9 @@ class Stack:
     # The variables that change what frameworks see; unset variables map to None.
     environment: Mapping[str, str | None] = field(default_factory=dict)
     device_nodes: tuple[DeviceNodeAccess, ...] = ()
+    # Facts that are no field of their own: "cuda_toolkit_version", "rocm_version_full",
+    # "nvml_mig_enabled:0000:01:00.0", ...
+    extras: Mapping[str, str | int | float | bool] = field(default_factory=dict)
     field_sources: Mapping[str, str] = field(default_factory=dict)
     missing_reasons: Mapping[str, str] = field(default_factory=dict)
 

@@ -1,0 +1,68 @@
+"""The readable `gpuscope doctor` report: per GPU, one line per layer with a mark and the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpuscope.doctor.layers import LayerState, layers_for
+from gpuscope.doctor.rules import DoctorInput
+from gpuscope.model import Finding, OriginKind, Severity
+
+_SEVERITY_MARK = {Severity.ERROR: "✗", Severity.WARNING: "!", Severity.INFO: "i",
+                  Severity.OK: "✓"}
+
+
+def _finding_lines(finding: Finding) -> list[str]:
+    lines = [f"  {_SEVERITY_MARK[finding.severity]} [{finding.id}] {finding.title}"]
+    if finding.detail:
+        lines.append(f"      {finding.detail}")
+    if finding.fix:
+        lines.append(f"      fix: {finding.fix}")
+    if finding.evidence:
+        lines.append(f"      evidence: {', '.join(ref.label() for ref in finding.evidence)}")
+    return lines
+
+
+def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
+    inventory = data.inventory
+    lines: list[str] = []
+    origin = inventory.origin
+    if origin.kind is not OriginKind.LIVE:
+        lines += [f"*** {origin.label}: not this machine's live state ***", ""]
+    host = inventory.host
+    platform = data.os if data.os != "unknown" else "unknown OS"
+    lines.append(f"Platform: {host.distro or platform}"
+                 + (f" ({data.os})" if host.distro and data.os != "linux" else ""))
+    lines.append("")
+    if not inventory.gpus:
+        lines += ["No GPU found.", ""]
+    for gpu in inventory.gpus:
+        target = gpu.gfx_target or (f"sm {gpu.compute_capability}" if gpu.compute_capability
+                                    else "")
+        lines.append(f"GPU {gpu.index}: {gpu.name or 'unknown GPU'}"
+                     + (f" ({target})" if target else ""))
+        for row in layers_for(data, findings, gpu):
+            lines.append(f"  {row.state.mark} {row.name:<26} {row.text}")
+            if row.finding is not None and row.finding.fix and row.state in (
+                    LayerState.BLOCKED, LayerState.WARNING):
+                lines.append(f"  {'':<29}fix: {row.finding.fix}")
+        lines.append("")
+    for framework in data.frameworks:
+        if framework.error:
+            lines.append(f"{framework.name} ({framework.python or '?'}): {framework.error}")
+        elif framework.version:
+            sees = {True: "sees a GPU", False: "sees no GPU", None: "GPU not checked"}[
+                framework.gpu_available]
+            build = f"{framework.build} {framework.build_version or ''}".strip()
+            lines.append(f"{framework.name} {framework.version} [{build}] in "
+                         f"{framework.python or '?'}: {sees}")
+    if data.frameworks:
+        lines.append("")
+    shown = [f for f in findings if f.severity is not Severity.OK]
+    lines.append("Findings" if shown else "Findings: nothing wrong found")
+    for finding in shown:
+        lines += _finding_lines(finding)
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    warnings = sum(1 for f in findings if f.severity is Severity.WARNING)
+    lines += ["", f"{errors} error(s), {warnings} warning(s)."]
+    return "\n".join(lines) + "\n"

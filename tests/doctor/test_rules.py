@@ -1,0 +1,178 @@
+"""Rules on live-style inputs: device nodes, framework builds, visible devices."""
+
+from __future__ import annotations
+
+from gpuscope.doctor import DoctorInput, diagnose
+from gpuscope.doctor.layers import LayerState, layers_for
+from gpuscope.inventory import build_device_index
+from gpuscope.model import (
+    DeviceNodeAccess,
+    Finding,
+    Framework,
+    FrameworkDevice,
+    Gpu,
+    GpuKind,
+    Host,
+    Inventory,
+    Layer,
+    Origin,
+    OriginKind,
+    Severity,
+    Stack,
+    Vendor,
+)
+
+LIVE = Origin(kind=OriginKind.LIVE)
+
+
+def amd_gpu(index: int = 0, gfx: str = "gfx1100", kind: GpuKind = GpuKind.DISCRETE,
+            kfd_node: int | None = 1, name: str = "AMD Radeon RX 7900 XTX") -> Gpu:
+    return Gpu(index=index, vendor=Vendor.AMD, name=name, gfx_target=gfx, kind=kind,
+               kfd_node=kfd_node, kernel_driver="amdgpu", pci_bus=f"0000:0{index + 3}:00.0",
+               seen_by=(Layer.SYSFS, Layer.KFD) if kfd_node is not None else (Layer.SYSFS,))
+
+
+def machine(gpus: list[Gpu], stack: Stack | None = None, host: Host | None = None,
+            frameworks: tuple[Framework, ...] = ()) -> DoctorInput:
+    stack = stack or Stack(rocm_version="6.2.4", kfd_loaded=True, device_nodes=(
+        DeviceNodeAccess("/dev/kfd", exists=True, mode="crw-rw----", owner_group="render",
+                         can_open=True),))
+    inventory = Inventory(
+        gpus=tuple(gpus), stack=stack, host=host or Host(os="linux", distro="Ubuntu 24.04"),
+        probes=(), device_index=build_device_index(gpus, stack.environment), origin=LIVE)
+    return DoctorInput(inventory, frameworks)
+
+
+def ids(findings: tuple[Finding, ...]) -> dict[str, Finding]:
+    return {f.id: f for f in findings}
+
+
+def torch(build: str, version: str = "2.5.1", build_version: str | None = None,
+          available: bool | None = None, arch: tuple[str, ...] = (),
+          devices: tuple[FrameworkDevice, ...] = ()) -> Framework:
+    return Framework(name="torch", version=version, build=build, build_version=build_version,
+                     gpu_available=available, arch_list=arch, devices=devices,
+                     python="/usr/bin/python3")
+
+
+def test_a_healthy_rocm_machine_is_usable() -> None:
+    data = machine([amd_gpu()], frameworks=(torch("rocm", "2.5.1+rocm6.2", "6.2.41133", True,
+                                                   ("gfx90a", "gfx1100")),))
+    found = ids(diagnose(data))
+    assert found["gpu.usable"].severity is Severity.OK and found["gpu.usable"].gpu == 0
+    assert not [f for f in found.values() if f.severity is Severity.ERROR]
+    rows = layers_for(data, diagnose(data), data.inventory.gpus[0])
+    assert [r.state for r in rows] == [LayerState.OK] * 4
+
+
+def test_permission_denied_on_kfd_names_the_group_and_blocks_the_gpu() -> None:
+    stack = Stack(kfd_loaded=True, device_nodes=(DeviceNodeAccess(
+        "/dev/kfd", exists=True, mode="crw-rw----", owner_user="root", owner_group="render",
+        can_open=False, reason="permission denied: /dev/kfd is crw-rw---- root:render and "
+                               "user bob is not in group render"),))
+    found = ids(diagnose(machine([amd_gpu()], stack)))
+    denied = found["kfd.permission_denied"]
+    assert denied.severity is Severity.ERROR
+    assert denied.fix == "sudo usermod -aG render,video bob, then log out and back in"
+    assert "gpu.usable" not in found
+
+
+def test_a_group_granted_after_login_asks_for_a_new_login() -> None:
+    stack = Stack(kfd_loaded=True, device_nodes=(DeviceNodeAccess(
+        "/dev/kfd", exists=True, owner_group="render", can_open=False,
+        group_granted_not_active=True, reason="... user alice was added to group render"),))
+    fix = ids(diagnose(machine([amd_gpu()], stack)))["kfd.permission_denied"].fix
+    assert fix is not None and fix.startswith("Log out and back in") and "newgrp render" in fix
+
+
+def test_missing_kfd_node_with_a_gpu_present() -> None:
+    stack = Stack(kfd_loaded=False, device_nodes=(DeviceNodeAccess("/dev/kfd", exists=False),))
+    found = ids(diagnose(machine([amd_gpu(kfd_node=None)], stack)))
+    assert "--device=/dev/kfd" in (found["kfd.missing"].fix or "")
+
+
+def test_under_wsl_kfd_and_driver_checks_do_not_apply() -> None:
+    stack = Stack(device_nodes=(DeviceNodeAccess("/dev/kfd", exists=False),))
+    gpu = Gpu(index=0, vendor=Vendor.AMD, gfx_target="gfx1100", kind=GpuKind.DISCRETE,
+              seen_by=(Layer.ROCM,), name="AMD Radeon RX 7900 XTX")
+    found = ids(diagnose(machine([gpu], stack, Host(os="wsl"))))
+    assert "rocm.wsl" in found and "kfd.missing" not in found
+    assert "amdgpu.driver_not_loaded" not in found
+
+
+def test_unsupported_target_gets_the_override_and_caveat() -> None:
+    found = ids(diagnose(machine([amd_gpu(gfx="gfx1031", name="AMD Radeon RX 6700 XT")])))
+    unsupported = found["rocm.gfx_unsupported"]
+    assert unsupported.fix == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert unsupported.severity is Severity.WARNING and unsupported.gpu == 0
+
+
+def test_igpu_beside_dgpu_names_the_visible_devices_to_keep() -> None:
+    gpus = [amd_gpu(0, "gfx1201", kfd_node=1, name="AMD Radeon AI PRO R9700"),
+            amd_gpu(1, "gfx1036", GpuKind.INTEGRATED, kfd_node=2, name="AMD Radeon Graphics")]
+    rocm72 = Stack(rocm_version="7.2.0", kfd_loaded=True)
+    found = ids(diagnose(machine(gpus, rocm72)))
+    assert found["rocm.igpu_enumerated"].fix is not None
+    assert found["rocm.igpu_enumerated"].fix.startswith("export HIP_VISIBLE_DEVICES=0")
+    assert "rocm.gfx_unsupported" not in found  # the iGPU is hidden, not overridden
+    # gfx1201 arrived in ROCm 6.4: on 6.2 the R9700 itself is flagged.
+    older = ids(diagnose(machine(gpus, Stack(rocm_version="6.2.4", kfd_loaded=True))))
+    assert older["rocm.gfx_unsupported"].gpu == 0
+    hidden = machine(gpus, Stack(rocm_version="7.2.0", environment={"HIP_VISIBLE_DEVICES": "0"}))
+    assert "rocm.igpu_enumerated" not in ids(diagnose(hidden))
+
+
+def test_torch_without_kernels_for_the_gpu() -> None:
+    build = torch("rocm", "2.5.1+rocm6.2", "6.2.41133", True, ("gfx900", "gfx1030", "gfx1100"))
+    found = ids(diagnose(machine([amd_gpu(gfx="gfx1031", name="RX 6700 XT")],
+                                 frameworks=(build,))))
+    missing = found["torch.arch_missing"]
+    assert missing.severity is Severity.ERROR and missing.gpu == 0
+    assert missing.fix == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert "gpu.usable" not in found
+
+
+def test_cpu_build_on_a_machine_without_gpus_is_information() -> None:
+    found = ids(diagnose(machine([], Stack(), frameworks=(torch("cpu", "2.13.0+cpu"),))))
+    assert found["torch.cpu_build"].severity is Severity.INFO
+    assert not [f for f in found.values() if f.severity is Severity.ERROR]
+
+
+def test_cpu_build_on_an_amd_machine_says_how_to_get_the_rocm_build() -> None:
+    found = ids(diagnose(machine([amd_gpu()], frameworks=(torch("cpu", "2.5.1+cpu"),))))
+    cpu = found["torch.cpu_build"]
+    assert cpu.severity is Severity.WARNING and "rocm" in (cpu.fix or "")
+
+
+def test_wrong_vendor_builds() -> None:
+    found = ids(diagnose(machine([amd_gpu()], frameworks=(
+        torch("cuda", "2.5.1+cu124", "12.4", False),))))
+    assert found["torch.cuda_build_on_amd"].severity is Severity.ERROR
+    nvidia = Gpu(index=0, vendor=Vendor.NVIDIA, name="RTX 4090", kind=GpuKind.DISCRETE,
+                 seen_by=(Layer.NVML,), kernel_driver="nvidia", pci_bus="0000:01:00.0")
+    found = ids(diagnose(machine([nvidia], Stack(nvidia_driver_version="550.54.14",
+                                                 cuda_driver_version="12.4"),
+                                 frameworks=(torch("rocm", "2.5.1+rocm6.2", "6.2", False),))))
+    assert "torch.rocm_build_on_nvidia" in found
+
+
+def test_gpu_build_that_sees_no_gpu() -> None:
+    found = ids(diagnose(machine([amd_gpu()], frameworks=(
+        torch("rocm", "2.5.1+rocm6.2", "6.2.41133", False, ("gfx1100",)),))))
+    assert found["torch.no_gpu"].severity is Severity.ERROR
+
+
+def test_live_mig_extra_becomes_a_finding_on_that_gpu() -> None:
+    gpu = Gpu(index=0, vendor=Vendor.NVIDIA, name="A100", kind=GpuKind.DISCRETE,
+              seen_by=(Layer.NVML,), pci_bus="0000:01:00.0", kernel_driver="nvidia")
+    stack = Stack(nvidia_driver_version="535.54.03", cuda_driver_version="12.2",
+                  extras={"nvml_mig_enabled:0000:01:00.0": True})
+    found = ids(diagnose(machine([gpu], stack)))
+    assert found["nvidia.mig_enabled"].gpu == 0 and "gpu.usable" in found
+
+
+def test_nvidia_gpu_on_nouveau_means_the_driver_is_not_loaded() -> None:
+    gpu = Gpu(index=0, vendor=Vendor.NVIDIA, name="RTX 3060", kind=GpuKind.DISCRETE,
+              seen_by=(Layer.SYSFS,), pci_bus="0000:01:00.0", kernel_driver="nouveau")
+    found = ids(diagnose(machine([gpu], Stack())))
+    assert found["nvidia.driver_not_loaded"].gpu == 0
