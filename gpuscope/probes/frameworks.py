@@ -1,0 +1,588 @@
+"""The framework probe's runner: starts `framework_probe_script.py` with a Python interpreter
+the user picked and turns its JSON lines into `Framework` records.
+
+gpuscope itself never imports torch (or any framework): the script runs in a worker process,
+by path, with the chosen interpreter. `collect_framework_probe` does the running and returns
+plain JSON (what a snapshot keeps under `python-env:<interpreter>`); `parse_framework_answer`
+is pure and maps that JSON to the model.
+
+The interpreter runs without `-I` or `-s`: isolated mode would drop PYTHONPATH and the user's
+site-packages (`pip install --user torch` lives there), and the point is to report what
+`python -c "import torch"` sees in that environment. The environment is passed through for the
+same reason (HSA_OVERRIDE_GFX_VERSION, *_VISIBLE_DEVICES, LD_LIBRARY_PATH must reach it). The
+script takes its own folder off `sys.path`, so gpuscope's probe modules cannot shadow the real
+packages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpuscope.evidence import System
+from gpuscope.model import (
+    EvidenceRef,
+    Framework,
+    FrameworkDevice,
+    JsonValue,
+    ProbeState,
+    ProbeStatus,
+)
+
+PROTOCOL = 1
+SCRIPT_NAME = "framework_probe_script.py"
+DEFAULT_TIMEOUT_S = 60.0
+LIBRARY_PREFIX = "python-env:"
+
+BUILDS = ("rocm", "cuda", "cpu", "xpu", "mps", "directml", "unknown")
+# The order frameworks are listed in, whatever order their results arrived in.
+FRAMEWORK_ORDER = ("torch", "torch_directml", "onnxruntime", "jax", "tensorflow")
+
+_MAX_MESSAGES = 1000
+_MAX_LOG_LINES = 50
+_STDERR_KEEP_BYTES = 64 * 1024
+_STDERR_TAIL_CHARS = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkProbeResult:
+    """The frameworks one interpreter has. `status.name` is `frameworks:<interpreter>`."""
+
+    status: ProbeStatus
+    frameworks: tuple[Framework, ...] = ()
+    not_installed: tuple[str, ...] = ()  # frameworks the interpreter cannot import at all
+    python: str | None = None  # the interpreter as asked for
+    executable: str | None = None  # sys.executable as the interpreter reported it
+    python_version: str | None = None
+    # The variables that change what frameworks see, as that interpreter saw them.
+    environment: Mapping[str, str | None] = field(default_factory=dict)
+    stderr_tail: str | None = None
+
+
+# ----------------------------------------------------------------------------- the script
+
+
+@contextlib.contextmanager
+def script_path() -> Iterator[Path]:
+    """The probe script as a real file, also from an installed wheel (it is a module of
+    `gpuscope.probes`, so setuptools packages it with the other modules)."""
+    resource = importlib.resources.files(__package__ or "gpuscope.probes").joinpath(SCRIPT_NAME)
+    with importlib.resources.as_file(resource) as path:
+        yield Path(path)
+
+
+class JsonLineReader:
+    """Splits a byte stream into JSON messages. A line arrives in pieces: the partial line is
+    kept until its newline comes; a line that is not a JSON object with a `type` is log text."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self.messages: list[dict[str, Any]] = []
+        self.log_lines: deque[str] = deque(maxlen=_MAX_LOG_LINES)
+        self.dropped = 0
+
+    def feed(self, data: bytes) -> None:
+        self._pending += data
+        *lines, self._pending = self._pending.split(b"\n")
+        for line in lines:
+            self._take(line)
+
+    def close(self) -> None:
+        """End of stream: a last line without its newline still counts."""
+        pending, self._pending = self._pending, b""
+        if pending:
+            self._take(pending)
+
+    def _take(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace").strip()
+        if not text:
+            return
+        try:
+            message = json.loads(text)
+        except ValueError:
+            message = None
+        if isinstance(message, dict) and isinstance(message.get("type"), str):
+            if len(self.messages) < _MAX_MESSAGES:
+                self.messages.append(message)
+            else:
+                self.dropped += 1
+        else:
+            self.log_lines.append(text[:500])
+
+
+# ----------------------------------------------------------------------------- the runner
+
+
+def _script_budget(timeout_s: float) -> float:
+    # The script ends itself a little before the runner would kill it, so that a slow
+    # framework still comes back as a result ("timed out") rather than as a killed probe.
+    margin = min(5.0, max(1.0, timeout_s * 0.1))
+    return max(1.0, timeout_s - margin)
+
+
+def _wait_unreaped(process: subprocess.Popen[bytes], timeout_s: float) -> bool:
+    """Wait for the process to exit without reaping it (where the OS allows), so that its
+    process group id stays reserved until the group has been swept. True if it exited."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None or os.name == "nt":
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    deadline = time.monotonic() + timeout_s
+    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+    while True:
+        try:
+            if waitid(os.P_PID, process.pid, flags) is not None:
+                return True
+        except ChildProcessError:  # already reaped
+            return True
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(0.02, remaining))
+
+
+def _kill_tree(process: subprocess.Popen[bytes]) -> None:
+    if os.name == "nt":
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(process.pid)],
+                           capture_output=True, timeout=10, check=False)
+        with contextlib.suppress(OSError):
+            process.kill()
+        return
+    _kill_group(process.pid)
+    with contextlib.suppress(OSError):
+        process.kill()
+
+
+def _kill_group(pgid: int) -> None:
+    killpg = getattr(os, "killpg", None)
+    if killpg is not None:
+        with contextlib.suppress(OSError):
+            killpg(pgid, signal.SIGKILL)
+
+
+def _signal_name(returncode: int | None) -> str | None:
+    if returncode is None or returncode >= 0 or os.name == "nt":
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _stderr_text(chunks: deque[bytes]) -> str:
+    text = b"".join(chunks).decode("utf-8", errors="replace").rstrip()
+    return text[-_STDERR_TAIL_CHARS:]
+
+
+def _last_error_line(stderr: str) -> str | None:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error" in line or "error" in line:
+            return line[:300]
+    return lines[-1][:300] if lines else None
+
+
+def run_probe_script(
+    python: str,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    script_timeout_s: float | None = None,
+    smoke_test: bool = True,
+    script: str | os.PathLike[str] | None = None,
+    extra_args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> dict[str, JsonValue]:
+    """Run the framework probe script with `python` and gather its answer. Never raises.
+
+    The script runs in a new session (its own process group) so that a timeout kills it with
+    every framework and smoke-test process it started; stragglers are swept the same way
+    after a normal exit. `script` replaces the packaged script (tests); `env` replaces the
+    inherited environment."""
+    if script is None:
+        with script_path() as path:
+            return _run(python, path, timeout_s, script_timeout_s, smoke_test, extra_args, env)
+    return _run(python, Path(script), timeout_s, script_timeout_s, smoke_test, extra_args, env)
+
+
+def _run(
+    python: str, script: Path, timeout_s: float, script_timeout_s: float | None,
+    smoke_test: bool, extra_args: Sequence[str], env: Mapping[str, str] | None,
+) -> dict[str, JsonValue]:
+    budget = script_timeout_s if script_timeout_s is not None else _script_budget(timeout_s)
+    argv = [python, str(script), "--timeout-s", f"{budget:g}"]
+    if not smoke_test:
+        argv.append("--no-smoke-test")
+    argv.extend(extra_args)
+    started = time.monotonic()
+    popen_options: dict[str, Any] = {}
+    if os.name == "nt":
+        popen_options["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+    else:
+        popen_options["start_new_session"] = True
+    try:
+        process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None, **popen_options,
+        )
+    except FileNotFoundError:
+        return {"status": ProbeState.LIBRARY_MISSING.value, "python": python,
+                "error": f"Python interpreter not found: {python}"}
+    except PermissionError:
+        return {"status": ProbeState.PERMISSION_DENIED.value, "python": python,
+                "error": f"not allowed to run {python}"}
+    except OSError as exc:
+        return {"status": ProbeState.ERROR.value, "python": python,
+                "error": f"cannot run {python}: {exc.strerror or exc}"}
+
+    reader = JsonLineReader()
+    stderr_chunks: deque[bytes] = deque()
+    stderr_size = [0]
+
+    def read_stdout() -> None:
+        assert process.stdout is not None
+        fd = process.stdout.fileno()
+        while chunk := os.read(fd, 65536):
+            reader.feed(chunk)
+
+    def read_stderr() -> None:
+        assert process.stderr is not None
+        fd = process.stderr.fileno()
+        while chunk := os.read(fd, 65536):
+            stderr_chunks.append(chunk)
+            stderr_size[0] += len(chunk)
+            while stderr_size[0] > _STDERR_KEEP_BYTES and len(stderr_chunks) > 1:
+                stderr_size[0] -= len(stderr_chunks.popleft())
+
+    readers = [threading.Thread(target=read_stdout, daemon=True, name="framework-probe-stdout"),
+               threading.Thread(target=read_stderr, daemon=True, name="framework-probe-stderr")]
+    for thread in readers:
+        thread.start()
+    timed_out = not _wait_unreaped(process, timeout_s)
+    if timed_out:
+        _kill_tree(process)
+    elif os.name != "nt":
+        # Stragglers (a smoke test whose parent the script killed) go with the group. The
+        # script has exited but is not reaped yet, so its group id cannot have been reused.
+        _kill_group(process.pid)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=10)
+    for thread in readers:
+        thread.join(timeout=5)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    reader.close()
+    return _answer(python, reader, _stderr_text(stderr_chunks), process.returncode,
+                   timed_out, timeout_s, time.monotonic() - started)
+
+
+def _answer(
+    python: str, reader: JsonLineReader, stderr: str, returncode: int | None,
+    timed_out: bool, timeout_s: float, duration_s: float,
+) -> dict[str, JsonValue]:
+    hello: dict[str, Any] | None = None
+    results: list[JsonValue] = []
+    script_errors: list[JsonValue] = []
+    done = False
+    for message in reader.messages:
+        kind = message.get("type")
+        if kind == "hello" and hello is None:
+            hello = message
+        elif kind == "result" and isinstance(message.get("framework"), dict):
+            results.append(message["framework"])
+        elif kind == "error":
+            script_errors.append(str(message.get("error")))
+        elif kind == "done":
+            done = True
+    answer: dict[str, JsonValue] = {
+        "status": ProbeState.OK.value, "python": python, "hello": hello, "results": results,
+        "stderr_tail": stderr, "log_lines": list(reader.log_lines),
+        "returncode": returncode, "signal": _signal_name(returncode),
+        "duration_s": round(duration_s, 3),
+    }
+    if script_errors:
+        answer["script_errors"] = script_errors
+    if timed_out:
+        answer.update(status=ProbeState.TIMEOUT.value,
+                      error=f"the framework probe did not finish within {timeout_s:g} s "
+                            "and was killed")
+    elif hello is None:
+        detail = _last_error_line(stderr)
+        if detail and "SyntaxError" in stderr:
+            error = ("this interpreter cannot run the probe script (it needs Python 3.9 or "
+                     f"newer): {detail}")
+        else:
+            how = _signal_name(returncode) or f"exit status {returncode}"
+            error = f"the interpreter did not start the probe ({how})" + (
+                f": {detail}" if detail else "")
+        answer.update(status=ProbeState.ERROR.value, error=error)
+    elif hello.get("protocol") != PROTOCOL:
+        answer.update(status=ProbeState.ERROR.value,
+                      error=f"the probe script speaks protocol {hello.get('protocol')!r}, "
+                            f"this gpuscope reads {PROTOCOL}")
+    elif not done:
+        how = _signal_name(returncode) or f"exit status {returncode}"
+        detail = _last_error_line(stderr)
+        answer.update(status=ProbeState.ERROR.value,
+                      error=f"the framework probe ended before it was done ({how})"
+                            + (f": {detail}" if detail else ""))
+    return answer
+
+
+def collect_framework_probe(
+    python: str, timeout_s: float = DEFAULT_TIMEOUT_S, smoke_test: bool = True,
+) -> JsonValue:
+    """The collect step passed to `system.library("python-env:<python>", ...)`."""
+    return run_probe_script(python, timeout_s=timeout_s, smoke_test=smoke_test)
+
+
+def probe_python_env(
+    system: System, python: str, timeout_s: float = DEFAULT_TIMEOUT_S, smoke_test: bool = True,
+) -> FrameworkProbeResult:
+    """What the frameworks installed for `python` can do with the GPUs. Never raises."""
+    answer = system.library(
+        f"{LIBRARY_PREFIX}{python}",
+        lambda: collect_framework_probe(python, timeout_s, smoke_test),
+    )
+    return parse_framework_answer(answer, python)
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def _str(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str_tuple(value: Any) -> tuple[str, ...]:
+    return tuple(s for s in (_str(v) for v in _list(value)) if s is not None)
+
+
+def normalise_build(value: Any) -> str:
+    """A build name in the model's vocabulary: rocm | cuda | cpu | xpu | mps | directml |
+    unknown."""
+    text = _str(value)
+    if text is None:
+        return "unknown"
+    text = text.lower()
+    if text in BUILDS:
+        return text
+    for prefix, build in (("rocm", "rocm"), ("hip", "rocm"), ("cu", "cuda"), ("xpu", "xpu"),
+                          ("mps", "mps"), ("metal", "mps"), ("dml", "directml"),
+                          ("directml", "directml"), ("cpu", "cpu")):
+        if text.startswith(prefix):
+            return build
+    return "unknown"
+
+
+def _pci_bus(value: Any) -> str | None:
+    text = _str(value)
+    return text.lower() if text else None
+
+
+def _device(raw: dict[str, Any], position: int) -> FrameworkDevice:
+    index = _int(raw.get("index"))
+    memory = _int(raw.get("total_memory_bytes"))
+    arch = _str(raw.get("arch"))
+    if arch is None and (gcn := _str(raw.get("gcn_arch_name"))):
+        arch = gcn.split(":", 1)[0]
+    return FrameworkDevice(
+        index=index if index is not None else position,
+        name=_str(raw.get("name")),
+        arch=arch,
+        compute_capability=_str(raw.get("compute_capability")),
+        total_memory_bytes=memory if memory is not None and memory >= 0 else None,
+        pci_bus=_pci_bus(raw.get("pci_bus")),
+        fp16=_bool(raw.get("fp16")),
+        bf16=_bool(raw.get("bf16")),
+        tf32=_bool(raw.get("tf32")),
+    )
+
+
+def smoke_test_summary(tests: Any) -> str | None:
+    """One line for `Framework.smoke_test`: "ok", "ok (ran on the CPU: ...)" or
+    "failed: <reason>" (with each failing device named when there are several)."""
+    records = [t for t in _list(tests) if isinstance(t, dict)]
+    if not records:
+        return None
+    failed = [t for t in records if t.get("status") != "ok"]
+    if not failed:
+        notes = {n for n in (_str(t.get("note")) for t in records) if n}
+        return f"ok ({'; '.join(sorted(notes))})" if notes else "ok"
+
+    def reason(test: dict[str, Any]) -> str:
+        return _str(test.get("reason")) or _str(test.get("status")) or "no reason given"
+
+    if len(records) == 1:
+        return f"failed: {reason(failed[0])}"
+    return "failed: " + "; ".join(
+        f"{_str(t.get('device')) or '?'}: {reason(t)}" for t in failed)
+
+
+def _math_library(raw: Any) -> str | None:
+    library = _dict(raw)
+    version = _str(library.get("version"))
+    if version is None:
+        return None
+    name = _str(library.get("name"))
+    return f"{name} {version}" if name else version
+
+
+def _framework(raw: dict[str, Any], python: str, python_version: str | None) -> Framework:
+    name = _str(raw.get("name")) or "unknown"
+    source = f"framework probe of {python}"
+    evidence: list[EvidenceRef] = []
+    error = _str(raw.get("error"))
+    if error:
+        evidence.append(EvidenceRef(source=f"{source}: import {name}", text=error[:300]))
+    for test in _list(raw.get("smoke_tests")):
+        if isinstance(test, dict) and test.get("status") != "ok":
+            line = _str(test.get("key_line")) or _str(test.get("reason"))
+            evidence.append(EvidenceRef(
+                source=f"{source}: smoke test on {_str(test.get('device')) or '?'}",
+                text=line[:300] if line else None))
+    version = _str(raw.get("version"))
+    if version is None:
+        dists = [d for d in _list(raw.get("distributions")) if isinstance(d, dict)]
+        version = _str(dists[0].get("version")) if dists else None
+    devices = tuple(_device(d, n) for n, d in enumerate(_list(raw.get("devices")))
+                    if isinstance(d, dict))
+    gpu_available = _bool(raw.get("gpu_available"))
+    return Framework(
+        name=name,
+        version=version,
+        build=normalise_build(raw.get("build")),
+        build_version=_str(raw.get("build_version")),
+        gpu_available=gpu_available,
+        arch_list=_str_tuple(raw.get("arch_list")),
+        devices=devices,
+        python=python,
+        python_version=python_version,
+        math_library_version=_math_library(raw.get("math_library")),
+        sdpa_backends=_str_tuple(raw.get("sdpa_backends")),
+        providers=_str_tuple(raw.get("providers")),
+        smoke_test=smoke_test_summary(raw.get("smoke_tests")),
+        error=error,
+        evidence=tuple(evidence),
+    )
+
+
+def _order(framework: Framework) -> int:
+    try:
+        return FRAMEWORK_ORDER.index(framework.name)
+    except ValueError:
+        return len(FRAMEWORK_ORDER)
+
+
+_HINTS = {
+    ProbeState.LIBRARY_MISSING: "Pick an interpreter that exists; gpuscope lists the "
+                                "environments it found.",
+    ProbeState.TIMEOUT: "A framework import or the GPU smoke test hung. Run `python -c "
+                        "\"import torch; print(torch.cuda.is_available())\"` with this "
+                        "interpreter to see where it stops, or allow more time.",
+    ProbeState.PERMISSION_DENIED: "Check that this user may execute the interpreter.",
+    ProbeState.ERROR: "Check that this is a working Python 3.9+ interpreter: run it with "
+                      "`-c \"print(1)\"`.",
+    ProbeState.NOT_CAPTURED: None,
+}
+
+
+def parse_framework_answer(answer: JsonValue, python: str) -> FrameworkProbeResult:
+    """The runner's JSON (live or from a snapshot) as a FrameworkProbeResult. Pure; never
+    raises, whatever the JSON."""
+    name = f"frameworks:{python}"
+    if not isinstance(answer, dict):
+        return FrameworkProbeResult(
+            status=ProbeStatus(name, ProbeState.ERROR, "malformed framework probe answer",
+                               _HINTS[ProbeState.ERROR]),
+            python=python)
+    raw_status = answer.get("status")
+    try:
+        state = ProbeState(raw_status) if isinstance(raw_status, str) else ProbeState.ERROR
+    except ValueError:
+        state = ProbeState.ERROR
+    hello = _dict(answer.get("hello"))
+    python_version = _str(hello.get("python_version"))
+    frameworks: list[Framework] = []
+    not_installed: list[str] = []
+    for raw in _list(answer.get("results")):
+        if not isinstance(raw, dict) or _str(raw.get("name")) is None:
+            continue
+        if raw.get("installed") is False:
+            not_installed.append(str(raw["name"]).strip())
+        else:
+            frameworks.append(_framework(raw, python, python_version))
+    frameworks.sort(key=_order)
+    environment = {str(k): (v if isinstance(v, str) else None)
+                   for k, v in _dict(hello.get("env")).items()}
+
+    if state is ProbeState.OK:
+        found = ", ".join(
+            f"{f.name} {f.version or '?'} ({f.build})" for f in frameworks) or \
+            "no framework installed"
+        status = ProbeStatus(name, state, found)
+    elif state is ProbeState.NOT_CAPTURED:
+        status = ProbeStatus(name, state, f"frameworks of {python} not captured in this snapshot")
+    else:
+        reason = _str(answer.get("error")) or (
+            _str(raw_status) if isinstance(raw_status, str) else None) or "unknown failure"
+        if raw_status != state.value:
+            reason = f"unexpected status {raw_status!r}: {reason}"
+        status = ProbeStatus(name, state, reason, _HINTS.get(state))
+    stderr = answer.get("stderr_tail")
+    return FrameworkProbeResult(
+        status=status,
+        frameworks=tuple(frameworks),
+        not_installed=tuple(not_installed),
+        python=python,
+        executable=_str(hello.get("python")),
+        python_version=python_version,
+        environment=environment,
+        stderr_tail=stderr if isinstance(stderr, str) and stderr else None,
+    )
+
+
+def _main() -> None:  # pragma: no cover - a manual check: python -m gpuscope.probes.frameworks
+    python = sys.argv[1] if len(sys.argv) > 1 else sys.executable
+    print(json.dumps(run_probe_script(python), indent=1))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _main()
