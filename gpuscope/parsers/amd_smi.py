@@ -1,0 +1,623 @@
+"""`amd-smi` as people paste it: text and `--json` of `version`, `list`, `static` and the
+default table (`amd-smi` without a subcommand, AMD SMI 25.x/26.x).
+
+Shapes differ between releases, so everything is read defensively: JSON may be a list or an
+object (`{"gpu_data": [...]}`), values may be plain or `{"value": 16, "unit": "GT/s"}`;
+text keys may be `MARKET_NAME` or `Market Name`, and a blog may indent the whole output.
+Several outputs in one paste (`version` + `list` + `static`) are merged per GPU index.
+
+What it yields: one `Layer.AMDSMI` sighting per GPU (`smi_index` = amd-smi's GPU number) and
+the stack facts `amdsmi_library_version`, `rocm_version`, `amdgpu_driver_version` (an
+amdgpu-dkms version; an in-tree driver shows the kernel release, which becomes the host fact
+`kernel` instead). Host fact `virtual_machine` when amd-smi names a guest platform.
+
+Signals emitted:
+- `gpu.partition_mode`: a compute/accelerator partition other than SPX; detail = the mode.
+  Such sightings get `kind = partition`.
+- `gpu.virtual_function`: amd-smi names the GPU a VF ("AMD Instinct Mi325X VF"); detail = the
+  PCI address or the GPU number.
+- `amdsmi.driver_not_loaded` (new): `AMDSMI_STATUS_DRIVER_NOT_LOADED` in the paste.
+- `amdsmi.library_missing` (new): "Unable to find libamd_smi.so".
+- `rocm.path_version`: a `/opt/rocm-X.Y.Z` path in the paste; detail = the version.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from gpuscope.model import (
+    EvidenceRef,
+    Fact,
+    GpuFacts,
+    GpuKind,
+    GpuSighting,
+    JsonValue,
+    Layer,
+    ParsedOutput,
+    PcieLink,
+    Signal,
+    Vendor,
+)
+
+FORMATS: tuple[str, ...] = ("amd-smi-text", "amd-smi-json")
+
+_TOOL_LINE = re.compile(r"AMDSMI Tool:|AMDSMI Library version|AMD System Management Interface \|")
+_TABLE_HEAD = re.compile(r"^\s*\|\s*AMD-SMI\s+\S+")
+_GPU_HEAD = re.compile(r"^(\s*)GPU:\s*(\d+)\s*$")
+_OTHER_HEAD = re.compile(r"^(\s*)(CPU|CORE|NIC|SWITCH)\w*:\s*\d+\s*$", re.IGNORECASE)
+_KEY_VALUE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9_ ()/.#-]*?)\s*:\s*(.*?)\s*$")
+_LIBRARY = re.compile(r"AMDSMI Library [Vv]ersion:\s*([^|\s]+)")
+_ROCM = re.compile(r"ROCm [Vv]ersion:\s*(\d+(?:\.\d+)+)")
+_AMDGPU = re.compile(r"amdgpu [Vv]ersion:\s*([^|\s]+)")
+_PLATFORM = re.compile(r"Platform:\s*([^|]+?)\s*(?:\||$)")
+_KERNEL_IN_VERSION = re.compile(r"Linux\s*version\s*([^\s(]+)", re.IGNORECASE)
+_DKMS_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+_ROW_ONE = re.compile(
+    r"^\s*\|\s*([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.*?)\s*\|(.*)\|\s*$")
+_ROW_TWO = re.compile(r"^\s*\|\s*(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*\|(.*)\|\s*$")
+_ROW_POWER = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\s*W\b")
+_ROW_MEMORY = re.compile(r"(\d+)\s*/\s*(\d+)\s*MB\b")
+_JSON_START = re.compile(r"^[ \t]*[\[{]", re.MULTILINE)
+_BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
+_GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
+_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z/]*)")
+_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
+_NOT_AVAILABLE = {"", "N/A", "NA", "NONE", "UNKNOWN", "NOT SUPPORTED"}
+_PARTITION_MODES = ("SPX", "DPX", "TPX", "QPX", "CPX")
+_SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4,
+               "KIB": 1024, "MIB": 1024**2, "GIB": 1024**3, "TIB": 1024**4}
+_MAX_JSON_FAILURES = 50
+_JSON_GPU_KEYS = {"asic", "bus", "bdf", "uuid", "kfd_id", "vram", "board", "driver",
+                  "partition", "node_id"}
+
+
+@dataclass
+class _Gpu:
+    index: int
+    first_seen: str = ""
+    values: dict[str, object] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    partition: tuple[str, EvidenceRef] | None = None
+    pcie_max_width: tuple[int, str] | None = None
+    pcie_max_speed: tuple[float, str] | None = None
+
+    def put(self, name: str, value: object, where: str) -> None:
+        if name not in self.values:
+            self.values[name] = value
+            self.sources[name] = where
+
+
+def sniff(text: str) -> tuple[str, float] | None:
+    """amd-smi JSON by its keys, text by its version line, table header or `GPU: n` blocks."""
+    try:
+        head = text[:200_000]
+        if re.search(r'"card\d+"\s*:', head):
+            return None  # rocm-smi --json
+        if _JSON_START.search(head) and (
+                '"amdsmi_library_version"' in head or '"gpu_data"' in head
+                or (re.search(r'"gpu"\s*:\s*\d', head) and re.search(
+                    r'"(asic|bdf|kfd_id|market_name|bus|vram)"\s*:', head))):
+            return ("amd-smi-json", 0.92)
+        if _TOOL_LINE.search(head) or re.search(r"^\s*\|\s*AMD-SMI\s+\S+", head, re.MULTILINE):
+            return ("amd-smi-text", 0.95)
+        if re.search(r"^\s*GPU:\s*\d+\s*\n\s+(ASIC|BDF|BUS|UUID|MARKET_NAME|Market Name)\s*:",
+                     head, re.MULTILINE):
+            return ("amd-smi-text", 0.88)
+        return None
+    except Exception:  # sniffing must never break format detection
+        return None
+
+
+def parse(text: str, source: str) -> ParsedOutput:
+    """amd-smi text or JSON to sightings, stack/host facts and signals; never raises."""
+    fmt = "amd-smi-text"
+    try:
+        found = sniff(text)
+        if found is not None and found[0] == "amd-smi-json":
+            fmt = "amd-smi-json"
+            return _parse_json(text, source)
+        return _parse_text(text, source)
+    except Exception as exc:  # the promise of every parser: a problem, never an exception
+        return ParsedOutput(format=fmt, source=source,
+                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+
+
+# ----------------------------------------------------------------------------- shared
+
+
+class _Collector:
+    def __init__(self, source: str, lines: list[str]) -> None:
+        self.source = source
+        self.lines = lines
+        self.gpus: dict[int, _Gpu] = {}
+        self.stack: dict[str, Fact] = {}
+        self.host: dict[str, Fact] = {}
+        self.signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
+        self.problems: list[str] = []
+
+    def gpu(self, index: int, where: str) -> _Gpu:
+        if index not in self.gpus:
+            self.gpus[index] = _Gpu(index, first_seen=where)
+        return self.gpus[index]
+
+    def ref(self, number: int | None) -> EvidenceRef:
+        if number is None or not 1 <= number <= len(self.lines):
+            return EvidenceRef(source=self.source)
+        return EvidenceRef(source=self.source, line=number,
+                           text=self.lines[number - 1].strip()[:300])
+
+    def where(self, number: int | None, fallback: str = "") -> str:
+        return f"{self.source}:{number}" if number is not None else f"{self.source} {fallback}"
+
+    def signal(self, kind: str, detail: str | None, ref: EvidenceRef) -> None:
+        refs = self.signals.setdefault((kind, detail), [])
+        if ref not in refs:
+            refs.append(ref)
+
+    def stack_fact(self, key: str, value: str | None, where: str,
+                   missing_reason: str | None = None) -> None:
+        if key not in self.stack:
+            self.stack[key] = Fact(key, value, where, missing_reason)
+
+    def driver_version(self, value: str, where: str) -> None:
+        value = value.strip()
+        if value.upper() in _NOT_AVAILABLE:
+            return
+        if _DKMS_VERSION.match(value):
+            self.stack_fact("amdgpu_driver_version", value, where)
+            return
+        kernel = _KERNEL_IN_VERSION.search(value)
+        release = kernel.group(1) if kernel else value
+        if "kernel" not in self.host:
+            self.host["kernel"] = Fact("kernel", release, where)
+        self.stack_fact("amdgpu_driver_version", None, where,
+                        missing_reason=f"amd-smi shows the kernel release {release}: the "
+                                       "in-tree amdgpu driver, no amdgpu-dkms version")
+
+    def scan_text(self) -> None:
+        """Version lines, error messages and paths anywhere in the paste."""
+        for number, line in enumerate(self.lines, start=1):
+            where = self.where(number)
+            if (match := _LIBRARY.search(line)) is not None:
+                self.stack_fact("amdsmi_library_version", match.group(1), where)
+            if (match := _ROCM.search(line)) is not None:
+                self.stack_fact("rocm_version", match.group(1), where)
+            if (match := _AMDGPU.search(line)) is not None:
+                self.driver_version(match.group(1), where)
+            if "AMD System Management Interface" in line or _TABLE_HEAD.search(line) or (
+                    line.strip().startswith("|") and "Platform:" in line):
+                if (match := _PLATFORM.search(line)) is not None:
+                    self.platform(match.group(1), where)
+            elif line.strip().startswith("Platform:") and (
+                    match := _PLATFORM.search(line)) is not None:
+                self.platform(match.group(1), where)
+            if "AMDSMI_STATUS_DRIVER_NOT_LOADED" in line:
+                self.signal("amdsmi.driver_not_loaded", None, self.ref(number))
+            if "Unable to find libamd_smi" in line:
+                self.signal("amdsmi.library_missing", None, self.ref(number))
+            for version in _ROCM_PATH.findall(line):
+                self.signal("rocm.path_version", version, self.ref(number))
+
+    def platform(self, value: str, where: str) -> None:
+        if "guest" in value.lower() and "virtual_machine" not in self.host:
+            self.host["virtual_machine"] = Fact("virtual_machine", True, where)
+
+    def result(self, fmt: str) -> ParsedOutput:
+        sightings: list[GpuSighting] = []
+        for index in sorted(self.gpus):
+            gpu = self.gpus[index]
+            if gpu.partition is not None and gpu.partition[0] != "SPX":
+                mode, ref = gpu.partition
+                gpu.values["kind"] = GpuKind.PARTITION
+                gpu.sources["kind"] = ref.label()
+                self.signal("gpu.partition_mode", mode, ref)
+            name = gpu.values.get("name")
+            if isinstance(name, str) and re.search(r"\bVF\b", name):
+                where = gpu.sources.get("name", gpu.first_seen)
+                self.signal("gpu.virtual_function",
+                            str(gpu.values.get("pci_bus", f"GPU {index}")),
+                            self.ref(_line_of(where)))
+            sightings.append(_sighting(gpu))
+        signals = tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
+                        for (k, d), refs in self.signals.items())
+        return ParsedOutput(format=fmt, source=self.source, sightings=tuple(sightings),
+                            stack_facts=tuple(self.stack.values()),
+                            host_facts=tuple(self.host.values()), signals=signals,
+                            problems=tuple(self.problems))
+
+
+def _sighting(gpu: _Gpu) -> GpuSighting:
+    values = dict(gpu.values)
+    sources = dict(gpu.sources)
+    if "vendor" not in values:
+        values["vendor"] = Vendor.AMD
+        sources["vendor"] = gpu.first_seen
+    values["smi_index"] = gpu.index
+    sources["smi_index"] = gpu.first_seen
+    if gpu.pcie_max_width is not None or gpu.pcie_max_speed is not None:
+        values["pcie_link"] = PcieLink(
+            max_speed_gt_s=gpu.pcie_max_speed[0] if gpu.pcie_max_speed else None,
+            max_width=gpu.pcie_max_width[0] if gpu.pcie_max_width else None,
+            measured_at="amd-smi static (the GPU's own link)",
+        )
+        sources["pcie_link"] = (gpu.pcie_max_speed or gpu.pcie_max_width or (0, ""))[1]
+    missing = {k: v for k, v in gpu.missing.items() if k not in values}
+    facts = GpuFacts(**values)  # type: ignore[arg-type]
+    return GpuSighting(layer=Layer.AMDSMI, facts=facts, field_sources=sources,
+                       missing_reasons=missing)
+
+
+def _apply(collector: _Collector, gpu: _Gpu, path: tuple[str, ...], raw: object,
+           unit: str | None, where: str, ref: EvidenceRef) -> None:
+    """One amd-smi field (by its section path, upper-case) into the GPU's facts."""
+    if raw is None or isinstance(raw, (dict, list)):
+        return
+    value = str(raw).strip()
+    if value.upper() in _NOT_AVAILABLE:
+        return
+    key = path[-1]
+    section = path[0] if len(path) > 1 else ""
+    if key == "BDF" and section in {"", "BUS"}:
+        if (bus := _bus(value)) is not None:
+            gpu.put("pci_bus", bus, where)
+    elif key == "UUID" and section == "":
+        gpu.put("uuid", value, where)
+    elif key == "KFD_ID" and section == "":
+        if value.isdigit():
+            gpu.put("kfd_gpu_id", int(value), where)
+    elif key == "NODE_ID" and section == "":
+        if value.isdigit():
+            gpu.put("kfd_node", int(value), where)
+    elif key == "CARD" and section == "":
+        if re.fullmatch(r"card\d+", value):
+            gpu.put("drm_card", value, where)
+    elif key == "RENDER" and section == "":
+        if (match := re.fullmatch(r"renderD(\d+)", value)) is not None:
+            gpu.put("drm_render_minor", int(match.group(1)), where)
+    elif section == "ASIC":
+        _apply_asic(gpu, key, value, where)
+    elif section == "BUS" and key == "MAX_PCIE_WIDTH":
+        if (width := _number(value)) is not None and gpu.pcie_max_width is None:
+            gpu.pcie_max_width = (int(width[0]), where)
+    elif section == "BUS" and key == "MAX_PCIE_SPEED":
+        speed = _number(value)
+        if speed is not None and gpu.pcie_max_speed is None:
+            number, text_unit = speed
+            unit_name = (unit or text_unit or "GT/s").upper()
+            gpu.pcie_max_speed = (number / 1000 if unit_name == "MT/S" else number, where)
+    elif section == "VRAM" and key in {"SIZE", "VRAM_SIZE", "VRAM_SIZE_MB", "TOTAL"}:
+        size = _number(value)
+        if size is not None:
+            size_unit = (unit or size[1] or "MB").upper()  # amd-smi's MB are MiB
+            gpu.put("vram_total_bytes", int(size[0] * _SIZE_UNITS.get(size_unit, 1024**2)),
+                    where)
+    elif section == "DRIVER" and key in {"NAME", "DRIVER_NAME"}:
+        gpu.put("kernel_driver", value, where)
+    elif section == "DRIVER" and key in {"VERSION", "DRIVER_VERSION"}:
+        if _DKMS_VERSION.match(value):
+            gpu.put("driver_version", value, where)
+        else:
+            gpu.missing["driver_version"] = (f"{where}: the in-tree amdgpu of the kernel, "
+                                             "no amdgpu-dkms version")
+        collector.driver_version(value, where)
+    elif section == "BOARD" and key == "PRODUCT_NAME":
+        gpu.put("board_name", value, where)
+    elif section == "BOARD" and key == "PRODUCT_SERIAL":
+        gpu.put("serial_number", value, where)
+    elif section in {"VBIOS", "IFWI"} and key in {"PART_NUMBER", "VBIOS_PART_NUMBER"}:
+        gpu.put("vbios_version", value, where)
+    elif section == "PARTITION" and key in {"COMPUTE_PARTITION", "ACCELERATOR_PARTITION",
+                                             "CURRENT_PARTITION"}:
+        mode = value.split()[0].upper().replace("_DISABLED", "")
+        if mode in _PARTITION_MODES and gpu.partition is None:
+            gpu.partition = (mode, ref)
+    elif section == "LIMIT":
+        watts = _number(value)
+        if watts is None or watts[0] <= 0:
+            return
+        if key in {"SOCKET_POWER", "SOCKET_POWER_LIMIT", "POWER_CAP"}:
+            gpu.put("power_cap_w", watts[0], where)
+        elif key in {"MAX_POWER", "MAX_POWER_LIMIT", "MAX_POWER_CAP"}:
+            gpu.put("power_cap_max_w", watts[0], where)
+
+
+def _apply_asic(gpu: _Gpu, key: str, value: str, where: str) -> None:
+    if key == "MARKET_NAME":
+        if re.fullmatch(r"0x[0-9a-fA-F]+", value):
+            gpu.missing["name"] = f"{where}: amd-smi shows {value}, not a name"
+        else:
+            gpu.put("name", value, where)
+    elif key == "VENDOR_ID":
+        if (vendor_id := _hex_id(value, 4)) is not None:
+            gpu.put("pci_vendor_id", vendor_id, where)
+            vendor = Vendor.from_pci_vendor_id(vendor_id)
+            if vendor is not None:
+                gpu.put("vendor", vendor, where)
+    elif key == "SUBVENDOR_ID":
+        if (sub := _hex_id(value, 4)) is not None:
+            gpu.put("pci_subsystem_vendor_id", sub, where)
+    elif key == "DEVICE_ID":
+        if (device := _hex_id(value, 4)) is not None:
+            gpu.put("pci_device_id", device, where)
+    elif key == "SUBSYSTEM_ID":
+        if (sub := _hex_id(value, 4)) is not None:
+            gpu.put("pci_subsystem_device_id", sub, where)
+    elif key == "REV_ID":
+        if (rev := _hex_id(value, 2)) is not None:
+            gpu.put("pci_revision", rev, where)
+    elif key in {"NUM_COMPUTE_UNITS", "NUM_OF_COMPUTE_UNITS"}:
+        if value.isdigit() and int(value) > 0:
+            gpu.put("compute_units", int(value), where)
+    elif key == "TARGET_GRAPHICS_VERSION" and (gfx := decode_gfx_version(value)) is not None:
+        gpu.put("gfx_target", gfx, where)
+
+
+def decode_gfx_version(value: str) -> str | None:
+    """amd-smi's TARGET_GRAPHICS_VERSION to a canonical target ('GFX940' -> gfx940). Like
+    rocm_smi, some releases pack the version decimally ('gfx11001' = gfx1101, 'gfx9010' =
+    gfx90a); proper names pass through."""
+    token = re.split(r"[:+\s]", value.strip().lower(), maxsplit=1)[0]
+    match = _GFX.match(token)
+    if match is None:
+        return None
+    digits = match.group(1)
+    if digits.isdigit():
+        packed: tuple[int, int, int] | None = None
+        if len(digits) == 5:
+            packed = (int(digits[:2]), int(digits[2]), int(digits[3:]))
+        elif len(digits) == 4 and digits[0] != "1":
+            packed = (int(digits[0]), int(digits[1]), int(digits[2:]))
+        if packed is not None:
+            major, minor, stepping = packed
+            if minor > 15 or stepping > 15:
+                return None
+            return f"gfx{major}{minor:x}{stepping:x}"
+    return token
+
+
+def _hex_id(value: str, width: int) -> str | None:
+    token = value.strip().split()[0] if value.strip() else ""
+    try:
+        number = int(token, 16)  # amd-smi ids are hex, with or without 0x
+    except ValueError:
+        return None
+    return f"0x{number:0{width}x}" if number >= 0 else None
+
+
+def _bus(value: str) -> str | None:
+    match = _BUS.match(value.strip())
+    if match is None:
+        return None
+    domain = int(match.group(1) or "0", 16)
+    return (f"{domain:04x}:{match.group(2).lower()}:{match.group(3).lower()}."
+            f"{match.group(4)}")
+
+
+def _number(value: str) -> tuple[float, str] | None:
+    match = _NUMBER.match(value.strip())
+    return (float(match.group(1)), match.group(2)) if match else None
+
+
+def _line_of(where: str) -> int | None:
+    tail = where.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else None
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def _parse_text(text: str, source: str) -> ParsedOutput:
+    lines = text.splitlines()
+    collector = _Collector(source, lines)
+    collector.scan_text()
+    gpu: _Gpu | None = None
+    base_indent = 0
+    sections: list[tuple[int, str]] = []
+    table_gpu: tuple[str, str, int] | None = None  # (bus, name cell, line) of a table row
+    for number, raw in enumerate(lines, start=1):
+        line = raw.replace("\t", "    ").rstrip()
+        if not line.strip():
+            continue
+        if (match := _ROW_ONE.match(line)) is not None:
+            # The first row of a GPU in the default table; its number is on the second row.
+            table_gpu = (match.group(1), match.group(2), number)
+            continue
+        if table_gpu is not None and (match := _ROW_TWO.match(line)) is not None:
+            _table_row(collector, table_gpu, match, number)
+            table_gpu = None
+            continue
+        if (match := _GPU_HEAD.match(line)) is not None:
+            gpu = collector.gpu(int(match.group(2)), collector.where(number))
+            base_indent = len(match.group(1))
+            sections = []
+            continue
+        if _OTHER_HEAD.match(line):
+            gpu = None
+            continue
+        if gpu is None:
+            continue
+        match = _KEY_VALUE.match(line)
+        if match is None:
+            continue
+        indent = len(match.group(1))
+        if indent <= base_indent:
+            gpu = None
+            continue
+        key = match.group(2).strip().upper().replace(" ", "_")
+        value = match.group(3)
+        while sections and sections[-1][0] >= indent:
+            sections.pop()
+        if not value:
+            sections.append((indent, key))
+            continue
+        path = (*[name for _, name in sections], key)
+        _apply(collector, gpu, path, value, None, collector.where(number),
+               collector.ref(number))
+    return collector.result("amd-smi-text")
+
+
+def _table_row(collector: _Collector, row: tuple[str, str, int], match: re.Match[str],
+               number: int) -> None:
+    bus, name_cell, first_line = row
+    gpu = collector.gpu(int(match.group(1)), collector.where(first_line))
+    where_first = collector.where(first_line)
+    where = collector.where(number)
+    if (pci_bus := _bus(bus)) is not None:
+        gpu.put("pci_bus", pci_bus, where_first)
+    name = re.sub(r"\s*\(\d+\)\s*$", "", name_cell).strip()
+    if name.startswith("...") or name.endswith("..."):
+        gpu.missing.setdefault("name", f"{where_first}: the table cuts the name ({name})")
+    elif name and name.upper() not in _NOT_AVAILABLE:
+        gpu.put("name", name, where_first)
+    mode = match.group(4).split("/")[0].upper()
+    if mode in _PARTITION_MODES and gpu.partition is None:
+        gpu.partition = (mode, collector.ref(number))
+    first_cells = collector.lines[first_line - 1]
+    if (power := _ROW_POWER.search(first_cells)) is not None and float(power.group(2)) > 0:
+        gpu.put("power_cap_w", float(power.group(2)), where_first)
+    if (memory := _ROW_MEMORY.search(match.group(5))) is not None:
+        gpu.put("vram_total_bytes", int(memory.group(2)) * 1024**2, where)
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def _json_documents(text: str) -> Iterator[tuple[JsonValue, int]]:
+    """Every JSON value that starts a line, with its 1-based starting line."""
+    decoder = json.JSONDecoder()
+    position = 0
+    failures = 0
+    while failures < _MAX_JSON_FAILURES:
+        match = _JSON_START.search(text, position)
+        if match is None:
+            return
+        start = match.end() - 1
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            # A cut-off document fails at its end from every inner line: give up early
+            # rather than rescan a large paste once per line.
+            failures += 1
+            position = match.end()
+            continue
+        yield value, text.count("\n", 0, start) + 1
+        position = end
+
+
+def _gpu_records(value: JsonValue) -> Iterator[Mapping[str, JsonValue]]:
+    if isinstance(value, dict):
+        if isinstance(value.get("gpu"), int) and not isinstance(value.get("gpu"), bool) and (
+                _JSON_GPU_KEYS & set(value)):
+            yield value
+            return
+        for item in value.values():
+            yield from _gpu_records(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _gpu_records(item)
+
+
+def _version_records(value: JsonValue) -> Iterator[Mapping[str, JsonValue]]:
+    if isinstance(value, dict):
+        if "amdsmi_library_version" in value or "rocm_version" in value:
+            yield value
+        for item in value.values():
+            if isinstance(item, (dict, list)):
+                yield from _version_records(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _version_records(item)
+
+
+def _parse_json(text: str, source: str) -> ParsedOutput:
+    lines = text.splitlines()
+    collector = _Collector(source, lines)
+    collector.scan_text()
+    documents = list(_json_documents(text))
+    if not documents:
+        collector.problems.append(f"{source}: no valid JSON found")
+    for document, start_line in documents:
+        for record in _version_records(document):
+            _json_versions(collector, record, start_line)
+        cursor = start_line
+        for record in _gpu_records(document):
+            index = record["gpu"]
+            assert isinstance(index, int)
+            record_line = _find_line(lines, cursor, '"gpu"') or cursor
+            cursor = record_line + 1
+            gpu = collector.gpu(index, collector.where(record_line))
+            _json_record(collector, gpu, record, record_line)
+    return collector.result("amd-smi-json")
+
+
+def _json_versions(collector: _Collector, record: Mapping[str, JsonValue], line: int) -> None:
+    lines = collector.lines
+    for key, fact in (("amdsmi_library_version", "amdsmi_library_version"),
+                      ("rocm_version", "rocm_version")):
+        value = record.get(key)
+        if isinstance(value, str) and value.upper() not in _NOT_AVAILABLE:
+            collector.stack_fact(fact, value,
+                                 collector.where(_find_line(lines, line, f'"{key}"') or line))
+    amdgpu = record.get("amdgpu_version")
+    if isinstance(amdgpu, str):
+        collector.driver_version(
+            amdgpu, collector.where(_find_line(lines, line, '"amdgpu_version"') or line))
+
+
+def _json_record(collector: _Collector, gpu: _Gpu, record: Mapping[str, JsonValue],
+                 record_line: int) -> None:
+    lines = collector.lines
+    for key, value in record.items():
+        upper = str(key).upper()
+        if isinstance(value, dict) and not _is_value_unit(value):
+            for sub_key, sub_value in value.items():
+                if isinstance(sub_value, dict) and not _is_value_unit(sub_value):
+                    for leaf_key, leaf in sub_value.items():  # e.g. limit.ppt0.*
+                        raw, unit = _value_unit(leaf)
+                        number = _find_line(lines, record_line, f'"{leaf_key}"')
+                        _apply(collector, gpu, (upper, str(sub_key).upper(),
+                                                str(leaf_key).upper()), raw, unit,
+                               collector.where(number, f"gpu {gpu.index} {leaf_key}"),
+                               collector.ref(number))
+                    continue
+                raw, unit = _value_unit(sub_value)
+                number = _find_line(lines, record_line, f'"{sub_key}"')
+                path = (upper, str(sub_key).upper())
+                if upper == "LIMIT" and path[1].startswith("PPT"):
+                    continue
+                _apply(collector, gpu, path, raw, unit,
+                       collector.where(number, f"gpu {gpu.index} {sub_key}"),
+                       collector.ref(number))
+        else:
+            raw, unit = _value_unit(value)
+            number = _find_line(lines, record_line, f'"{key}"')
+            if upper in {"BDF", "UUID", "KFD_ID", "NODE_ID", "CARD", "RENDER"}:
+                _apply(collector, gpu, (upper,), raw, unit,
+                       collector.where(number, f"gpu {gpu.index} {key}"),
+                       collector.ref(number))
+
+
+def _is_value_unit(value: Mapping[str, JsonValue]) -> bool:
+    return "value" in value and set(value) <= {"value", "unit"}
+
+
+def _value_unit(value: JsonValue) -> tuple[object, str | None]:
+    if isinstance(value, dict) and _is_value_unit(value):
+        unit = value.get("unit")
+        return value.get("value"), unit if isinstance(unit, str) else None
+    return value, None
+
+
+def _find_line(lines: list[str], start: int, needle: str) -> int | None:
+    """The first line at or after `start` (1-based) that holds `needle`, within the record."""
+    for index in range(max(start - 1, 0), len(lines)):
+        line = lines[index]
+        if needle in line:
+            return index + 1
+        if index > start - 1 and needle != '"gpu"' and re.search(r'"gpu"\s*:\s*\d', line):
+            return None
+    return None

@@ -1,0 +1,480 @@
+"""`rocm-smi` as people paste it: `--json` (ROCm 4.x to 7.x key sets) and the text layouts.
+
+JSON: `card0..cardN` objects and a `system` object (`Driver version`); text: the concise
+default table of ROCm 3/4/5 (`GPU Temp AvgPwr SCLK ...`), of ROCm 6.0/6.1
+(`Device [Model : Revision] ...` with a name line under each row) and of ROCm 6.2+ (`Device
+Node IDs (DID, GUID) ... Partitions (Mem, Compute, ID)`), plus the `GPU[n]\t\t: Key: value`
+sections of `--showproductname`, `-i`/`--showid`, `--showbus`, `--showmeminfo vram`,
+`--showuniqueid`, `--showserial`, `--showvbios`, `--showcomputepartition`,
+`--showmemorypartition`, `--showdriverversion` and `-a`. Several outputs in one paste are
+merged per GPU index.
+
+A rocm-smi listing proves that amdgpu drives the GPU and that rocm_smi reads it (stack fact
+`amdgpu_loaded`); it proves nothing about KFD/ROCm compute, so no kfd facts come from here.
+Each GPU becomes a `Layer.ROCM_SMI` sighting with `smi_index`; gfx targets come from the
+`GFX Version` key (rocm_smi of ROCm 6.x writes some decimal-packed: `gfx11001` is gfx1101,
+`gfx9010` is gfx90a) and are otherwise left to the inventory's device table. `Driver version`
+is the amdgpu-dkms version, or the kernel release when the driver is the in-tree one (rocm_smi
+falls back to uname); the latter becomes the host fact `kernel`, not a driver version.
+
+Signals emitted:
+- `gpu.partition_mode`: a GPU in a compute partition mode other than SPX (DPX/TPX/QPX/CPX);
+  detail = the mode. Such sightings get `kind = partition`.
+- `amdgpu.no_drm_devices` (new): "/sys/class/drm is empty or missing" / "No DRM devices
+  available": no GPU is bound to a DRM driver at all.
+- `rocm.path_version`: a `/opt/rocm-X.Y.Z` path in the paste; detail = the version.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gpuscope.model import (
+    EvidenceRef,
+    Fact,
+    GpuFacts,
+    GpuKind,
+    GpuSighting,
+    Layer,
+    ParsedOutput,
+    Signal,
+    Vendor,
+)
+
+FORMATS: tuple[str, ...] = ("rocm-smi-text", "rocm-smi-json")
+
+_BANNER = re.compile(r"ROCm System Management Interface|End of ROCm SMI Log")
+_GPU_LINE = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*(.*?)\s*$")
+_CARD_KEY = re.compile(r'"card\d+"\s*:\s*\{')
+_NO_DRM = re.compile(r"/sys/class/drm is empty or missing|No DRM devices available")
+_DRIVER_LINE = re.compile(r"^\s*Driver version:\s*(\S+)\s*$", re.IGNORECASE)
+_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
+_SECTION_TITLE = re.compile(r"^=+\s*[A-Za-z].*?=+\s*$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
+_GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
+_DKMS_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
+_PARTITION_MODES = ("SPX", "DPX", "TPX", "QPX", "CPX")
+_QUOTE = re.compile(r"^\s*>(?: |$)")
+
+# Concise table rows of the three layouts.
+_ROW_START = re.compile(r"^\s*(\d+)\s+\S")
+_ROW_IDS = re.compile(r"^\s*(\d+)\s+(\d+)\s+(0x[0-9a-fA-F]+|\d+),\s*(\d+|N/A)\s")
+_ROW_MODEL = re.compile(r"^\s*(\d+)\s+\[(0x[0-9a-fA-F]+)\s*:\s*(0x[0-9a-fA-F]+)\]")
+_ROW_PARTITIONS = re.compile(r"\b(NPS\d|N/A),\s*(SPX|DPX|TPX|QPX|CPX|N/A)(?:,\s*(\d+|N/A))?")
+_ROW_TAIL = re.compile(r"(\d+(?:\.\d+)?)W\s+(\d+)%\s+(\d+)%\s*$")
+
+
+@dataclass
+class _Gpu:
+    index: int
+    first_seen: str = ""
+    values: dict[str, object] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    partition: tuple[str, EvidenceRef] | None = None
+
+    def put(self, name: str, value: object, where: str) -> None:
+        if name not in self.values:
+            self.values[name] = value
+            self.sources[name] = where
+
+
+def sniff(text: str) -> tuple[str, float] | None:
+    """rocm-smi JSON by its `cardN` objects, text by its banner or `GPU[n]` lines."""
+    try:
+        head = text[:200_000]
+        stripped = head.lstrip()
+        if _CARD_KEY.search(head) and "{" in stripped[:4000]:
+            return ("rocm-smi-json", 0.93)
+        if _BANNER.search(head):
+            return ("rocm-smi-text", 0.95)
+        if _NO_DRM.search(head):
+            return ("rocm-smi-text", 0.8)
+        if re.search(r"^\s*GPU\[\d+\]\s*:\s*\S", head, re.MULTILINE):
+            return ("rocm-smi-text", 0.75)
+        return None
+    except Exception:  # sniffing must never break format detection
+        return None
+
+
+def parse(text: str, source: str) -> ParsedOutput:
+    """rocm-smi JSON or text to sightings, stack facts and signals; never raises."""
+    fmt = "rocm-smi-text"
+    try:
+        found = sniff(text)
+        if found is not None and found[0] == "rocm-smi-json":
+            fmt = "rocm-smi-json"
+            parsed = _parse_json(text, source)
+            if parsed is not None:
+                return parsed
+            fmt = "rocm-smi-text"
+        return _parse_text(text, source)
+    except Exception as exc:  # the promise of every parser: a problem, never an exception
+        return ParsedOutput(format=fmt, source=source,
+                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+
+
+# ----------------------------------------------------------------------------- shared
+
+
+class _Collector:
+    def __init__(self, source: str, lines: list[str]) -> None:
+        self.source = source
+        self.lines = lines
+        self.gpus: dict[int, _Gpu] = {}
+        self.stack: list[Fact] = []
+        self.host: list[Fact] = []
+        self.signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
+        self.problems: list[str] = []
+
+    def gpu(self, index: int, where: str) -> _Gpu:
+        if index not in self.gpus:
+            self.gpus[index] = _Gpu(index, first_seen=where)
+        return self.gpus[index]
+
+    def ref(self, number: int | None) -> EvidenceRef:
+        if number is None or not 1 <= number <= len(self.lines):
+            return EvidenceRef(source=self.source)
+        return EvidenceRef(source=self.source, line=number,
+                           text=self.lines[number - 1].strip()[:300])
+
+    def where(self, number: int | None, fallback: str = "") -> str:
+        return f"{self.source}:{number}" if number is not None else f"{self.source} {fallback}"
+
+    def signal(self, kind: str, detail: str | None, ref: EvidenceRef) -> None:
+        refs = self.signals.setdefault((kind, detail), [])
+        if ref not in refs:
+            refs.append(ref)
+
+    def driver_version(self, value: str, number: int | None) -> None:
+        value = value.strip()
+        if not value or value.upper() == "N/A":
+            return
+        if any(f.key == "amdgpu_driver_version" for f in self.stack) or any(
+                f.key == "kernel" for f in self.host):
+            return
+        if _DKMS_VERSION.match(value):
+            self.stack.append(Fact("amdgpu_driver_version", value, self.where(number)))
+        else:
+            # rocm_smi reports uname's release when /sys/module/amdgpu/version is absent,
+            # i.e. for the in-tree driver: that is the kernel, not an amdgpu-dkms version.
+            self.host.append(Fact("kernel", value, self.where(number)))
+            self.stack.append(Fact(
+                "amdgpu_driver_version", None, self.where(number),
+                missing_reason=f"rocm-smi shows the kernel release {value}: the in-tree "
+                               "amdgpu driver, no amdgpu-dkms version"))
+
+    def scan_messages(self) -> None:
+        for number, line in enumerate(self.lines, start=1):
+            if _NO_DRM.search(line):
+                self.signal("amdgpu.no_drm_devices", None, self.ref(number))
+            for version in _ROCM_PATH.findall(line):
+                self.signal("rocm.path_version", version, self.ref(number))
+
+    def result(self, fmt: str) -> ParsedOutput:
+        sightings: list[GpuSighting] = []
+        for index in sorted(self.gpus):
+            gpu = self.gpus[index]
+            if gpu.partition is not None:
+                mode, ref = gpu.partition
+                if mode != "SPX":
+                    gpu.values["kind"] = GpuKind.PARTITION
+                    gpu.sources["kind"] = ref.label()
+                    self.signal("gpu.partition_mode", mode, ref)
+            sightings.append(_sighting(gpu))
+        if sightings:
+            first = next(iter(sightings[0].field_sources.values()), self.source)
+            self.stack.insert(0, Fact("amdgpu_loaded", True, first))
+        signals = tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
+                        for (k, d), refs in self.signals.items())
+        return ParsedOutput(format=fmt, source=self.source, sightings=tuple(sightings),
+                            stack_facts=tuple(self.stack), host_facts=tuple(self.host),
+                            signals=signals, problems=tuple(self.problems))
+
+
+def _sighting(gpu: _Gpu) -> GpuSighting:
+    values = dict(gpu.values)
+    values.setdefault("vendor", Vendor.AMD)
+    sources = dict(gpu.sources)
+    sources.setdefault("vendor", gpu.first_seen)
+    values["smi_index"] = gpu.index
+    sources["smi_index"] = gpu.first_seen
+    missing = {k: v for k, v in gpu.missing.items() if k not in values}
+    if "gfx_target" not in values:
+        missing.setdefault("gfx_target", "rocm-smi shows no GFX Version for this GPU")
+    facts = GpuFacts(**values)  # type: ignore[arg-type]
+    return GpuSighting(layer=Layer.ROCM_SMI, facts=facts, field_sources=sources,
+                       missing_reasons=missing)
+
+
+def _apply(collector: _Collector, gpu: _Gpu, key: str, value: str, where: str,
+           ref: EvidenceRef) -> None:
+    """One `Key: value` of a card (JSON or text) into the GPU's facts."""
+    key = " ".join(key.lower().replace("\t", " ").split()).rstrip(":")
+    value = value.strip()
+    if not value or value.upper() in {"N/A", "NA", "UNKNOWN", "NONE"}:
+        return
+    if key in {"device id", "gpu id"}:
+        if (hex_id := _hex_id(value, 4)) is not None:
+            gpu.put("pci_device_id", hex_id, where)
+    elif key == "device rev":
+        if (rev := _hex_id(value, 2)) is not None:
+            gpu.put("pci_revision", rev, where)
+    elif key == "subsystem id":
+        if (sub := _hex_id(value, 4)) is not None:
+            gpu.put("pci_subsystem_device_id", sub, where)
+    elif key in {"card series", "device name"}:
+        if _is_name(value):
+            gpu.put("name", value, where)
+        else:
+            gpu.missing.setdefault("name", f"{where}: rocm-smi shows {value}, not a name")
+    elif key == "card vendor":
+        if "advanced micro devices" in value.lower() or value.lower() == "0x1002":
+            gpu.put("vendor", Vendor.AMD, where)
+    elif key == "card model":
+        # Hex here is the device or the subsystem id depending on the release: not a name.
+        if _is_name(value):
+            gpu.put("board_name", value, where)
+    elif key == "gfx version":
+        if (gfx := decode_gfx_version(value)) is not None:
+            gpu.put("gfx_target", gfx, where)
+    elif key == "pci bus":
+        if (bus := _bus(value)) is not None:
+            gpu.put("pci_bus", bus, where)
+    elif key == "vram total memory (b)":
+        if value.isdigit():
+            gpu.put("vram_total_bytes", int(value), where)
+    elif key == "vis_vram total memory (b)":
+        if value.isdigit():
+            gpu.put("visible_vram_total_bytes", int(value), where)
+    elif key == "gtt total memory (b)":
+        if value.isdigit():
+            gpu.put("gtt_total_bytes", int(value), where)
+    elif key == "unique id":
+        gpu.put("uuid", value, where)
+    elif key == "serial number":
+        gpu.put("serial_number", value, where)
+    elif key == "vbios version":
+        gpu.put("vbios_version", value, where)
+    elif key == "max graphics package power (w)":
+        if (watts := _number(value)) is not None and watts > 0:
+            gpu.put("power_cap_w", watts, where)
+    elif key == "node id":
+        if value.isdigit():
+            gpu.put("kfd_node", int(value), where)
+    elif key == "guid":
+        if value.isdigit():
+            gpu.put("kfd_gpu_id", int(value), where)
+    elif key == "driver version":
+        collector.driver_version(value, _line_of(where))
+    elif key in {"compute partition", "current compute partition"}:
+        mode = value.split()[0].upper()
+        if mode in _PARTITION_MODES and gpu.partition is None:
+            gpu.partition = (mode, ref)
+
+
+def _line_of(where: str) -> int | None:
+    tail = where.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else None
+
+
+def decode_gfx_version(value: str) -> str | None:
+    """rocm-smi's `GFX Version` to a canonical target. Some releases pack major, minor and
+    stepping decimally ('gfx11001' = 11.0.1 = gfx1101, 'gfx9010' = 9.0.10 = gfx90a, 'gfx9402'
+    = gfx942); proper names ('gfx1031', 'gfx90a', 'gfx908:sramecc+') pass through."""
+    token = re.split(r"[:+\s]", value.strip().lower(), maxsplit=1)[0]
+    match = _GFX.match(token)
+    if match is None:
+        return None
+    digits = match.group(1)
+    if digits.isdigit():
+        packed: tuple[int, int, int] | None = None
+        if len(digits) == 5:  # two-digit major: 11001 -> 11, 0, 01
+            packed = (int(digits[:2]), int(digits[2]), int(digits[3:]))
+        elif len(digits) == 4 and digits[0] != "1":  # one-digit major: 9010 -> 9, 0, 10
+            packed = (int(digits[0]), int(digits[1]), int(digits[2:]))
+        if packed is not None:
+            major, minor, stepping = packed
+            if minor > 15 or stepping > 15:
+                return None
+            return f"gfx{major}{minor:x}{stepping:x}"
+    return token
+
+
+def _is_name(value: str) -> bool:
+    return bool(value) and not _HEX.match(value) and not value.isdigit()
+
+
+def _hex_id(value: str, width: int) -> str | None:
+    token = value.strip().split()[0] if value.strip() else ""
+    try:
+        number = int(token, 16) if token.lower().startswith("0x") else int(token)
+    except ValueError:
+        return None
+    return f"0x{number:0{width}x}" if number >= 0 else None
+
+
+def _bus(value: str) -> str | None:
+    match = _BUS.match(value.strip())
+    if match is None:
+        return None
+    domain = int(match.group(1) or "0", 16)
+    return (f"{domain:04x}:{match.group(2).lower()}:{match.group(3).lower()}."
+            f"{match.group(4)}")
+
+
+def _number(value: str) -> float | None:
+    match = _NUMBER.match(value.strip())
+    return float(match.group(0)) if match else None
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def _parse_json(text: str, source: str) -> ParsedOutput | None:
+    start = text.find("{")
+    if start < 0:
+        return None
+    lines = text.splitlines()
+    collector = _Collector(source, lines)
+    collector.scan_messages()
+    scanned = _scan_pairs(text)
+    blocks: Mapping[str, Mapping[str, object]]
+    try:
+        document, _ = json.JSONDecoder().raw_decode(text[start:])
+    except ValueError as exc:
+        # Cut or hand-edited: read the "key": "value" pairs in order instead.
+        collector.problems.append(f"{source}: rocm-smi JSON is not valid JSON ({exc}); "
+                                  "read pair by pair")
+        blocks = {name: {key: value for key, (value, _) in pairs.items()}
+                  for name, (_, pairs) in scanned.items()}
+    else:
+        if not isinstance(document, dict):
+            return None
+        blocks = {str(k): v for k, v in document.items() if isinstance(v, Mapping)}
+    for name, block in blocks.items():
+        block_line, pairs = scanned.get(name, (None, {}))
+        match = re.fullmatch(r"card(\d+)", name)
+        if match is not None:
+            gpu = collector.gpu(int(match.group(1)), collector.where(block_line, name))
+            for key, raw in block.items():
+                if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
+                    continue
+                number = pairs.get(str(key), (None, None))[1]
+                _apply(collector, gpu, str(key), str(raw),
+                       collector.where(number, f"{name} {key!r}"), collector.ref(number))
+        elif name.lower() == "system":
+            for key, raw in block.items():
+                if str(key).lower() == "driver version" and isinstance(raw, str):
+                    collector.driver_version(raw, pairs.get(str(key), (None, None))[1])
+    return collector.result("rocm-smi-json")
+
+
+_PAIR = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*(\{|"((?:[^"\\\n]|\\.)*)")')
+
+
+def _scan_pairs(text: str) -> dict[str, tuple[int, dict[str, tuple[str, int]]]]:
+    """Object name -> (its line, {key: (string value, line)}) for the flat two-level JSON of
+    rocm-smi, in one pass; works on cut documents and on single-line output alike."""
+    found: dict[str, tuple[int, dict[str, tuple[str, int]]]] = {}
+    current: dict[str, tuple[str, int]] | None = None
+    line = 1
+    position = 0
+    for match in _PAIR.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        key = _unescape(match.group(1))
+        if match.group(2) == "{":
+            current = found.setdefault(key, (line, {}))[1]
+        elif current is not None and key not in current:
+            current[key] = (_unescape(match.group(3)), line)
+    return found
+
+
+def _unescape(value: str) -> str:
+    if "\\" not in value:
+        return value
+    try:
+        decoded = json.loads(f'"{value}"')
+    except ValueError:
+        return value
+    return decoded if isinstance(decoded, str) else value
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def _parse_text(text: str, source: str) -> ParsedOutput:
+    lines = text.splitlines()
+    collector = _Collector(source, lines)
+    collector.scan_messages()
+    header: list[str] | None = None
+    last_row: _Gpu | None = None
+    for number, raw in enumerate(lines, start=1):
+        line = _QUOTE.sub("", raw, count=1).rstrip()  # a paste quoted in markdown ("> ...")
+        if (match := _GPU_LINE.match(line)) is not None:
+            header = None
+            gpu = collector.gpu(int(match.group(1)), collector.where(number))
+            key, sep, value = match.group(2).partition(":")
+            if sep:
+                _apply(collector, gpu, key, value, collector.where(number),
+                       collector.ref(number))
+            continue
+        if (match := _DRIVER_LINE.match(line)) is not None:
+            collector.driver_version(match.group(1), number)
+            continue
+        if "SCLK" in line and "MCLK" in line and re.match(r"^\s*(GPU|Device)\b", line):
+            header = line.split()
+            last_row = None
+            continue
+        if header is None:
+            continue
+        if _SECTION_TITLE.match(line.strip()) or "End of ROCm SMI Log" in line:
+            header = None
+            continue
+        if _ROW_START.match(line):
+            last_row = _concise_row(collector, line, number)
+            continue
+        stripped = line.strip()
+        if (last_row is not None and stripped and not stripped.startswith(("(", "="))
+                and "[Model" in " ".join(header)):
+            # ROCm 6.0/6.1 print the name (at most 20 characters) under each row.
+            if len(stripped) < 20:
+                last_row.put("name", stripped, collector.where(number))
+            else:
+                last_row.missing["name"] = (f"{collector.where(number)}: the concise table "
+                                            "cuts names at 20 characters")
+            last_row = None
+    return collector.result("rocm-smi-text")
+
+
+def _concise_row(collector: _Collector, line: str, number: int) -> _Gpu:
+    where = collector.where(number)
+    ref = collector.ref(number)
+    index = int(line.split()[0])
+    gpu = collector.gpu(index, where)
+    if (match := _ROW_IDS.match(line)) is not None:
+        gpu.put("kfd_node", int(match.group(2)), where)
+        if (device := _hex_id(match.group(3), 4)) is not None:
+            gpu.put("pci_device_id", device, where)
+        if match.group(4).isdigit():
+            gpu.put("kfd_gpu_id", int(match.group(4)), where)
+    elif (match := _ROW_MODEL.match(line)) is not None:
+        if (device := _hex_id(match.group(2), 4)) is not None:
+            gpu.put("pci_device_id", device, where)
+        if (rev := _hex_id(match.group(3), 2)) is not None:
+            gpu.put("pci_revision", rev, where)
+    if (match := _ROW_PARTITIONS.search(line)) is not None:
+        mode = match.group(2).upper()
+        if mode in _PARTITION_MODES and gpu.partition is None:
+            gpu.partition = (mode, ref)
+    if (match := _ROW_TAIL.search(line)) is not None:
+        watts = float(match.group(1))
+        if watts > 0:
+            gpu.put("power_cap_w", watts, where)
+    return gpu

@@ -1,0 +1,451 @@
+"""`rocminfo` (and `rocminfo --support`) as people paste it: ROCm 1.x to 7.x layouts.
+
+What it yields:
+- one `Layer.ROCM` sighting per GPU agent (`Device Type: GPU`). CPU agents are not GPUs (the
+  first one's name becomes the host fact `cpu_model`); generic ISAs (`gfx11-generic`) are ISAs
+  of a GPU agent, not GPUs. An iGPU agent often carries the CPU's marketing name; it is kept
+  as the name, and `kind` is set only when the agent says so itself (`Memory Properties: APU`).
+- stack facts `kfd_loaded` (from the ROCk line), `amdgpu_driver_version` (from
+  `ROCk module version X is loaded`, an out-of-tree amdgpu-dkms), `hsa_runtime_version`.
+- host facts `os` = "wsl" (the WSL banner) and `cpu_model`.
+
+Signals emitted:
+- `kfd.loaded` / `kfd.not_loaded`: the ROCk line. Under WSL no ROCk line says nothing.
+- `kfd.permission_denied`: `/dev/kfd` could not be opened for lack of permission, or rocminfo
+  says the user is not in the render/video group. "Failed to get user name to check for video
+  group membership" is only evidence on it: rocminfo prints it whenever getlogin() fails (sudo,
+  containers), also when /dev/kfd is simply missing (ROCm/ROCm#1361, #4358) or opens fine.
+- `kfd.missing`: "Unable to open /dev/kfd read-write: No such file or directory" (not on WSL).
+- `kfd.open_failed` (new): /dev/kfd exists but opening it failed for another reason; detail =
+  the error text (e.g. "Invalid argument": a KFD ioctl ABI mismatch).
+- `hsa.error`: an `HSA_STATUS_ERROR_*` status; detail = the status name.
+- `platform.wsl`: the "WSL environment detected." banner.
+- `rocminfo.crashed` (new): rocminfo died ("Segmentation fault"); its output is no GPU list.
+- `rocm.path_version`: a `/opt/rocm-X.Y.Z` path in the paste; detail = the version.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gpuscope.model import (
+    EvidenceRef,
+    Fact,
+    GpuFacts,
+    GpuKind,
+    GpuSighting,
+    Layer,
+    ParsedOutput,
+    Signal,
+    Vendor,
+)
+
+FORMATS: tuple[str, ...] = ("rocminfo",)
+
+_ROCK_LOADED = re.compile(r"ROCk module (?:version (\S+) )?is loaded")
+_ROCK_NOT_LOADED = re.compile(r"ROCk module is NOT loaded")
+_WSL_BANNER = re.compile(r"WSL environment detected")
+_KFD_OPEN = re.compile(r"Unable to open /dev/kfd read-write:\s*(.*)")
+_NOT_MEMBER = re.compile(r"(\S+) is not (?:a )?member of \"?(\w+)\"? group")
+_NO_USER = re.compile(r"Failed to get user name to check for \w+ group membership")
+_HSA_STATUS = re.compile(r"\b(HSA_STATUS_ERROR\w*)")
+_HSA_CALL = re.compile(r"hsa api call failure at")
+_SEGFAULT = re.compile(r"\bSegmentation fault\b")
+_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
+_AGENT = re.compile(r"^\s*Agent\s+(\d+)\s*$")
+_POOL = re.compile(r"^\s*Pool\s+(\d+)\s*$")
+_ISA = re.compile(r"^\s*ISA\s+(\d+)\s*$")
+_KEY_VALUE = re.compile(r"^\s*([^:]+?)\s*:+\s*(.*?)\s*$")
+_LEADING_INT = re.compile(r"^(\d+)")
+_SIZE = re.compile(r"^(\d+)\s*(?:\(0x[0-9a-fA-F]+\))?\s*([KMGT]?B)?\b", re.IGNORECASE)
+_GFX = re.compile(r"^gfx[0-9a-f]{3,5}$")
+_VERSION = re.compile(r"^\d+(?:\.\d+)+$")
+_QUOTE = re.compile(r"^\s*>(?: |$)")
+
+_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
+_PERMISSION_WORDS = ("permission denied", "operation not permitted")
+_SCALAR_KEYS = {
+    "name", "uuid", "marketing name", "vendor name", "node", "device type", "chip id",
+    "max clock freq. (mhz)", "max clock frequency (mhz)", "bdfid", "compute unit",
+    "simds per cu", "memory properties",
+}
+
+
+@dataclass
+class _Pool:
+    segment: str = ""
+    size_bytes: int | None = None
+    line: int = 0
+
+
+@dataclass
+class _Agent:
+    number: int
+    line: int
+    values: dict[str, tuple[str, int]] = field(default_factory=dict)
+    pools: list[_Pool] = field(default_factory=list)
+    isas: list[tuple[str, int]] = field(default_factory=list)
+
+    def get(self, key: str) -> tuple[str, int] | None:
+        return self.values.get(key)
+
+
+def sniff(text: str) -> tuple[str, float] | None:
+    """rocminfo by its banners and messages; never raises."""
+    try:
+        head = text[:200_000]
+        if "HSA System Attributes" in head and "HSA Agents" in head:
+            return ("rocminfo", 0.97)
+        if "HSA System Attributes" in head or re.search(r"^\s*\*{3,}\s*\n\s*Agent \d+", head,
+                                                        re.MULTILINE):
+            return ("rocminfo", 0.9)
+        if _ROCK_LOADED.search(head) or _ROCK_NOT_LOADED.search(head):
+            return ("rocminfo", 0.85)
+        if _KFD_OPEN.search(head) or _WSL_BANNER.search(head):
+            return ("rocminfo", 0.6)
+        return None
+    except Exception:  # sniffing must never break format detection
+        return None
+
+
+def parse(text: str, source: str) -> ParsedOutput:
+    """rocminfo text to sightings, stack/host facts and signals; never raises."""
+    try:
+        return _parse(text, source)
+    except Exception as exc:  # the promise of every parser: a problem, never an exception
+        return ParsedOutput(format="rocminfo", source=source,
+                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+
+
+class _Signals:
+    """Signals in order of first sight, one per (kind, detail), evidence accumulated."""
+
+    def __init__(self) -> None:
+        self._order: list[tuple[str, str | None]] = []
+        self._evidence: dict[tuple[str, str | None], list[EvidenceRef]] = {}
+
+    def add(self, kind: str, detail: str | None, *refs: EvidenceRef) -> None:
+        key = (kind, detail)
+        if key not in self._evidence:
+            self._order.append(key)
+            self._evidence[key] = []
+        for ref in refs:
+            if ref not in self._evidence[key]:
+                self._evidence[key].append(ref)
+
+    def has(self, kind: str) -> bool:
+        return any(k == kind for k, _ in self._order)
+
+    def build(self) -> tuple[Signal, ...]:
+        return tuple(Signal(kind=k, detail=d, evidence=tuple(self._evidence[(k, d)]))
+                     for k, d in self._order)
+
+
+def _parse(text: str, source: str) -> ParsedOutput:
+    lines = text.splitlines()
+    signals = _Signals()
+    stack: list[Fact] = []
+    host: list[Fact] = []
+    problems: list[str] = []
+
+    def ref(number: int) -> EvidenceRef:
+        return EvidenceRef(source=source, line=number, text=lines[number - 1].strip()[:300])
+
+    def where(number: int) -> str:
+        return f"{source}:{number}"
+
+    wsl = False
+    kfd_fact: Fact | None = None
+    open_error: tuple[str, int] | None = None
+    not_member: list[int] = []
+    no_user: list[int] = []
+    agents: list[_Agent] = []
+    agent: _Agent | None = None
+    section = "system"
+    runtime_version: tuple[str, int] | None = None
+
+    for number, quoted in enumerate(lines, start=1):
+        raw = _QUOTE.sub("", quoted, count=1)  # a paste quoted in markdown ("> ...")
+        line = raw.strip()
+        if not line:
+            continue
+        if _WSL_BANNER.search(line) and not wsl:
+            wsl = True
+            host.append(Fact("os", "wsl", where(number)))
+            signals.add("platform.wsl", None, ref(number))
+        if (match := _ROCK_LOADED.search(line)) is not None:
+            if kfd_fact is None:
+                kfd_fact = Fact("kfd_loaded", True, where(number))
+                signals.add("kfd.loaded", None, ref(number))
+                version = match.group(1)
+                if version and _VERSION.match(version):
+                    stack.append(Fact("amdgpu_driver_version", version, where(number)))
+            continue
+        if _ROCK_NOT_LOADED.search(line):
+            if kfd_fact is None:
+                kfd_fact = Fact("kfd_loaded", False, where(number))
+                signals.add("kfd.not_loaded", None, ref(number))
+            continue
+        if (match := _KFD_OPEN.search(line)) is not None:
+            open_error = (match.group(1).strip(), number)
+            continue
+        if _NOT_MEMBER.search(line):
+            not_member.append(number)
+            continue
+        if _NO_USER.search(line):
+            no_user.append(number)
+            continue
+        if (match := _HSA_STATUS.search(line)) is not None:
+            evidence = [ref(number)]
+            previous = next((n for n in range(number - 1, max(number - 4, 0), -1)
+                             if lines[n - 1].strip()), None)
+            if previous is not None and _HSA_CALL.search(lines[previous - 1]):
+                evidence.insert(0, ref(previous))
+            signals.add("hsa.error", match.group(1), *evidence)
+            continue
+        if _SEGFAULT.search(line):
+            signals.add("rocminfo.crashed", "Segmentation fault", ref(number))
+            continue
+        for version in _ROCM_PATH.findall(line):
+            signals.add("rocm.path_version", version, ref(number))
+
+        if (match := _AGENT.match(raw)) is not None:
+            agent = _Agent(number=int(match.group(1)), line=number)
+            agents.append(agent)
+            section = "agent"
+            continue
+        if agent is None:
+            found = _KEY_VALUE.match(raw)
+            if found and found.group(1).lower() == "runtime version" and runtime_version is None:
+                runtime_version = (found.group(2), number)
+            continue
+        lowered = line.lower()
+        if lowered.startswith("pool info"):
+            section = "pools"
+            continue
+        if lowered.startswith("isa info"):
+            section = "isas"
+            continue
+        if section == "pools" and (match := _POOL.match(raw)) is not None:
+            agent.pools.append(_Pool(line=number))
+            continue
+        if section == "isas" and _ISA.match(raw):
+            continue
+        found = _KEY_VALUE.match(raw)
+        if found is None:
+            continue
+        key, value = found.group(1).lower(), found.group(2)
+        if section == "agent" and key in _SCALAR_KEYS and key not in agent.values:
+            agent.values[key] = (value, number)
+        elif section == "pools" and agent.pools:
+            pool = agent.pools[-1]
+            if key == "segment":
+                pool.segment = value.upper()
+            elif key == "size":
+                size = _size_bytes(value)
+                if size is None:
+                    problems.append(f"{where(number)}: pool size {value!r} not understood")
+                pool.size_bytes = size
+                pool.line = number
+        elif section == "isas" and key == "name":
+            agent.isas.append((value, number))
+
+    if runtime_version is not None and _VERSION.match(runtime_version[0]):
+        stack.append(Fact("hsa_runtime_version", runtime_version[0],
+                          where(runtime_version[1])))
+    if kfd_fact is not None and not wsl:
+        stack.insert(0, kfd_fact)
+    _kfd_access_signals(signals, ref, wsl, open_error, not_member, no_user)
+
+    gpus = [a for a in agents if _is_gpu(a)]
+    cpus = [a for a in agents if _device_type(a) == "CPU"]
+    if cpus:
+        cpu_name = (cpus[0].get("marketing name") or cpus[0].get("name"))
+        if cpu_name and cpu_name[0]:
+            host.append(Fact("cpu_model", cpu_name[0], where(cpu_name[1])))
+    bdf_counts = Counter(_bdfid(a) for a in gpus)
+    sightings = tuple(_sighting(a, source, wsl, bdf_counts, problems) for a in gpus)
+    return ParsedOutput(
+        format="rocminfo", source=source, sightings=sightings, stack_facts=tuple(stack),
+        host_facts=tuple(host), signals=signals.build(), problems=tuple(problems),
+    )
+
+
+def _kfd_access_signals(signals: _Signals, ref: Callable[[int], EvidenceRef], wsl: bool,
+                        open_error: tuple[str, int] | None, not_member: list[int],
+                        no_user: list[int]) -> None:
+    group_refs = [ref(n) for n in not_member]
+    user_refs = [ref(n) for n in no_user]
+    if open_error is not None:
+        reason, number = open_error
+        lowered = reason.lower()
+        if any(word in lowered for word in _PERMISSION_WORDS):
+            signals.add("kfd.permission_denied", reason, ref(number), *group_refs, *user_refs)
+            return
+        if "no such file" in lowered:
+            if not wsl:
+                signals.add("kfd.missing", reason, ref(number))
+        elif reason:
+            signals.add("kfd.open_failed", reason, ref(number))
+    if group_refs:
+        detail = None
+        match = _NOT_MEMBER.search(group_refs[0].text or "")
+        if match is not None:
+            detail = f'not in the "{match.group(2)}" group'
+        signals.add("kfd.permission_denied", detail, *group_refs, *user_refs)
+
+
+def _is_gpu(agent: _Agent) -> bool:
+    device_type = _device_type(agent)
+    if device_type is not None:
+        return device_type == "GPU"
+    name = agent.get("name")
+    return name is not None and _canonical_gfx(name[0]) is not None
+
+
+def _device_type(agent: _Agent) -> str | None:
+    found = agent.get("device type")
+    return found[0].strip().upper() if found and found[0].strip() else None
+
+
+def _bdfid(agent: _Agent) -> int | None:
+    found = agent.get("bdfid")
+    if found is None:
+        return None
+    match = _LEADING_INT.match(found[0])
+    return int(match.group(1)) if match else None
+
+
+def _sighting(agent: _Agent, source: str, wsl: bool, bdf_counts: Counter[int | None],
+              problems: list[str]) -> GpuSighting:
+    values: dict[str, object] = {"vendor": Vendor.AMD}
+    sources: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    agent_where = f"{source}:{agent.line}"
+    vendor_line = agent.get("vendor name")
+    sources["vendor"] = f"{source}:{vendor_line[1]}" if vendor_line else agent_where
+
+    def put(name: str, value: object, line: int) -> None:
+        values[name] = value
+        sources[name] = f"{source}:{line}"
+
+    name_field = agent.get("name")
+    gfx = _canonical_gfx(name_field[0]) if name_field else None
+    if gfx is not None and name_field is not None:
+        put("gfx_target", gfx, name_field[1])
+    else:
+        for isa, line in agent.isas:
+            isa_gfx = _canonical_gfx(isa)
+            if isa_gfx is not None:
+                put("gfx_target", isa_gfx, line)
+                break
+        else:
+            missing["gfx_target"] = f"{agent_where}: agent {agent.number} names no gfx target"
+
+    marketing = agent.get("marketing name")
+    if marketing is not None and marketing[0] and _canonical_gfx(marketing[0]) is None:
+        put("name", marketing[0], marketing[1])
+    else:
+        missing["name"] = (f"{agent_where}: no Marketing Name (rocminfo before ROCm 3.x)"
+                           if marketing is None else f"{agent_where}: empty Marketing Name")
+
+    chip = agent.get("chip id")
+    chip_id = _int_prefix(chip[0]) if chip else None
+    if chip is not None and chip_id:
+        put("pci_device_id", f"0x{chip_id:04x}", chip[1])
+    else:
+        missing["pci_device_id"] = f"{agent_where}: no Chip ID"
+
+    bdfid = _bdfid(agent)
+    bdf_line = agent.get("bdfid")
+    if bdfid and bdf_line is not None:
+        if bdf_counts[bdfid] > 1:
+            missing["pci_bus"] = (f"{source}:{bdf_line[1]}: BDFID {bdfid} is shared by "
+                                  f"{bdf_counts[bdfid]} agents (it carries no PCI domain)")
+        else:
+            put("pci_bus", _bus_from_bdfid(bdfid), bdf_line[1])
+    else:
+        missing["pci_bus"] = (f"{agent_where}: no BDFID (WSL's runtime reports none)" if wsl
+                              else f"{agent_where}: no usable BDFID")
+
+    cu = agent.get("compute unit")
+    cu_count = _int_prefix(cu[0]) if cu else None
+    if cu is not None and cu_count:
+        put("compute_units", cu_count, cu[1])
+        simds = agent.get("simds per cu")
+        per_cu = _int_prefix(simds[0]) if simds else None
+        if simds is not None and per_cu:
+            put("simd_count", cu_count * per_cu, simds[1])
+    else:
+        missing["compute_units"] = f"{agent_where}: no Compute Unit count"
+
+    clock = agent.get("max clock freq. (mhz)") or agent.get("max clock frequency (mhz)")
+    clock_mhz = _int_prefix(clock[0]) if clock else None
+    if clock is not None and clock_mhz:
+        put("max_graphics_clock_mhz", clock_mhz, clock[1])
+
+    uuid = agent.get("uuid")
+    if uuid is not None and uuid[0] and not uuid[0].upper().endswith("-XX"):
+        put("uuid", uuid[0], uuid[1])
+    elif uuid is not None:
+        missing["uuid"] = f"{source}:{uuid[1]}: the runtime exposes no unique id ({uuid[0]})"
+
+    node = agent.get("node")
+    node_number = _int_prefix(node[0]) if node else None
+    if node is not None and node_number is not None and not wsl:
+        put("kfd_node", node_number, node[1])
+
+    memory = agent.get("memory properties")
+    if memory is not None and "APU" in memory[0].upper().split():
+        put("kind", GpuKind.INTEGRATED, memory[1])
+
+    pool = _vram_pool(agent)
+    if pool is not None and pool.size_bytes:
+        put("vram_total_bytes", pool.size_bytes, pool.line)
+    else:
+        missing["vram_total_bytes"] = f"{agent_where}: no GLOBAL memory pool with a size"
+
+    facts = GpuFacts(**values)  # type: ignore[arg-type]
+    return GpuSighting(layer=Layer.ROCM, facts=facts, field_sources=sources,
+                       missing_reasons=missing)
+
+
+def _vram_pool(agent: _Agent) -> _Pool | None:
+    global_pools = [p for p in agent.pools if p.segment.startswith("GLOBAL")]
+    for pool in global_pools:
+        if "COARSE" in pool.segment and pool.size_bytes:
+            return pool
+    return next((p for p in global_pools if p.size_bytes), None)
+
+
+def _bus_from_bdfid(value: int) -> str:
+    # rocminfo's BDFID is KFD's location_id: (bus << 8) | (device << 3) | function.
+    bus = (value >> 8) & 0xFF
+    domain = value >> 16
+    return f"{domain:04x}:{bus:02x}:{(value >> 3) & 0x1F:02x}.{value & 0x7}"
+
+
+def _size_bytes(value: str) -> int | None:
+    match = _SIZE.match(value.strip())
+    if match is None:
+        return None
+    unit = (match.group(2) or "B").upper()
+    return int(match.group(1)) * _UNITS.get(unit, 1)
+
+
+def _int_prefix(value: str) -> int | None:
+    match = _LEADING_INT.match(value.strip())
+    return int(match.group(1)) if match else None
+
+
+def _canonical_gfx(value: str) -> str | None:
+    """'gfx908:sramecc+:xnack-', 'amdgcn-amd-amdhsa--gfx1100', 'gfx906+sram-ecc' -> the bare
+    target; generic ISAs ('gfx11-generic') and anything else -> None."""
+    token = value.strip().lower()
+    if "--" in token:
+        token = token.rsplit("--", 1)[1]
+    token = re.split(r"[:+\s]", token, maxsplit=1)[0]
+    return token if _GFX.match(token) else None
