@@ -117,3 +117,69 @@ def test_readable_info_shows_the_device_index_with_visible_devices() -> None:
     assert index[1].split()[:3] == ["0", "0000:03:00.0", "discrete"]
     assert index[2].split()[:3] == ["1", "0000:13:00.0", "integrated"]
     assert [row.split()[6] for row in index[1:3]] == ["0", "1"]  # HIP numbers both
+
+
+CORPUS_DIR = SNAPSHOTS_DIR.parent / "corpus"
+
+
+def doctor_json(*args: str, expect_codes: tuple[int, ...] = (0, 3)) -> dict[str, Any]:
+    result = gpuscope(*args)
+    assert result.returncode in expect_codes, result.stderr
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
+
+
+def test_doctor_on_this_machine_finds_the_cpu_build_of_torch_and_no_gpu(tmp_path: Path) -> None:
+    doc = doctor_json("doctor", "--json")
+    assert doc["schema"] == "gpuscope.diagnosis/1" and doc["origin"] == "live"
+    assert doc["gpus"] == []
+    assert doc["platform"]["os"] == "linux"
+    torch = [f for f in doc["frameworks"] if f["name"] == "torch"]
+    assert torch and torch[0]["build"] == "cpu" and torch[0]["version"].startswith("2.13.0")
+    assert torch[0]["gpu_available"] is False
+    ids = {f["id"] for f in doc["findings"]}
+    assert "torch.cpu_build" in ids
+    assert not [f for f in doc["findings"] if f["severity"] == "error"]
+
+
+def test_doctor_replays_a_snapshot_with_its_frameworks(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.json.gz"
+    assert gpuscope("snapshot", "-o", str(snapshot)).returncode == 0
+    live = doctor_json("doctor", "--json")
+    replayed = doctor_json("--replay", str(snapshot), "doctor", "--json")
+    assert replayed["origin"] == "replay"
+    for doc in (live, replayed):
+        for key in ("origin", "origin_source", "probes"):
+            doc.pop(key)
+    assert replayed == live
+
+
+def test_doctor_from_pasted_outputs_exits_3_on_an_error_finding() -> None:
+    case = CORPUS_DIR / "035-rx6700xt-gfx1031-invalid-device-function"
+    files = ["rocminfo.txt", "rocm-smi.txt", "dkms-status.txt", "lspci-vga.txt", "torch-error.txt"]
+    args = [arg for name in files for arg in ("--from", str(case / name))]
+    doc = doctor_json("doctor", "--json", *args, expect_codes=(3,))
+    assert doc["origin"] == "imported"
+    missing = next(f for f in doc["findings"] if f["id"] == "torch.arch_missing")
+    assert missing["fix"] == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    text = gpuscope("doctor", *args)
+    assert text.returncode == 3
+    assert "✗ Framework (PyTorch)" in text.stdout
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in text.stdout
+
+
+def test_doctor_reads_standard_input() -> None:
+    rocminfo = (CORPUS_DIR / "005-wsl2-rx7900xtx-rocminfo" / "rocminfo.txt").read_text()
+    result = subprocess.run([sys.executable, "-m", "gpuscope", "doctor", "--json", "--from", "-"],
+                            input=rocminfo, capture_output=True, text=True, timeout=60,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["platform"]["os"] == "wsl" and doc["gpus"][0]["gfx_target"] == "gfx1100"
+
+
+def test_doctor_failures_are_one_line_exit_1(tmp_path: Path) -> None:
+    missing = gpuscope("doctor", "--from", str(tmp_path / "absent.txt"))
+    assert missing.returncode == 1 and missing.stderr.startswith("gpuscope: cannot read")
+    both = gpuscope("--replay", str(SNAPSHOTS_DIR / "apu_dgpu.json"), "doctor", "--from", "x")
+    assert both.returncode == 1 and "--from and --replay" in both.stderr
