@@ -1,0 +1,1 @@
+"""Live telemetry: a sampler thread, preallocated ring buffers, a crash-safe recorder."""

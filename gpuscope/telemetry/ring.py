@@ -1,0 +1,101 @@
+"""Preallocated ring buffers of samples: NaN for a missing sample, never growing.
+
+One `SeriesRing` holds the timestamps of a series group and a value column per series;
+writers append whole rows (one tick), readers take a consistent copy of any time window.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+class SeriesRing:
+    """`capacity` rows of (time, value per series). Thread-safe: one writer (the sampler),
+    any number of readers (the charts). Memory is allocated once, at construction."""
+
+    def __init__(self, series: Sequence[str], capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be at least 1")
+        if len(set(series)) != len(series):
+            raise ValueError("series names must be unique")
+        self.series: tuple[str, ...] = tuple(series)
+        self.capacity = capacity
+        self._column = {name: i for i, name in enumerate(self.series)}
+        self._times = np.full(capacity, np.nan)
+        self._values = np.full((len(self.series), capacity), np.nan)
+        self._next = 0  # index of the next row to write
+        self._count = 0  # rows written, up to capacity
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self._count
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._times.nbytes + self._values.nbytes)
+
+    def append(self, time_s: float, values: Mapping[str, float | None]) -> None:
+        """One row; series absent from `values` (or None) are NaN in this row."""
+        with self._lock:
+            row = self._next
+            self._times[row] = time_s
+            self._values[:, row] = np.nan
+            for name, value in values.items():
+                column = self._column.get(name)
+                if column is not None and value is not None:
+                    self._values[column, row] = value
+            self._next = (row + 1) % self.capacity
+            self._count = min(self._count + 1, self.capacity)
+
+    def append_rows(self, times_s: FloatArray, values: Mapping[str, FloatArray]) -> None:
+        """Many rows at once (replaying a recording, filling history in benchmarks)."""
+        n = len(times_s)
+        if n == 0:
+            return
+        if n > self.capacity:  # only the newest rows fit
+            times_s = times_s[-self.capacity:]
+            values = {k: v[-self.capacity:] for k, v in values.items()}
+            n = self.capacity
+        with self._lock:
+            rows = (self._next + np.arange(n)) % self.capacity
+            self._times[rows] = times_s
+            self._values[:, rows] = np.nan
+            for name, column_values in values.items():
+                column = self._column.get(name)
+                if column is not None:
+                    self._values[column, rows] = column_values
+            self._next = int((self._next + n) % self.capacity)
+            self._count = min(self._count + n, self.capacity)
+
+    def _order(self) -> npt.NDArray[np.intp]:
+        start = (self._next - self._count) % self.capacity
+        return (start + np.arange(self._count)) % self.capacity
+
+    def snapshot(self, since_s: float | None = None,
+                 series: Sequence[str] | None = None) -> tuple[FloatArray, dict[str, FloatArray]]:
+        """Copies of (times, {series: values}) in time order, rows at or after `since_s`."""
+        names = self.series if series is None else tuple(series)
+        with self._lock:
+            order = self._order()
+            times = self._times[order]
+            if since_s is not None and len(times):
+                first = int(np.searchsorted(times, since_s, side="left"))
+                order = order[first:]
+                times = times[first:]
+            values = {name: self._values[self._column[name], order] for name in names
+                      if name in self._column}
+        return times, values
+
+    def latest(self, name: str) -> float | None:
+        """The newest value of a series, or None when it is missing (NaN) or empty."""
+        with self._lock:
+            if self._count == 0 or name not in self._column:
+                return None
+            value = float(self._values[self._column[name], (self._next - 1) % self.capacity])
+        return None if np.isnan(value) else value
