@@ -31,6 +31,9 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gpuscope {__version__}")
     parser.add_argument("--replay", metavar="FILE",
                         help="answer from a snapshot file instead of this machine")
+    parser.add_argument("--from", dest="gui_inputs", action="append", metavar="FILE",
+                        help="open the window on pasted outputs (rocminfo, nvidia-smi, "
+                             "collect_env, ...; repeatable) instead of this machine")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     info = commands.add_parser("info", help="the inventory: GPUs, stack, host, probes")
@@ -184,13 +187,24 @@ def _cmd_gui(args: argparse.Namespace) -> int:
             f"'gpuscope info --json', 'gpuscope snapshot -o FILE' (or set "
             f"QT_QPA_PLATFORM=offscreen)"
         )
+    inputs = getattr(args, "gui_inputs", None)
+    if inputs and args.replay is not None:
+        raise CliError("--from and --replay describe different machines; give one")
     if args.replay is not None:
         _system(args.replay)  # a bad file is reported here, before any window
+    if inputs:
+        from gpuscope.importer import InputFileError, read_input
+
+        for path in inputs:  # an unreadable file is reported here, before any window
+            try:
+                read_input(path)
+            except InputFileError as exc:
+                raise CliError(str(exc)) from exc
     try:
         from gpuscope.ui.app import run_gui
     except ImportError as exc:
         raise CliError(f"the window needs PySide6, which failed to load: {exc}") from exc
-    return run_gui(args.replay)
+    return run_gui(args.replay, imports=inputs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

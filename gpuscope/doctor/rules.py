@@ -276,9 +276,11 @@ def rule_gfx_support(data: DoctorInput) -> list[Finding]:
                        f"{_first_sentences(advice.caveat, 2)}")
         if override:
             detail += f" HSA_OVERRIDE_GFX_VERSION={override} is set in this environment."
+        title = (f"{gpu.gfx_target} is not officially supported by ROCm {release}"
+                 if rocm_version else
+                 f"{gpu.gfx_target} is not officially supported by ROCm (up to {release})")
         findings.append(Finding(
-            "rocm.gfx_unsupported", Severity.WARNING,
-            f"{gpu.gfx_target} is not officially supported by ROCm {release}",
+            "rocm.gfx_unsupported", Severity.WARNING, title,
             detail=detail, fix=fix, gpu=gpu.index,
             evidence=_gpu_refs(gpu, "gfx_target"),
         ))

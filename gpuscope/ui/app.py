@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Sequence
 from importlib import resources
 
 from PySide6.QtGui import QIcon, QPixmap
@@ -33,10 +34,14 @@ def app_icon() -> QIcon:
     return QIcon(pixmap)
 
 
-def run_gui(replay_path: str | None = None, argv: list[str] | None = None) -> int:
+def run_gui(
+    replay_path: str | None = None, argv: list[str] | None = None,
+    imports: Sequence[str] | None = None,
+) -> int:
     """Open gpuscope's window over this machine, or over a snapshot when `replay_path` is
-    given, and run until it closes. A snapshot that cannot be read is reported on stderr in
-    one line, and 1 returned, before any window opens."""
+    given, and run until it closes; with `imports` (files of tool outputs), the window opens
+    on the machine they describe. A snapshot or output that cannot be read is reported on
+    stderr in one line, and 1 returned, before any window opens."""
     system: System
     if replay_path is not None:
         try:
@@ -47,7 +52,15 @@ def run_gui(replay_path: str | None = None, argv: list[str] | None = None) -> in
     else:
         system = LiveSystem()
 
+    from gpuscope.ui.import_dialog import ImportOutcome, import_inputs
     from gpuscope.ui.main_window import MainWindow
+
+    outcome: ImportOutcome | None = None
+    if imports:
+        outcome = import_inputs(imports)
+        if outcome.machine is None:
+            print(f"gpuscope: {outcome.error}", file=sys.stderr)
+            return 1
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(
@@ -62,6 +75,8 @@ def run_gui(replay_path: str | None = None, argv: list[str] | None = None) -> in
         app.setWindowIcon(icon)
 
     window = MainWindow(system)
+    if outcome is not None and outcome.machine is not None:
+        window.show_imported(outcome.machine, outcome.ignored)
     window.show()
     code = app.exec()
     window.shutdown()

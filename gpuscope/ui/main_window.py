@@ -1,32 +1,52 @@
-"""The main window: a sidebar of pages, a replay banner, and probe progress in the status bar.
+"""The main window: a sidebar of pages, a replay/import banner, and probe progress in the
+status bar.
 
-Only the Overview page is built so far; every other page says plainly what it will hold.
+The Overview, Stack and Frameworks pages are built; every other page says plainly what it will
+hold. "Import outputs…" (Ctrl+I) switches every page to a machine described by pasted outputs
+until "Back to this machine".
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
+import sys
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QColor, QKeySequence
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QSizePolicy,
     QStackedWidget,
+    QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from gpuscope.evidence import ReplaySystem, System
-from gpuscope.inventory import DEFAULT_PROBE_TIMEOUT_S, PROBES, ProbeSpec
+from gpuscope.importer import ImportedMachine
+from gpuscope.inventory import (
+    DEFAULT_FRAMEWORK_TIMEOUT_S,
+    DEFAULT_PROBE_TIMEOUT_S,
+    PROBES,
+    ProbeSpec,
+    collect_frameworks,
+)
 from gpuscope.model import Inventory, Origin, OriginKind, ProbeState
+from gpuscope.probes.python_envs import discover_python_envs
+from gpuscope.ui.doctor_loader import Diagnosis, DoctorLoader, FrameworkCollector
+from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
+from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage, plain_tooltip
+from gpuscope.ui.stack_page import StackPage
 from gpuscope.ui.theme import BANNER_BACKGROUND, BANNER_TEXT, MUTED_COLOR
 
 PAGE_NAMES: tuple[str, ...] = (
@@ -34,24 +54,25 @@ PAGE_NAMES: tuple[str, ...] = (
 )
 # What each page not built yet will hold; shown on the page so it never pretends to work.
 PLACEHOLDERS: dict[str, str] = {
-    "Stack": "Stack: kernel driver, ROCm, CUDA and library versions, the device nodes and "
-             "whether you may open them",
-    "Frameworks": "Frameworks: which Python environments have PyTorch and friends, built for "
-                  "which GPU stack, and which GPUs each one sees",
     "Telemetry": "Telemetry: live charts of every GPU",
     "Benchmarks": "Benchmarks: short, safe measurements of each GPU through a framework",
     "Compare": "Compare: two inventories or snapshots side by side",
     "Report": "Report: this machine as a PNG, HTML, Markdown or JSON report to share",
 }
 COMING_LATER = " — coming in a later release"
+# Imported outputs get a blue banner, replays the amber one: two different kinds of "not live".
+IMPORT_BANNER_BACKGROUND = QColor("#9cc8ff")
+BACK_TO_LIVE = "Back to this machine"
 
 
 def replay_banner_text(origin: Origin) -> str | None:
     """The banner for a replayed or imported inventory; None when live."""
     if origin.kind is OriginKind.LIVE:
         return None
+    if origin.kind is OriginKind.IMPORTED:
+        sources = origin.source or "pasted outputs"
+        return f"Imported from {sources} — pasted outputs, not this machine"
     name = os.path.basename(origin.source) if origin.source else "a snapshot"
-    what = "Replay" if origin.kind is OriginKind.REPLAY else "Import"
     when = _format_captured(origin.captured_utc) if origin.captured_utc else None
     version = origin.gpuscope_version
     if when and version:
@@ -62,7 +83,7 @@ def replay_banner_text(origin: Origin) -> str | None:
         captured = f"captured by gpuscope {version} (date not recorded)"
     else:
         captured = "capture date and gpuscope version not recorded"
-    return f"{what} of {name} — {captured}; nothing here is live"
+    return f"Replay of {name} — {captured}; nothing here is live"
 
 
 def _format_captured(captured_utc: str) -> str:
@@ -100,7 +121,8 @@ def _placeholder_page(name: str) -> QWidget:
 
 class MainWindow(QMainWindow):
     """gpuscope's window over one `system` (live or replayed). The probes start at once, off
-    the GUI thread; the Overview fills in as each one answers."""
+    the GUI thread; the Overview fills in as each one answers. Imported outputs replace the
+    machine on show until "Back to this machine"."""
 
     def __init__(
         self,
@@ -108,48 +130,105 @@ class MainWindow(QMainWindow):
         probes: Sequence[ProbeSpec] = PROBES,
         probe_timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
         parent: QWidget | None = None,
+        *,
+        framework_collector: FrameworkCollector = collect_frameworks,
+        framework_timeout_s: float = DEFAULT_FRAMEWORK_TIMEOUT_S,
+        find_environments: EnvironmentFinder = discover_python_envs,
+        current_python: str = sys.executable,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("gpuscope")
         self.resize(1100, 750)
         self.loader = InventoryLoader(system, probes, probe_timeout_s, parent=self)
+        self.doctor = DoctorLoader(system, framework_collector, framework_timeout_s, parent=self)
+        self._import_dialog: ImportDialog | None = None
+        self._ignored_inputs: tuple[str, ...] = ()
         self._snapshot_description: str | None = None
         if isinstance(system, ReplaySystem):
             description = system.snapshot.meta.get("description")
             self._snapshot_description = str(description) if description else None
+
+        self.import_action = QAction("Import outputs…", self)
+        self.import_action.setIconText("Import outputs…")  # Qt drops the "…" otherwise
+        self.import_action.setShortcut(QKeySequence("Ctrl+I"))
+        self.import_action.setToolTip(
+            "Diagnose another machine from its rocminfo, rocm-smi, amd-smi, nvidia-smi, "
+            "collect_env, dmesg or lspci output")
+        self.import_action.triggered.connect(self.open_import_dialog)
+        self.back_action = QAction(BACK_TO_LIVE, self)
+        self.back_action.setToolTip("Leave the imported outputs and show this machine again")
+        self.back_action.setEnabled(False)
+        self.back_action.triggered.connect(self.show_live)
+        self.addAction(self.import_action)
+        self.addAction(self.back_action)
 
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
 
+        self.banner_row = QFrame()
+        self.banner_row.setObjectName("bannerRow")
+        banner_layout = QHBoxLayout(self.banner_row)
+        banner_layout.setContentsMargins(0, 0, 8, 0)
+        banner_layout.setSpacing(6)
         self.banner = QLabel()
         self.banner.setObjectName("replayBanner")
         self.banner.setTextFormat(Qt.TextFormat.PlainText)
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(
-            f"QLabel#replayBanner {{ background: {BANNER_BACKGROUND.name()};"
-            f" color: {BANNER_TEXT.name()}; padding: 7px 12px; font-weight: bold; }}"
+            f"QLabel#replayBanner {{ background: transparent; color: {BANNER_TEXT.name()};"
+            " padding: 7px 12px; font-weight: bold; }"
         )
-        column.addWidget(self.banner)
+        banner_layout.addWidget(self.banner, 1)
+        self.banner_back_button = QToolButton()
+        self.banner_back_button.setDefaultAction(self.back_action)
+        self.banner_back_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        banner_layout.addWidget(self.banner_back_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self._set_banner_color(BANNER_BACKGROUND)
+        column.addWidget(self.banner_row)
 
         body = QHBoxLayout()
         body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(0)
+        side = QFrame()
+        side.setObjectName("sideColumn")
+        side.setFixedWidth(170)
+        side.setStyleSheet("QFrame#sideColumn { border: none;"
+                           " border-right: 1px solid palette(mid); }")
+        side_column = QVBoxLayout(side)
+        side_column.setContentsMargins(0, 0, 1, 6)
+        side_column.setSpacing(4)
         self.sidebar = QListWidget()
         self.sidebar.setObjectName("sidebar")
-        self.sidebar.setFixedWidth(170)
         self.sidebar.setStyleSheet(
-            "QListWidget#sidebar { border: none; border-right: 1px solid palette(mid);"
-            " padding-top: 6px; }"
+            "QListWidget#sidebar { border: none; padding-top: 6px; }"
             " QListWidget#sidebar::item { padding: 7px 12px; }"
         )
+        self.toolbar = QToolBar("Machine")
+        self.toolbar.setObjectName("machineToolbar")
+        self.toolbar.setOrientation(Qt.Orientation.Vertical)
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar.setStyleSheet("QToolBar#machineToolbar { border: none; }"
+                                   " QToolButton { padding: 4px 10px; }")
+        self.toolbar.addAction(self.import_action)
+        self.toolbar.addAction(self.back_action)
+        for button in self.toolbar.findChildren(QToolButton):
+            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        side_column.addWidget(self.sidebar, 1)
+        side_column.addWidget(self.toolbar)
+
         self.pages = QStackedWidget()
         self.overview_page = OverviewPage(probes)
+        self.stack_page = StackPage()
+        self.frameworks_page = FrameworksPage(self.doctor, current_python, find_environments)
+        built: dict[str, QWidget] = {"Overview": self.overview_page, "Stack": self.stack_page,
+                                     "Frameworks": self.frameworks_page}
         for name in PAGE_NAMES:
             item = QListWidgetItem(name)
-            if name == "Overview":
-                self.pages.addWidget(self.overview_page)
+            page = built.get(name)
+            if page is not None:
+                self.pages.addWidget(page)
             else:
                 item.setForeground(MUTED_COLOR)
                 item.setToolTip(PLACEHOLDERS.get(name, name) + COMING_LATER)
@@ -157,7 +236,7 @@ class MainWindow(QMainWindow):
             self.sidebar.addItem(item)
         self.sidebar.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.sidebar.setCurrentRow(0)
-        body.addWidget(self.sidebar)
+        body.addWidget(side)
         body.addWidget(self.pages, 1)
         column.addLayout(body, 1)
         self.setCentralWidget(central)
@@ -165,6 +244,7 @@ class MainWindow(QMainWindow):
         self.progress_label = QLabel()
         self.statusBar().addWidget(self.progress_label, 1)
 
+        self.doctor.diagnosis_changed.connect(self._on_diagnosis)
         self.loader.inventory_changed.connect(self._on_inventory)
         self.loader.probe_finished.connect(self._update_progress)
         self.loader.finished.connect(self._update_progress)
@@ -176,7 +256,17 @@ class MainWindow(QMainWindow):
 
     @property
     def inventory(self) -> Inventory:
-        return self.loader.inventory
+        """The inventory on show: the imported machine's, or this machine's."""
+        imported = self.doctor.imported
+        return imported.inventory if imported is not None else self.loader.inventory
+
+    @property
+    def diagnosis(self) -> Diagnosis:
+        return self.doctor.diagnosis
+
+    @property
+    def is_imported(self) -> bool:
+        return self.doctor.imported is not None
 
     def page_names(self) -> tuple[str, ...]:
         return PAGE_NAMES
@@ -193,9 +283,37 @@ class MainWindow(QMainWindow):
     def current_page_name(self) -> str:
         return PAGE_NAMES[self.pages.currentIndex()]
 
+    def open_import_dialog(self) -> ImportDialog:
+        """Show the "Import outputs" dialog (not blocking) and return it."""
+        if self._import_dialog is None:
+            self._import_dialog = ImportDialog(self)
+            self._import_dialog.imported.connect(self._on_imported)
+        self._import_dialog.open()
+        return self._import_dialog
+
+    def show_imported(self, machine: ImportedMachine, ignored: Sequence[str] = ()) -> None:
+        """Show `machine` on every page, with the import banner, until `show_live()`."""
+        self._ignored_inputs = tuple(ignored)
+        self.back_action.setEnabled(True)
+        self.doctor.show_imported(machine)
+        self._show_inventory(machine.inventory, ())
+        self._update_progress()
+
+    def show_live(self) -> None:
+        """Back to the machine gpuscope runs on (or the replayed snapshot)."""
+        self._ignored_inputs = ()
+        self.back_action.setEnabled(False)
+        self.doctor.show_live()
+        self._show_inventory(self.loader.inventory, self.loader.pending)
+        self._update_progress()
+
     def shutdown(self) -> None:
-        """Stop listening to the probes; safe to call more than once."""
+        """Stop listening to the probes and workers; safe to call more than once."""
         self.loader.cancel()
+        self.doctor.shutdown()
+        self.frameworks_page.shutdown()
+        if self._import_dialog is not None:
+            self._import_dialog.cancel_import()
 
     # ------------------------------------------------------------------ events
 
@@ -203,22 +321,65 @@ class MainWindow(QMainWindow):
         self.shutdown()
         super().closeEvent(event)
 
+    def _on_imported(self, outcome: object) -> None:
+        if isinstance(outcome, ImportOutcome) and outcome.machine is not None:
+            self.show_imported(outcome.machine, outcome.ignored)
+
+    def _set_banner_color(self, color: QColor) -> None:
+        self.banner_row.setStyleSheet(
+            f"QFrame#bannerRow {{ background: {color.name()}; }}"
+            f" QFrame#bannerRow QToolButton {{ color: {BANNER_TEXT.name()};"
+            " background: rgba(255, 255, 255, 120); border: 1px solid rgba(0, 0, 0, 80);"
+            " border-radius: 3px; padding: 3px 8px; font-weight: bold; }")
+
     def _on_inventory(self, inventory: object) -> None:
         if not isinstance(inventory, Inventory):
             return
-        banner = replay_banner_text(inventory.origin)
+        if self.doctor.imported is None:
+            self._show_inventory(inventory, self.loader.pending)
+        self.doctor.set_inventory(inventory)
+
+    def _show_inventory(self, inventory: Inventory, pending: Sequence[str]) -> None:
+        origin = inventory.origin
+        banner = replay_banner_text(origin)
         self.banner.setText(banner or "")
-        about = "\n".join(
-            text for text in (inventory.origin.source, self._snapshot_description) if text)
+        imported = origin.kind is OriginKind.IMPORTED
+        self._set_banner_color(IMPORT_BANNER_BACKGROUND if imported else BANNER_BACKGROUND)
+        about = "\n".join(text for text in (
+            origin.source, None if imported else self._snapshot_description) if text)
         self.banner.setToolTip(plain_tooltip(about) if about else "")
         self.banner.setVisible(banner is not None)
+        self.banner_row.setVisible(banner is not None)
+        self.banner_back_button.setVisible(imported)
         title = "gpuscope"
-        if inventory.origin.kind is not OriginKind.LIVE:
-            title += f" — {inventory.origin.label}"
+        if imported:
+            title += " — imported outputs, not this machine"
+        elif origin.kind is not OriginKind.LIVE:
+            title += f" — {origin.label}"
         self.setWindowTitle(title)
-        self.overview_page.set_inventory(inventory, self.loader.pending)
+        self.overview_page.set_inventory(inventory, pending)
+
+    def _on_diagnosis(self, diagnosis: object) -> None:
+        if not isinstance(diagnosis, Diagnosis):
+            return
+        titles = {spec.name: spec.title for spec in self.loader.probes}
+        pending = () if diagnosis.imported is not None else tuple(
+            titles.get(name, name) for name in self.loader.pending)
+        self.stack_page.set_diagnosis(diagnosis, pending)
+        self.frameworks_page.set_diagnosis(diagnosis)
 
     def _update_progress(self, _name: str | None = None) -> None:
+        imported = self.doctor.imported
+        if imported is not None:
+            formats = list(dict.fromkeys(p.format for p in imported.parsed))
+            count = len(imported.parsed)
+            text = (f"Showing {count} imported output{'s' if count != 1 else ''} "
+                    f"({', '.join(formats)})")
+            if self._ignored_inputs:
+                text += (f"; ignored {', '.join(self._ignored_inputs)}: not a format gpuscope "
+                         "recognises")
+            self.progress_label.setText(text)
+            return
         done, total = self.loader.finished_count, self.loader.total
         text = f"{done} of {total} probes finished"
         if not self.loader.is_running and done == total:

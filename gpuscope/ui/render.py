@@ -1,9 +1,13 @@
-"""Render a widget, or a page of the window over a replayed snapshot, to a PNG.
+"""Render a widget, or a page of the window, to a PNG.
 
     python -m gpuscope.ui.render --replay FILE -o out.png [--page overview]
+    python -m gpuscope.ui.render --from rocminfo.txt --from torch-error.txt --page stack -o s.png
+    python -m gpuscope.ui.render --page frameworks --inspect -o frameworks.png
 
-It runs offscreen (no display needed), waits in an event loop until every probe has
-finished, and writes the window at 1100x750.
+Over a replayed snapshot (`--replay`), imported outputs (`--from`, repeatable) or, with
+neither, this machine. It runs offscreen (no display needed), waits in an event loop until
+every probe has finished (and, with `--inspect` or `--python`, until the frameworks are
+inspected), and writes the window at 1100x750.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
@@ -41,19 +46,43 @@ def render_widget_png(
         raise OSError(f"cannot write PNG to {path}")
 
 
+def wait_until(predicate: Callable[[], bool], timeout_s: float) -> bool:
+    """Run the event loop until `predicate()` holds or `timeout_s` passes; whether it held."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        loop = QEventLoop()
+        QTimer.singleShot(20, loop.quit)
+        loop.exec()
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m gpuscope.ui.render",
-        description="Render a page of gpuscope's window over a replayed snapshot to PNG.",
+        description="Render a page of gpuscope's window to PNG: over a replayed snapshot, "
+                    "imported outputs, or this machine.",
     )
-    parser.add_argument("--replay", required=True, metavar="FILE", help="snapshot to replay")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--replay", metavar="FILE", help="snapshot to replay")
+    source.add_argument("--from", dest="inputs", action="append", metavar="FILE",
+                        help="import this output (rocminfo, nvidia-smi, collect_env, ...) "
+                             "instead of replaying; repeatable")
     parser.add_argument("-o", "--output", required=True, metavar="PNG", help="PNG to write")
     parser.add_argument("--page", default="overview",
-                        help="page to render (overview, stack, ...; default overview)")
+                        help="page to render (overview, stack, frameworks, ...; default "
+                             "overview)")
     parser.add_argument("--size", default=f"{DEFAULT_SIZE[0]}x{DEFAULT_SIZE[1]}",
                         help="window size WIDTHxHEIGHT (default 1100x750)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="probe timeout (default: gpuscope's)")
+    parser.add_argument("--inspect", action="store_true",
+                        help="inspect the frameworks of the ticked environments (the "
+                             "interpreter running this) before rendering")
+    parser.add_argument("--python", action="append", metavar="PATH",
+                        help="inspect the frameworks of this interpreter before rendering "
+                             "(repeatable; implies --inspect)")
     args = parser.parse_args(argv)
 
     try:
@@ -63,14 +92,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gpuscope: --size wants WIDTHxHEIGHT, not {args.size!r}", file=sys.stderr)
         return 2
 
-    from gpuscope.evidence import ReplaySystem, SnapshotError
-    from gpuscope.inventory import DEFAULT_PROBE_TIMEOUT_S
+    from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
+    from gpuscope.inventory import DEFAULT_FRAMEWORK_TIMEOUT_S, DEFAULT_PROBE_TIMEOUT_S, PROBES
 
-    try:
-        system = ReplaySystem.from_file(args.replay)
-    except SnapshotError as exc:
-        print(f"gpuscope: {exc}", file=sys.stderr)
-        return 1
+    system: System
+    outcome = None
+    if args.replay:
+        try:
+            system = ReplaySystem.from_file(args.replay)
+        except SnapshotError as exc:
+            print(f"gpuscope: {exc}", file=sys.stderr)
+            return 1
+    else:
+        system = LiveSystem()
+    if args.inputs:
+        from gpuscope.ui.import_dialog import import_inputs
+
+        outcome = import_inputs(args.inputs)
+        if outcome.machine is None:
+            print(f"gpuscope: {outcome.error}", file=sys.stderr)
+            return 1
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from gpuscope.ui.main_window import MainWindow
@@ -78,22 +119,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Held in a local so that the application lives until the picture is written.
     _app = QApplication.instance() or QApplication([sys.argv[0]])
     timeout_s = args.timeout if args.timeout is not None else DEFAULT_PROBE_TIMEOUT_S
-    window = MainWindow(system, probe_timeout_s=timeout_s)
+    # Imported outputs describe another machine: this one is not probed for the picture.
+    window = MainWindow(system, probes=() if outcome is not None else PROBES,
+                        probe_timeout_s=timeout_s)
+    if outcome is not None and outcome.machine is not None:
+        window.show_imported(outcome.machine, outcome.ignored)
     try:
         window.select_page(args.page)
     except ValueError as exc:
         print(f"gpuscope: {exc}", file=sys.stderr)
         window.close()
         return 2
+    window.resize(*size)
     if window.loader.is_running:
-        loop = QEventLoop()
-        window.loader.finished.connect(loop.quit)
-        guard = QTimer()  # the loader's own timeouts end it; this is a belt to its braces
-        guard.setSingleShot(True)
-        guard.timeout.connect(loop.quit)
-        guard.start(round((timeout_s + 5) * 1000))
-        loop.exec()
-        guard.stop()
+        # The loader's own timeouts end it; the deadline is a belt to its braces.
+        wait_until(lambda: not window.loader.is_running, timeout_s + 5)
+    if window.current_page_name() == "Frameworks" and outcome is None:
+        page = window.frameworks_page
+        if not page.environments() and not page.is_discovering:
+            page.refresh_environments()
+        wait_until(lambda: not page.is_discovering, 30)
+        if args.inspect or args.python:
+            for python in args.python or ():
+                page.add_interpreter(python)
+            if args.python:
+                page.set_checked(args.python)
+            page.inspect()
+            wait_until(lambda: not page.is_inspecting, DEFAULT_FRAMEWORK_TIMEOUT_S + 15)
     try:
         render_widget_png(window, args.output, size)
     except OSError as exc:
