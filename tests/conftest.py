@@ -8,8 +8,6 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 TESTS_DIR = Path(__file__).resolve().parent
-FIXTURES_DIR = TESTS_DIR / "fixtures"
-SNAPSHOTS_DIR = FIXTURES_DIR / "snapshots"
 
 # Test helper modules (fakes, slow probes) are imported by dotted name from here.
 if str(TESTS_DIR) not in sys.path:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import SNAPSHOTS_DIR
+from fixture_paths import SNAPSHOTS_DIR
 
 
 def gpuscope(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -3,7 +3,7 @@ gpuscope must keep replaying, and must say what a machine without a GPU looks li
 
 from __future__ import annotations
 
-from conftest import SNAPSHOTS_DIR
+from fixture_paths import SNAPSHOTS_DIR
 
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_inventory

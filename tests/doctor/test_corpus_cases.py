@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES_DIR
+from fixture_paths import FIXTURES_DIR
 
 from gpuscope.doctor import DoctorInput, diagnose, diagnosis_document
 from gpuscope.importer import import_files
