@@ -97,7 +97,11 @@ def _major_minor(version: str | None) -> str | None:
 
 
 def rule_wsl(data: DoctorInput) -> list[Finding]:
-    if data.os != "wsl":
+    stack = data.inventory.stack
+    rocm_evidence = bool(data.gpus_of(Vendor.AMD)) or any(
+        (stack.rocm_version, stack.hsa_runtime_version, stack.hip_runtime_version)) or any(
+        f.build == "rocm" for f in data.torch_builds())
+    if data.os != "wsl" or not rocm_evidence:
         return []
     return [Finding(
         "rocm.wsl", Severity.INFO, "Running under WSL",
@@ -415,8 +419,9 @@ def _driver_too_old(data: DoctorInput, torch: Framework) -> list[Finding]:
     driver = data.inventory.stack.nvidia_driver_version
     if torch.build != "cuda" or not driver or not torch.build_version:
         return []
+    # Under WSL the driver is the Windows one, with Windows' version numbers.
     verdict = driver_supports(driver, torch.build_version,
-                              "windows" if data.os == "windows" else "linux")
+                              "windows" if data.os in ("windows", "wsl") else "linux")
     if verdict.status not in ("too_old", "minor_compat"):
         return []
     too_old = verdict.status == "too_old"

@@ -176,3 +176,11 @@ def test_nvidia_gpu_on_nouveau_means_the_driver_is_not_loaded() -> None:
               seen_by=(Layer.SYSFS,), pci_bus="0000:01:00.0", kernel_driver="nouveau")
     found = ids(diagnose(machine([gpu], Stack())))
     assert found["nvidia.driver_not_loaded"].gpu == 0
+
+
+def test_wsl_with_only_nvidia_says_nothing_about_rocm() -> None:
+    gpu = Gpu(index=0, vendor=Vendor.NVIDIA, name="RTX 3060", kind=GpuKind.DISCRETE,
+              seen_by=(Layer.NVML,), pci_bus="0000:01:00.0")
+    found = ids(diagnose(machine([gpu], Stack(nvidia_driver_version="511.79",
+                                              cuda_driver_version="11.6"), Host(os="wsl"))))
+    assert "rocm.wsl" not in found and "gpu.usable" in found

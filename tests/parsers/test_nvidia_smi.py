@@ -217,6 +217,18 @@ def test_q_text_cut_after_first_gpu_header() -> None:
     assert any("Attached GPUs" in p for p in parsed.problems)
 
 
+def test_q_text_mig_enabled() -> None:
+    # The 450 A100 capture above with its MIG mode switched on, as nvidia-smi -q prints it.
+    text = read(OUTPUTS / "nvidia-smi-q" / "k8s-device-plugin-343-a100x8-450-excerpt.txt")
+    text = text.replace("Current                           : Disabled",
+                        "Current                           : Enabled")
+    parsed = parse(text, "q.txt")
+    (signal,) = parsed.signals
+    assert (signal.kind, signal.detail, signal.evidence[0].line) == (
+        "nvidia.mig_enabled", "0000:07:00.0", 13)
+    assert parsed.problems == ()  # with MIG on, Attached GPUs may count instances
+
+
 # ----------------------------------------------------------------------------- -L
 
 def test_list_with_mig_devices() -> None:

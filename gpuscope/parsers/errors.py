@@ -1,0 +1,227 @@
+"""Error text that people paste, wherever it appears: a traceback, a log, a line inside another
+tool's output. `scan_signals` runs over every input file whatever its format;
+`parse_error_text` is the importer for a file that is nothing but such text.
+
+Signal kinds emitted (`Signal.kind`; the detail and gfx target they carry):
+
+- ``hip.invalid_device_function``: "HIP error: invalid device function" /
+  ``hipErrorInvalidDeviceFunction`` (the build has no kernel for this GPU's ISA).
+- ``hip.no_binary_for_gpu``: ``hipErrorNoBinaryForGpu`` (also the 2020 wording "Coudn't find
+  binary"), "HIP error: no binary for GPU", "No device code available for function".
+- ``hip.no_device``: "No HIP GPUs are available", ``hipErrorNoDevice``.
+- ``cuda.no_kernel_image``: "no kernel image is available for execution on the device", and
+  PyTorch's warning "... with CUDA capability sm_90 is not compatible with the current PyTorch
+  installation" (detail = the ``sm_NN`` named).
+- ``cuda.driver_insufficient``: "CUDA driver version is insufficient for CUDA runtime version",
+  PyTorch's "The NVIDIA driver on your system is too old (found version N)" (detail = N).
+- ``torch.cuda_not_compiled``: "Torch not compiled with CUDA enabled" (a CPU build).
+- ``hsa.error``: any ``HSA_STATUS_ERROR_*`` name, or old rocminfo's "Call returned 4104"
+  (detail = the status name).
+- ``nvml.driver_library_mismatch``: "Failed to initialize NVML: Driver/library version mismatch",
+  nvidia-container-cli's "nvml error: driver/library version mismatch".
+- ``nvidia.driver_not_loaded``: "NVIDIA-SMI has failed because it couldn't communicate with the
+  NVIDIA driver", PyTorch's "Found no NVIDIA driver on your system".
+- ``nvidia.no_devices``: "No devices were found" (nvidia-smi).
+- ``rocblas.tensile_missing``: rocBLAS "Cannot read .../TensileLibrary*.dat: ... for GPU arch :
+  gfx1103" (gfx target = that arch) and "Could not initialize Tensile host: No devices found".
+- ``rocm.path_version``: a ``/opt/rocm-X.Y.Z`` path (detail = "X.Y.Z").
+- ``kfd.not_loaded`` ("ROCk module is NOT loaded"), ``kfd.permission_denied`` ("Unable to open
+  /dev/kfd read-write: Permission denied"), ``kfd.missing`` (/dev/kfd: No such file or directory).
+
+A line such as ``torch.cuda.is_available()  False`` is not an error and yields nothing. One signal
+per kind, detail and gfx target, carrying every line that shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gpuscope.model import EvidenceRef, Fact, ParsedOutput, Signal
+
+FORMATS: tuple[str, ...] = ("error-text",)
+
+_MAX_EVIDENCE = 20
+_MAX_LINE_CHARS = 400
+_MAX_LINE_SCAN = 2000  # characters of one line worth matching (a minified blob is not a log)
+
+# Every rule below needs one of these in the line: a cheap test before the expressions.
+_KEYWORDS = ("hip", "device code available", "kernel image", "cuda capability",
+             "cuda driver version", "driver on your system", "not compiled with cuda",
+             "hsa_status_error", "call returned", "mismatch", "nvidia-smi has failed",
+             "no devices were found", "tensile", "/opt/rocm-", "rock module", "/dev/kfd")
+
+# A gfx target as people and tools print it: gfx1031, gfx90a, gfx942:sramecc+:xnack-, inside
+# file names (TensileLibrary_lazy_gfx1102.dat). Generic ISAs (gfx11-generic) do not match.
+GFX_RE = re.compile(r"(?<![A-Za-z0-9])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z-])", re.IGNORECASE)
+
+# Old rocminfo printed the numeric hsa_status_t ("Call returned 4104"); values from hsa.h.
+_HSA_STATUS_CODES: dict[int, str] = {
+    0x1000: "HSA_STATUS_ERROR",
+    0x1001: "HSA_STATUS_ERROR_INVALID_ARGUMENT",
+    0x1002: "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION",
+    0x1003: "HSA_STATUS_ERROR_INVALID_ALLOCATION",
+    0x1004: "HSA_STATUS_ERROR_INVALID_AGENT",
+    0x1005: "HSA_STATUS_ERROR_INVALID_REGION",
+    0x1006: "HSA_STATUS_ERROR_INVALID_SIGNAL",
+    0x1007: "HSA_STATUS_ERROR_INVALID_QUEUE",
+    0x1008: "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+    0x1009: "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT",
+    0x100A: "HSA_STATUS_ERROR_RESOURCE_FREE",
+    0x100B: "HSA_STATUS_ERROR_NOT_INITIALIZED",
+}
+
+
+def canonical_gfx(text: str) -> str | None:
+    """The first gfx target named in `text`, lower-case, without feature suffix."""
+    match = GFX_RE.search(text)
+    return f"gfx{match.group(1).lower()}" if match else None
+
+
+@dataclass
+class _Collector:
+    """Signals keyed by (kind, detail, gfx target), evidence lines in order of appearance."""
+
+    source: str
+    order: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    evidence: dict[tuple[str, str | None, str | None], list[EvidenceRef]] = field(
+        default_factory=dict)
+
+    def add(self, kind: str, index: int, line: str, detail: str | None = None,
+            gfx_target: str | None = None) -> None:
+        key = (kind, detail, gfx_target)
+        refs = self.evidence.get(key)
+        if refs is None:
+            refs = self.evidence[key] = []
+            self.order.append(key)
+        if len(refs) < _MAX_EVIDENCE and not any(r.line == index + 1 for r in refs):
+            refs.append(EvidenceRef(self.source, index + 1, line.strip()[:_MAX_LINE_CHARS]))
+
+    def signals(self) -> tuple[Signal, ...]:
+        return tuple(Signal(kind=k, detail=d, gfx_target=g,
+                            evidence=tuple(self.evidence[(k, d, g)]))
+                     for k, d, g in self.order)
+
+
+_Rule = tuple[re.Pattern[str], str, Callable[[re.Match[str]], str | None] | None, bool]
+
+
+def _none(_match: re.Match[str]) -> str | None:
+    return None
+
+
+# (pattern, kind, detail from the match, whether the gfx target named nearby applies)
+_RULES: tuple[_Rule, ...] = (
+    (re.compile(r"HIP error: invalid device function|hipErrorInvalidDeviceFunction",
+                re.IGNORECASE), "hip.invalid_device_function", None, True),
+    (re.compile(r"hipErrorNoBinaryForGpu|HIP error: no binary for GPU|"
+                r"No device code available for function", re.IGNORECASE),
+     "hip.no_binary_for_gpu", None, True),
+    (re.compile(r"No HIP GPUs are available|hipErrorNoDevice\b"), "hip.no_device", None, False),
+    (re.compile(r"no kernel image is available for execution on the device|"
+                r"cudaErrorNoKernelImageForDevice", re.IGNORECASE),
+     "cuda.no_kernel_image", None, False),
+    (re.compile(r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch"),
+     "cuda.no_kernel_image", lambda m: m.group(1), False),
+    (re.compile(r"CUDA driver version is insufficient for CUDA runtime version", re.IGNORECASE),
+     "cuda.driver_insufficient", None, False),
+    (re.compile(r"The NVIDIA driver on your system is too old \(found version (\d+)\)"),
+     "cuda.driver_insufficient", lambda m: m.group(1), False),
+    (re.compile(r"Torch not compiled with CUDA enabled"), "torch.cuda_not_compiled", None, False),
+    (re.compile(r"\b(HSA_STATUS_ERROR(?:_[A-Z_]+)?)\b"), "hsa.error",
+     lambda m: m.group(1).rstrip("_"), False),
+    (re.compile(r"Call returned (\d{4})\b"), "hsa.error",
+     lambda m: _HSA_STATUS_CODES.get(int(m.group(1))), False),
+    (re.compile(r"driver/library version mismatch", re.IGNORECASE),
+     "nvml.driver_library_mismatch", None, False),
+    (re.compile(r"NVIDIA-SMI has failed because it couldn.{1,3}t communicate with the NVIDIA "
+                r"driver|Found no NVIDIA driver on your system"),
+     "nvidia.driver_not_loaded", None, False),
+    (re.compile(r"^\s*No devices were found\s*$"), "nvidia.no_devices", None, False),
+    (re.compile(r"Could not initialize Tensile host: No devices found"),
+     "rocblas.tensile_missing", None, False),
+    (re.compile(r"ROCk module is NOT loaded"), "kfd.not_loaded", None, False),
+    (re.compile(r"Unable to open /dev/kfd read-write: Permission denied"),
+     "kfd.permission_denied", None, False),
+    (re.compile(r"(?:Unable to open )?/dev/kfd(?: read-write)?: No such file or directory"),
+     "kfd.missing", None, False),
+)
+
+_TENSILE_RE = re.compile(
+    r"Cannot read\s+\S*Tensile\S*?(?::|\s).*?for GPU arch\s*:\s*(\S+)", re.IGNORECASE)
+_ROCM_PATH_RE = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)")
+
+
+def _unique_target(lines: list[str]) -> str | None:
+    """The gfx target of the text when it names exactly one (a list of many names none)."""
+    found: set[str] = set()
+    for line in lines:
+        for match in GFX_RE.finditer(line[:_MAX_LINE_SCAN]):
+            found.add(f"gfx{match.group(1).lower()}")
+            if len(found) > 1:
+                return None
+    return found.pop() if found else None
+
+
+def scan_signals(text: str, source: str) -> tuple[Signal, ...]:
+    """Every error condition this text shows, one signal per kind/detail/target. Never raises."""
+    try:
+        return _scan(text.split("\n"), source)
+    except Exception:  # a scanner bug must not lose the file's parse
+        return ()
+
+
+def _scan(lines: list[str], source: str) -> tuple[Signal, ...]:
+    out = _Collector(source)
+    text_target: str | None = None
+    text_target_known = False
+    for index, raw in enumerate(lines):
+        line = raw[:_MAX_LINE_SCAN].rstrip("\r")
+        lowered = line.lower()
+        if not any(keyword in lowered for keyword in _KEYWORDS):
+            continue
+        tensile = _TENSILE_RE.search(line)
+        if tensile:
+            out.add("rocblas.tensile_missing", index, line,
+                    gfx_target=canonical_gfx(tensile.group(1)))
+        for match in _ROCM_PATH_RE.finditer(line):
+            out.add("rocm.path_version", index, line, detail=match.group(1))
+        for pattern, kind, detail_of, takes_target in _RULES:
+            for match in pattern.finditer(line):
+                detail = (detail_of or _none)(match)
+                if kind == "hsa.error" and detail is None:
+                    continue  # "Call returned N" with N not an hsa_status_t error
+                target = None
+                if takes_target:
+                    target = canonical_gfx(line)
+                    if target is None:
+                        if not text_target_known:
+                            text_target = _unique_target(lines)
+                            text_target_known = True
+                        target = text_target
+                out.add(kind, index, line, detail=detail, gfx_target=target)
+    return out.signals()
+
+
+def parse_error_text(text: str, source: str) -> ParsedOutput:
+    """A file that is only error text (a traceback, a library's complaint). Never raises.
+
+    Besides the signals, a ``/opt/rocm-X.Y.Z`` path names the installed ROCm: when the text
+    names exactly one such version it becomes the ``rocm_version`` stack fact."""
+    try:
+        signals = scan_signals(text, source)
+        facts: list[Fact] = []
+        versions = [s for s in signals if s.kind == "rocm.path_version"]
+        if len(versions) == 1 and versions[0].evidence:
+            facts.append(Fact("rocm_version", versions[0].detail,
+                              source=versions[0].evidence[0].label()))
+        problems: tuple[str, ...] = ()
+        if len(versions) > 1:
+            problems = ("several /opt/rocm-X.Y.Z versions named: "
+                        + ", ".join(str(s.detail) for s in versions),)
+        return ParsedOutput(format="error-text", source=source, signals=signals,
+                            stack_facts=tuple(facts), problems=problems)
+    except Exception as exc:
+        return ParsedOutput(format="error-text", source=source,
+                            problems=(f"parser error: {type(exc).__name__}: {exc}",))

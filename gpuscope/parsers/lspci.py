@@ -1,0 +1,431 @@
+"""lspci as people paste it: plain, ``-nn``, ``-n``, ``-mm``/``-mmnn`` (quoted fields),
+``-vmm`` (one ``Tag:\\tvalue`` record per device), and ``-v``/``-vv``/``-k`` with their indented
+"Subsystem:" and "Kernel driver in use:" lines.
+
+Display controllers (class 0300 VGA, 0301 XGA, 0302 3D, 0380 other display) become sightings
+of the PCI layer; so do AMD and NVIDIA "Processing accelerators" (class 1200: Instinct
+MI300/MI325 list themselves so). Everything else — PCIe switch functions of a card, its HDMI
+audio, bridges — is not a GPU. A second display function of a device whose function 0 is
+already a display controller of the same vendor (old Intel IGPs' 00:02.1) is the same GPU.
+
+``name`` is lspci's pci.ids device name ("Navi 22 [Radeon RX 6700/6700 XT/6750 XT /
+6800M/6850M XT]"); lspci's placeholder "Device 73df" is not a name but still gives the id.
+
+Signal kinds emitted:
+
+- ``platform.wsl``: Microsoft's paravirtual GPU (1414:008e, "Microsoft Corporation Device
+  008e") is the display device: this is a WSL2 guest. It is not a GPU sighting.
+- ``pci.driver_not_bound``: ``-k`` output lists kernel modules for a display device but no
+  "Kernel driver in use" (detail = PCI bus): the driver did not bind (failed or blacklisted).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from gpuscope.model import (
+    EvidenceRef,
+    Fact,
+    GpuFacts,
+    GpuKind,
+    GpuSighting,
+    Layer,
+    ParsedOutput,
+    Signal,
+    Vendor,
+)
+
+FORMATS: tuple[str, ...] = ("lspci",)
+
+_MAX_LINE_CHARS = 400
+# lspci lines are a few hundred characters; longer ones are not lspci and would only make the
+# regular expressions work quadratically.
+_MAX_SCAN = 1000
+_MAX_GPUS = 256  # more display functions are not one machine's lspci
+_DISPLAY_CLASSES = {"0300", "0301", "0302", "0380"}
+_ACCELERATOR_CLASS = "1200"
+_CLASS_CODES = {
+    "vga compatible controller": "0300",
+    "xga compatible controller": "0301",
+    "3d controller": "0302",
+    "display controller": "0380",
+    "processing accelerators": "1200",
+}
+_GPU_VENDOR_IDS = {"0x1002", "0x10de"}
+
+_SLOT = (r"(?:(?P<domain>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):"
+         r"(?P<dev>[0-1][0-9a-fA-F])\.(?P<fn>[0-7])")
+_LINE_RE = re.compile(
+    rf"^{_SLOT}\s+(?P<class>[^:\[\"]+?)(?:\s*\[(?P<code>[0-9a-fA-F]{{4}})\])?:\s*(?P<rest>.*)$")
+_NUMERIC_RE = re.compile(
+    rf"^{_SLOT}\s+(?P<code>[0-9a-fA-F]{{4}}):\s*(?P<vendor>[0-9a-fA-F]{{4}}):(?P<device>[0-9a-fA-F]{{4}})"
+    r"(?:\s*\(rev (?P<rev>[0-9a-fA-F]{2})\))?")
+_MM_RE = re.compile(rf"^{_SLOT}\s+\"")
+_IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
+_REV_RE = re.compile(r"\(rev (?P<rev>[0-9a-fA-F]{2})\)")
+_PROGIF_RE = re.compile(r"\s*\(prog-if [^)]*\)")
+_PLACEHOLDER_RE = re.compile(r"^Device (?P<id>[0-9a-fA-F]{4})$")
+_DETAIL_RE = re.compile(r"^\s+(?P<key>[A-Za-z][A-Za-z ]+?):\s*(?P<value>.*)$")
+_VMM_RE = re.compile(r"^(?P<key>Slot|Class|Vendor|Device|SVendor|SDevice|Rev|ProgIf|Driver|"
+                     r"Module|NUMANode|IOMMUGroup|PhySlot):\s+(?P<value>.*)$")
+
+# Vendor names as pci.ids spells them, longest first, to split "vendor device" when lspci
+# prints no ids.
+_VENDOR_NAMES: tuple[tuple[str, str], ...] = (
+    ("Advanced Micro Devices, Inc. [AMD/ATI]", "0x1002"),
+    ("Advanced Micro Devices [AMD] nee ATI", "0x1002"),
+    ("Advanced Micro Devices, Inc. [AMD]", "0x1022"),
+    ("ATI Technologies Inc", "0x1002"),
+    ("NVIDIA Corporation", "0x10de"),
+    ("nVidia Corporation", "0x10de"),
+    ("Intel Corporation", "0x8086"),
+    ("Microsoft Corporation", "0x1414"),
+    ("Matrox Electronics Systems Ltd.", "0x102b"),
+    ("ASPEED Technology, Inc.", "0x1a03"),
+    ("Red Hat, Inc.", "0x1af4"),
+    ("VMware", "0x15ad"),
+    ("InnoTek Systemberatung GmbH", "0x80ee"),
+    ("Cirrus Logic", "0x1013"),
+    ("Moore Threads Technology Co.,Ltd", "0x1ed5"),
+)
+
+
+def sniff(text: str) -> tuple[str, float] | None:
+    head = text[:200_000]
+    lines = [line[:_MAX_SCAN] for line in head.split("\n") if line.strip()]
+    if not lines:
+        return None
+    device_lines = sum(1 for line in lines if _device_line(line.strip()) is not None)
+    if device_lines == 0:
+        slots = sum(1 for line in lines if re.match(rf"^(?:Slot|Device):\s+{_SLOT}\s*$", line))
+        if slots and any(line.startswith("Class:") for line in lines):
+            return ("lspci", 0.85)
+        return None
+    detail = sum(1 for line in lines if line[:1] in (" ", "\t"))
+    share = device_lines / max(1, len(lines) - detail)
+    if share >= 0.5:
+        return ("lspci", 0.9)
+    if device_lines >= 1 and share >= 0.2:
+        return ("lspci", 0.6)
+    return None
+
+
+@dataclasses.dataclass
+class _Device:
+    line: int
+    domain: str
+    bus: str
+    dev: str
+    fn: str
+    class_code: str | None
+    class_name: str | None
+    vendor_id: str | None = None
+    device_id: str | None = None
+    vendor_name: str | None = None
+    device_name: str | None = None
+    revision: str | None = None
+    subsystem_vendor_id: str | None = None
+    subsystem_device_id: str | None = None
+    subsystem_line: int | None = None
+    driver: str | None = None
+    driver_line: int | None = None
+    modules_line: int | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.domain}:{self.bus}:{self.dev}.{self.fn}"
+
+    @property
+    def slot(self) -> str:
+        return f"{self.domain}:{self.bus}:{self.dev}"
+
+
+def _domain(raw: str | None) -> str:
+    if not raw:
+        return "0000"
+    raw = raw.lower()
+    return raw[-4:] if int(raw, 16) <= 0xFFFF else raw.lstrip("0")
+
+
+def _device_line(line: str) -> _Device | None:
+    """A device header line in any of the one-line layouts, or None."""
+    if _MM_RE.match(line):
+        return _parse_mm(line)
+    numeric = _NUMERIC_RE.match(line)
+    if numeric:
+        return _Device(
+            line=0, domain=_domain(numeric.group("domain")), bus=numeric.group("bus").lower(),
+            dev=numeric.group("dev").lower(), fn=numeric.group("fn"),
+            class_code=numeric.group("code").lower(), class_name=None,
+            vendor_id=f"0x{numeric.group('vendor').lower()}",
+            device_id=f"0x{numeric.group('device').lower()}",
+            revision=f"0x{numeric.group('rev').lower()}" if numeric.group("rev") else None)
+    match = _LINE_RE.match(line)
+    if not match:
+        return None
+    class_name = match.group("class").strip()
+    code = (match.group("code") or _CLASS_CODES.get(class_name.lower(), "")).lower() or None
+    if code is None and not re.search(r"controller|bridge|device|interface|accelerator",
+                                      class_name, re.IGNORECASE):
+        return None  # not an lspci class ("Error: ...", a log line with a colon)
+    device = _Device(
+        line=0, domain=_domain(match.group("domain")), bus=match.group("bus").lower(),
+        dev=match.group("dev").lower(), fn=match.group("fn"), class_code=code,
+        class_name=class_name)
+    rest = match.group("rest")
+    rev = _REV_RE.search(rest)
+    if rev:
+        device.revision = f"0x{rev.group('rev').lower()}"
+    rest = _PROGIF_RE.sub("", _REV_RE.sub("", rest)).strip()
+    all_ids = list(_IDS_RE.finditer(rest))  # the last [vvvv:dddd] is the device's ids
+    ids = all_ids[-1] if all_ids else None
+    if ids is not None:
+        device.vendor_id = f"0x{ids.group('vendor').lower()}"
+        device.device_id = f"0x{ids.group('device').lower()}"
+        rest = (rest[: ids.start()] + rest[ids.end():]).strip()
+    _split_names(device, rest)
+    return device
+
+
+def _split_names(device: _Device, text: str) -> None:
+    for vendor_name, vendor_id in _VENDOR_NAMES:
+        if text.startswith(vendor_name):
+            device.vendor_name = vendor_name
+            device.vendor_id = device.vendor_id or vendor_id
+            _set_device_name(device, text[len(vendor_name):].strip())
+            return
+    device.device_name = text or None  # vendor unknown to us: keep the whole description
+
+
+def _set_device_name(device: _Device, name: str) -> None:
+    placeholder = _PLACEHOLDER_RE.match(name)
+    if placeholder:
+        device.device_id = device.device_id or f"0x{placeholder.group('id').lower()}"
+        return
+    device.device_name = name or None
+
+
+def _parse_mm(line: str) -> _Device | None:
+    """`lspci -mm[nn]`: slot "class [cccc]" "vendor [vvvv]" "device [dddd]" -rXX -pXX
+    "subsystem vendor [vvvv]" "subsystem device [dddd]"."""
+    slot = re.match(_SLOT, line)
+    if not slot:
+        return None
+    quoted = re.findall(r"\"([^\"]*)\"", line)
+    if len(quoted) < 3:
+        return None
+    device = _Device(line=0, domain=_domain(slot.group("domain")), bus=slot.group("bus").lower(),
+                     dev=slot.group("dev").lower(), fn=slot.group("fn"), class_code=None,
+                     class_name=None)
+    class_text, code = _name_and_id(quoted[0])
+    device.class_name = class_text
+    device.class_code = code or _CLASS_CODES.get(class_text.lower())
+    vendor_text, vendor_id = _name_and_id(quoted[1])
+    device.vendor_name = vendor_text or None
+    device.vendor_id = f"0x{vendor_id}" if vendor_id else _vendor_id_of(vendor_text)
+    name_text, device_id = _name_and_id(quoted[2])
+    pair = re.search(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]\s*$", quoted[2])
+    if pair:  # some builds print [vvvv:dddd] in the device field
+        device_id = pair.group(2).lower()
+        name_text = quoted[2][: pair.start()].strip()
+    if device_id:
+        device.device_id = f"0x{device_id}"
+    _set_device_name(device, name_text)
+    rev = re.search(r"\s-r([0-9a-fA-F]{2})\b", line)
+    if rev:
+        device.revision = f"0x{rev.group(1).lower()}"
+    if len(quoted) >= 5:
+        _, sub_vendor = _name_and_id(quoted[3])
+        _, sub_device = _name_and_id(quoted[4])
+        if sub_vendor and sub_device:
+            device.subsystem_vendor_id = f"0x{sub_vendor}"
+            device.subsystem_device_id = f"0x{sub_device}"
+    return device
+
+
+def _name_and_id(text: str) -> tuple[str, str | None]:
+    match = re.match(r"^(?P<name>.*?)\s*\[(?P<id>[0-9a-fA-F]{4})\]\s*$", text)
+    if match:
+        return match.group("name").strip(), match.group("id").lower()
+    return text.strip(), None
+
+
+def _vendor_id_of(name: str | None) -> str | None:
+    if not name:
+        return None
+    for vendor_name, vendor_id in _VENDOR_NAMES:
+        if name.startswith(vendor_name):
+            return vendor_id
+    return None
+
+
+def parse(text: str, source: str) -> ParsedOutput:
+    """lspci output to PCI-layer sightings of the display devices."""
+    try:
+        return _parse(text, source)
+    except Exception as exc:  # the promise: never raise
+        return ParsedOutput(format="lspci", source=source,
+                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+
+
+def _parse(text: str, source: str) -> ParsedOutput:
+    lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
+    devices = _read_devices(lines)
+    shows_drivers = any(d.driver_line is not None or d.modules_line is not None for d in devices)
+
+    def ref(index: int) -> EvidenceRef:
+        return EvidenceRef(source, index + 1, lines[index].strip()[:_MAX_LINE_CHARS])
+
+    def where(index: int) -> str:
+        return f"{source}:{index + 1}"
+
+    display = [d for d in devices if _is_gpu(d)]
+    problems: list[str] = []
+    if len(display) > _MAX_GPUS:
+        problems.append(f"more than {_MAX_GPUS} display devices: the rest were not read")
+        display = display[:_MAX_GPUS]
+    function_zero = {d.slot: d for d in display if d.fn == "0"}
+    sightings: list[GpuSighting] = []
+    signals: list[Signal] = []
+    host: list[Fact] = []
+    for device in display:
+        if device.vendor_id == "0x1414":  # Hyper-V GPU-PV: the host's GPUs, seen from WSL2
+            signals.append(Signal("platform.wsl", evidence=(ref(device.line),)))
+            host.append(Fact("os", "wsl", source=where(device.line)))
+            continue
+        first = function_zero.get(device.slot)
+        if device.fn != "0" and first is not None and first.vendor_id == device.vendor_id:
+            continue  # another display function of the same GPU
+        values: dict[str, Any] = {"pci_bus": device.address}
+        sources: dict[str, str] = {"pci_bus": where(device.line)}
+        missing: dict[str, str] = {}
+        header = where(device.line)
+        for name, value, at in (
+                ("vendor", Vendor.from_pci_vendor_id(device.vendor_id), header),
+                ("pci_vendor_id", device.vendor_id, header),
+                ("pci_device_id", device.device_id, header),
+                ("pci_revision", device.revision, header),
+                ("name", device.device_name, header),
+                ("pci_subsystem_vendor_id", device.subsystem_vendor_id,
+                 where(device.subsystem_line or device.line)),
+                ("pci_subsystem_device_id", device.subsystem_device_id,
+                 where(device.subsystem_line or device.line)),
+                ("kernel_driver", device.driver, where(device.driver_line or device.line))):
+            if value is not None:
+                values[name] = value
+                sources[name] = at
+        if device.vendor_id in ("0x1b36", "0x1af4", "0x15ad", "0x80ee", "0x1234"):
+            # QEMU, virtio, VMware and VirtualBox display adapters
+            values["kind"], sources["kind"] = GpuKind.VIRTUAL, header
+        if device.device_id is None:
+            missing["pci_device_id"] = "lspci printed no numeric ids (use lspci -nn)"
+        if device.device_name is None:
+            missing["name"] = "lspci's pci.ids has no name for this device"
+        if device.driver is None:
+            if shows_drivers and device.modules_line is not None:
+                missing["kernel_driver"] = "lspci -k lists modules but no driver in use"
+                signals.append(Signal("pci.driver_not_bound", detail=device.address,
+                                      evidence=(ref(device.line), ref(device.modules_line))))
+            elif not shows_drivers:
+                missing["kernel_driver"] = "this lspci output has no kernel driver lines (-k)"
+        facts = dataclasses.replace(GpuFacts(), **values)
+        sightings.append(GpuSighting(layer=Layer.PCI, facts=facts, field_sources=sources,
+                                     missing_reasons=missing))
+    if not devices:
+        problems.append("no lspci device lines found")
+    return ParsedOutput(format="lspci", source=source, sightings=tuple(sightings),
+                        signals=tuple(signals[:_MAX_GPUS]), host_facts=tuple(host[:1]),
+                        problems=tuple(problems))
+
+
+def _is_gpu(device: _Device) -> bool:
+    if device.class_code in _DISPLAY_CLASSES:
+        return True
+    return device.class_code == _ACCELERATOR_CLASS and device.vendor_id in _GPU_VENDOR_IDS
+
+
+def _read_devices(lines: list[str]) -> list[_Device]:
+    devices: list[_Device] = []
+    current: _Device | None = None
+    vmm: dict[str, tuple[str, int]] = {}
+    for index, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            if vmm:
+                devices.extend(_from_vmm(vmm))
+                vmm = {}
+            current = None
+            continue
+        vmm_match = _VMM_RE.match(raw)
+        if vmm_match and not raw[:1].isspace():
+            key, value = vmm_match.group("key"), vmm_match.group("value").strip()
+            if key == "Device" and "Slot" not in vmm and re.fullmatch(_SLOT, value):
+                key = "Slot"  # pciutils before 3.x printed the slot as "Device:"
+            vmm[key] = (value, index)
+            continue
+        if raw[:1] in (" ", "\t"):
+            detail = _DETAIL_RE.match(raw)
+            if current is None or not detail:
+                continue
+            key, value = detail.group("key"), detail.group("value").strip()
+            if key == "Subsystem":
+                current.subsystem_line = index
+                ids = _IDS_RE.search(value)
+                if ids:
+                    current.subsystem_vendor_id = f"0x{ids.group('vendor').lower()}"
+                    current.subsystem_device_id = f"0x{ids.group('device').lower()}"
+            elif key == "Kernel driver in use":
+                current.driver, current.driver_line = value or None, index
+            elif key == "Kernel modules":
+                current.modules_line = index
+            continue
+        device = _device_line(line)
+        if device is not None:
+            device.line = index
+            devices.append(device)
+            current = device
+        else:
+            current = None
+    if vmm:
+        devices.extend(_from_vmm(vmm))
+    return devices
+
+
+def _from_vmm(record: dict[str, tuple[str, int]]) -> list[_Device]:
+    """One `lspci -vmm[nn][k]` record."""
+    if "Slot" not in record or "Class" not in record:
+        return []
+    slot_text, slot_line = record["Slot"]
+    slot = re.fullmatch(_SLOT, slot_text)
+    if not slot:
+        return []
+    class_text, code = _name_and_id(record["Class"][0])
+    device = _Device(line=slot_line, domain=_domain(slot.group("domain")),
+                     bus=slot.group("bus").lower(), dev=slot.group("dev").lower(),
+                     fn=slot.group("fn"), class_code=code or _CLASS_CODES.get(class_text.lower()),
+                     class_name=class_text)
+    if "Vendor" in record:
+        vendor_text, vendor_id = _name_and_id(record["Vendor"][0])
+        device.vendor_name = vendor_text
+        device.vendor_id = f"0x{vendor_id}" if vendor_id else _vendor_id_of(vendor_text)
+    if "Device" in record:
+        name_text, device_id = _name_and_id(record["Device"][0])
+        if device_id:
+            device.device_id = f"0x{device_id}"
+        _set_device_name(device, name_text)
+    if "Rev" in record and re.fullmatch(r"[0-9a-fA-F]{2}", record["Rev"][0]):
+        device.revision = f"0x{record['Rev'][0].lower()}"
+    if "SVendor" in record and "SDevice" in record:
+        _, sub_vendor = _name_and_id(record["SVendor"][0])
+        _, sub_device = _name_and_id(record["SDevice"][0])
+        if sub_vendor and sub_device:
+            device.subsystem_vendor_id = f"0x{sub_vendor}"
+            device.subsystem_device_id = f"0x{sub_device}"
+            device.subsystem_line = record["SVendor"][1]
+    if "Driver" in record:
+        device.driver, device.driver_line = record["Driver"][0] or None, record["Driver"][1]
+    if "Module" in record:
+        device.modules_line = record["Module"][1]
+    return [device]

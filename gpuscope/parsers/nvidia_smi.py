@@ -1,0 +1,646 @@
+"""nvidia-smi as people paste it: the default table (drivers 3xx to 5xx, the pre-MIG, MIG-era
+and 530+ layouts), ``-q`` text, ``-q -x`` XML, ``-L`` and its error messages.
+
+Every physical GPU becomes a sighting of the NVML layer (nvidia-smi is NVML's command line);
+MIG devices are instances of a GPU, never GPUs. The header's "CUDA Version" is the newest CUDA
+the driver supports (`cuda_driver_version`), not an installed toolkit.
+
+Signal kinds emitted:
+
+- ``nvidia.mig_enabled``: MIG mode is on (detail = PCI bus; for ``-L``, which shows no bus,
+  the GPU UUID).
+- ``nvml.driver_library_mismatch``: "Failed to initialize NVML: Driver/library version mismatch".
+- ``nvml.init_failed``: any other "Failed to initialize NVML: <reason>" (detail = reason).
+- ``nvml.library_missing``: "NVIDIA-SMI couldn't find libnvidia-ml.so library".
+- ``nvidia.driver_not_loaded``: "NVIDIA-SMI has failed because it couldn't communicate with the
+  NVIDIA driver".
+- ``nvidia.no_devices``: "No devices were found".
+- ``nvidia.gpu_unreachable``: "Unable to determine the device handle for GPU ...: <reason>"
+  (detail = PCI bus), e.g. a GPU that fell off the bus.
+- ``platform.wsl``: the table's NVIDIA-SMI version differs from its driver version, which only
+  happens under WSL2 (Linux nvidia-smi over the Windows driver).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from gpuscope.model import (
+    EvidenceRef,
+    Fact,
+    GpuFacts,
+    GpuKind,
+    GpuSighting,
+    Layer,
+    ParsedOutput,
+    PcieLink,
+    Signal,
+    Vendor,
+)
+
+FORMATS: tuple[str, ...] = (
+    "nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-list", "nvidia-smi-error",
+)
+
+_SNIFF_CHARS = 200_000
+_MAX_LINE_CHARS = 400
+_MAX_SCAN = 2000  # characters of a line worth matching (nvidia-smi's are far shorter)
+_MAX_GPUS = 256  # more is not one machine's nvidia-smi output
+
+_TABLE_HEADER_RE = re.compile(
+    r"NVIDIA-SMI\s+(?P<smi>[\w.]+)\s+Driver Version:\s*(?P<driver>[\w.]+)"
+    r"(?:\s+CUDA Version:\s*(?P<cuda>[\w./]+))?")
+_BUS_RE = re.compile(r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
+_ROW_NAME_RE = re.compile(
+    r"^\s*(?P<index>\d+)\s+(?P<name>\S.*?)\s+(?P<mode>On|Off|WDDM|TCC|MCDM|N/A)\s*$")
+_MEMORY_RE = re.compile(r"(?P<used>\d+)\s*MiB\s*/\s*(?P<total>\d+)\s*MiB")
+_LIST_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?)(?: \(UUID: (?P<uuid>[^)\s]+)\))?\s*$")
+_LIST_UUID_RE = re.compile(r"^GPU \d+: .+ \(UUID: GPU-[0-9A-Fa-f-]+\)\s*$", re.MULTILINE)
+_MIG_LINE_RE = re.compile(
+    r"^\s+MIG\s+\S+\s+Device\s+(?P<index>\d+):\s*\(UUID:\s*(?P<uuid>[^)\s]+)\)")
+_Q_GPU_RE = re.compile(r"^GPU\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+_Q_KV_RE = re.compile(r"^(?P<indent>\s*)(?P<key>\S.*?)\s+:\s?(?P<value>.*)$")
+
+_NVML_MISMATCH_RE = re.compile(r"Failed to initialize NVML:\s*Driver/library version mismatch",
+                               re.IGNORECASE)
+_NVML_FAILED_RE = re.compile(r"Failed to initialize NVML:\s*(?P<reason>.+?)\s*$")
+_NVML_VERSION_RE = re.compile(r"NVML library version:\s*(?P<version>[\d.]+)")
+_NOT_COMMUNICATE_RE = re.compile(
+    r"NVIDIA-SMI has failed because it couldn.{1,3}t communicate with the NVIDIA driver")
+_NO_DEVICES_RE = re.compile(r"^\s*No devices were found\s*$")
+_NO_LIBRARY_RE = re.compile(r"couldn.{1,3}t find libnvidia-ml\.so")
+_HANDLE_RE = re.compile(
+    r"Unable to determine the device handle for (?:GPU|gpu)\s*(?P<bus>[0-9A-Fa-f:.]+):"
+    r"\s*(?P<reason>.*)$")
+_ERROR_SNIFF_RES = (_NVML_FAILED_RE, _NOT_COMMUNICATE_RE, _NO_LIBRARY_RE, _HANDLE_RE)
+
+_NOT_A_VALUE = {"", "n/a", "[n/a]", "not supported", "[not supported]", "unknown error",
+                "[unknown error]", "insufficient permissions", "none", "not found"}
+
+# PCIe generation to transfer rate per lane (GT/s), for nvidia-smi's "PCIe Generation".
+_GEN_SPEED_GT_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0, 7: 128.0}
+
+
+# ----------------------------------------------------------------------------------- sniff
+
+def sniff(text: str) -> tuple[str, float] | None:
+    """Which nvidia-smi output this is, by content."""
+    head = text[:_SNIFF_CHARS]
+    if "<nvidia_smi_log" in head:
+        return ("nvidia-smi-xml", 0.97)
+    if _TABLE_HEADER_RE.search(head) or ("| GPU  Name" in head and "Bus-Id" in head):
+        return ("nvidia-smi-table", 0.95)
+    if "NVSMI LOG" in head or (
+            re.search(r"^Attached GPUs\s+:", head, re.MULTILINE)
+            and re.search(r"^\s+Product Name\s+:", head, re.MULTILINE)):
+        return ("nvidia-smi-q", 0.95)
+    if _LIST_UUID_RE.search(head):
+        return ("nvidia-smi-list", 0.9)
+    lines = [line[:_MAX_SCAN] for line in head.split("\n") if line.strip()]
+    if len(lines) <= 30 and any(
+            pattern.search(line) for line in lines for pattern in _ERROR_SNIFF_RES):
+        return ("nvidia-smi-error", 0.85)
+    if 0 < len(lines) <= 5 and any(_NO_DEVICES_RE.match(line) for line in lines):
+        return ("nvidia-smi-error", 0.8)
+    return None
+
+
+# ----------------------------------------------------------------------------------- parse
+
+def parse(text: str, source: str) -> ParsedOutput:
+    """nvidia-smi output of any of the FORMATS, to sightings, stack facts and signals."""
+    try:
+        return _parse(text, source)
+    except Exception as exc:  # the promise: never raise
+        return ParsedOutput(format="nvidia-smi", source=source,
+                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+
+
+def _parse(text: str, source: str) -> ParsedOutput:
+    found = sniff(text)
+    fmt = found[0] if found else "nvidia-smi-error"
+    lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
+    out = _Output(fmt, source, lines)
+    if fmt == "nvidia-smi-xml":
+        _parse_xml(text, out)
+    elif fmt == "nvidia-smi-table":
+        _parse_table(out)
+    elif fmt == "nvidia-smi-q":
+        _parse_q(out)
+    elif fmt == "nvidia-smi-list":
+        _parse_list(out)
+    _scan_errors(out)
+    if found is None and not out.signals:
+        out.problems.append(f"{source}: not nvidia-smi output")
+    return out.result()
+
+
+@dataclasses.dataclass
+class _Output:
+    format: str
+    source: str
+    lines: list[str]
+    sightings: list[GpuSighting] = dataclasses.field(default_factory=list)
+    stack: dict[str, Fact] = dataclasses.field(default_factory=dict)
+    host: dict[str, Fact] = dataclasses.field(default_factory=dict)
+    signals: dict[tuple[str, str | None], list[EvidenceRef]] = dataclasses.field(
+        default_factory=dict)
+    problems: list[str] = dataclasses.field(default_factory=list)
+
+    def full(self) -> bool:
+        if len(self.sightings) < _MAX_GPUS:
+            return False
+        if not self.problems or not self.problems[-1].startswith("more than"):
+            self.problems.append(f"more than {_MAX_GPUS} GPUs: the rest were not read")
+        return True
+
+    def ref(self, index: int) -> EvidenceRef:
+        text = self.lines[index].strip()[:_MAX_LINE_CHARS] if 0 <= index < len(self.lines) else None
+        return EvidenceRef(self.source, index + 1, text)
+
+    def where(self, index: int) -> str:
+        return f"{self.source}:{index + 1}"
+
+    def fact(self, key: str, value: str | None, index: int) -> None:
+        if value and key not in self.stack:
+            self.stack[key] = Fact(key, value, source=self.where(index))
+
+    def host_fact(self, key: str, value: str, index: int) -> None:
+        if key not in self.host:
+            self.host[key] = Fact(key, value, source=self.where(index))
+
+    def signal(self, kind: str, detail: str | None, index: int) -> None:
+        refs = self.signals.setdefault((kind, detail), [])
+        if len(refs) < 20 and not any(r.line == index + 1 for r in refs):
+            refs.append(self.ref(index))
+
+    def result(self) -> ParsedOutput:
+        return ParsedOutput(
+            format=self.format, source=self.source, sightings=tuple(self.sightings),
+            stack_facts=tuple(self.stack.values()), host_facts=tuple(self.host.values()),
+            signals=tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
+                          for (k, d), refs in self.signals.items()),
+            problems=tuple(self.problems))
+
+
+class _Facts:
+    """GpuFacts being filled, with where each value came from."""
+
+    def __init__(self, out: _Output) -> None:
+        self.out = out
+        self.values: dict[str, Any] = {}
+        self.sources: dict[str, str] = {}
+        self.missing: dict[str, str] = {}
+
+    def set(self, name: str, value: Any, index: int | None, where: str | None = None) -> None:
+        if value is None or name in self.values:
+            return
+        self.values[name] = value
+        if where is None:
+            where = self.out.where(index) if index is not None else self.out.source
+        self.sources[name] = where
+
+    def miss(self, name: str, why: str) -> None:
+        if name not in self.values:
+            self.missing.setdefault(name, why)
+
+    def sighting(self) -> GpuSighting:
+        facts = dataclasses.replace(GpuFacts(), **self.values)
+        missing = {k: v for k, v in self.missing.items() if k not in self.values}
+        return GpuSighting(layer=Layer.NVML, facts=facts, field_sources=dict(self.sources),
+                           missing_reasons=missing)
+
+
+def _clean(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if value.lower() in _NOT_A_VALUE or value.startswith("Requested functionality"):
+        return None
+    return value
+
+
+def normalise_bus(bus: str | None) -> str | None:
+    """nvidia-smi's 00000000:01:00.0 -> 0000:01:00.0 (lower-case, 4-digit domain)."""
+    if not bus:
+        return None
+    match = _BUS_RE.search(bus)
+    if not match:
+        return None
+    domain, rest = match.group("bus").split(":", 1)
+    domain = domain[-4:] if int(domain, 16) <= 0xFFFF else domain.lstrip("0")
+    return f"{domain.lower().rjust(4, '0')}:{rest.lower()}"
+
+
+def _bytes(value: str | None) -> int | None:
+    value = _clean(value)
+    if value is None:
+        return None
+    match = re.match(r"^([\d.]+)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|B)?\b", value)
+    if not match:
+        return None
+    unit = (match.group(2) or "B").upper().replace("I", "")
+    scale = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}[unit]
+    return int(float(match.group(1)) * scale)
+
+
+def _number(value: str | None) -> float | None:
+    value = _clean(value)
+    if value is None:
+        return None
+    match = re.match(r"^(-?\d+(?:\.\d+)?)", value)
+    return float(match.group(1)) if match else None
+
+
+def _pci_id_pair(value: str | None) -> tuple[str, str] | None:
+    """0x20B210DE -> ("0x20b2", "0x10de"): NVML packs device id over vendor id."""
+    value = _clean(value)
+    if value is None:
+        return None
+    hex_digits = value.lower().removeprefix("0x")
+    if not re.fullmatch(r"[0-9a-f]{8}", hex_digits):
+        return None
+    return f"0x{hex_digits[:4]}", f"0x{hex_digits[4:]}"
+
+
+def _pcie(max_gen: str | None, cur_gen: str | None, max_width: str | None,
+          cur_width: str | None) -> PcieLink | None:
+    def speed(gen: str | None) -> float | None:
+        number = _number(gen)
+        return _GEN_SPEED_GT_S.get(int(number)) if number is not None else None
+
+    def width(value: str | None) -> int | None:
+        number = _number(value)
+        return int(number) if number is not None else None
+
+    link = PcieLink(current_speed_gt_s=speed(cur_gen), current_width=width(cur_width),
+                    max_speed_gt_s=speed(max_gen), max_width=width(max_width),
+                    measured_at="gpu")
+    if all(v is None for v in (link.current_speed_gt_s, link.current_width,
+                               link.max_speed_gt_s, link.max_width)):
+        return None
+    return link
+
+
+def _common_gpu_facts(facts: _Facts) -> None:
+    facts.values.setdefault("vendor", Vendor.NVIDIA)
+    facts.values.setdefault("kind", GpuKind.DISCRETE)
+
+
+# ----------------------------------------------------------------------------------- table
+
+def _parse_table(out: _Output) -> None:
+    header_index = None
+    for index, line in enumerate(out.lines):
+        match = _TABLE_HEADER_RE.search(line)
+        if match:
+            header_index = index
+            driver = _clean(match.group("driver"))
+            out.fact("nvidia_driver_version", driver, index)
+            out.fact("cuda_driver_version", _clean(match.group("cuda")), index)
+            smi = _clean(match.group("smi"))
+            if smi and driver and smi != driver:
+                # Only WSL2 pairs a Linux nvidia-smi with a (Windows) driver of another version.
+                out.signal("platform.wsl", None, index)
+                out.host_fact("os", "wsl", index)
+            break
+    has_mig_column = any("MIG M." in line for line in out.lines)
+    for index, line in enumerate(out.lines):
+        cells = _cells(line)
+        if len(cells) < 3:
+            continue
+        row = _ROW_NAME_RE.match(cells[0])
+        bus = _BUS_RE.search(cells[1])
+        if not row or not bus:
+            continue
+        if out.full():
+            break
+        facts = _Facts(out)
+        where = out.where(index)
+        facts.set("smi_index", int(row.group("index")), index)
+        facts.set("name", row.group("name").strip(), index)
+        facts.set("pci_bus", normalise_bus(bus.group("bus")), index)
+        for name in ("vendor", "kind"):
+            facts.sources[name] = where
+        _common_gpu_facts(facts)
+        if row.group("mode") in ("WDDM", "TCC", "MCDM"):
+            out.host_fact("os", "windows", index)
+        memory_cells = _cells(out.lines[index + 1]) if index + 1 < len(out.lines) else []
+        memory = _MEMORY_RE.search(memory_cells[1]) if len(memory_cells) >= 2 else None
+        if memory:
+            facts.set("vram_total_bytes", int(memory.group("total")) * 1024**2, index + 1)
+        else:
+            facts.miss("vram_total_bytes", "no memory cell under the GPU row")
+        if has_mig_column and index + 2 < len(out.lines):
+            mig_cells = _cells(out.lines[index + 2])
+            if mig_cells and mig_cells[-1].strip() == "Enabled":
+                out.signal("nvidia.mig_enabled", facts.values.get("pci_bus"), index + 2)
+        out.sightings.append(facts.sighting())
+    if header_index is None and not out.sightings:
+        out.problems.append("no nvidia-smi header or GPU rows found")
+
+
+def _cells(line: str) -> list[str]:
+    stripped = line.strip()
+    if not stripped.startswith("|") or stripped.count("|") < 3:
+        return []
+    return stripped.split("|")[1:-1]
+
+
+# ----------------------------------------------------------------------------------- -q text
+
+@dataclasses.dataclass
+class _QGpu:
+    bus: str
+    line: int
+    entries: dict[tuple[str, ...], tuple[str, int]] = dataclasses.field(default_factory=dict)
+
+    def get(self, *path: str) -> tuple[str | None, int | None]:
+        value = self.entries.get(path)
+        return (value[0], value[1]) if value else (None, None)
+
+
+def _parse_q(out: _Output) -> None:
+    gpus: list[_QGpu] = []
+    current: _QGpu | None = None
+    stack: list[tuple[int, str]] = []
+    attached: tuple[int, int] | None = None
+    for index, raw in enumerate(out.lines):
+        line = raw.expandtabs(4)
+        if not line.strip() or line.strip().startswith("="):
+            continue
+        gpu_match = _Q_GPU_RE.match(line)
+        if gpu_match:
+            current = _QGpu(bus=gpu_match.group("bus"), line=index)
+            gpus.append(current)
+            stack = []
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        kv = _Q_KV_RE.match(line)
+        if indent == 0:
+            current = None if kv else current
+            if kv:
+                key, value = kv.group("key").strip(), kv.group("value").strip()
+                if key == "Driver Version":
+                    out.fact("nvidia_driver_version", _clean(value), index)
+                elif key == "CUDA Version":
+                    out.fact("cuda_driver_version", _clean(value), index)
+                elif key == "Attached GPUs":
+                    number = _number(value)
+                    attached = (int(number), index) if number is not None else None
+            continue
+        if current is None:
+            continue
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = tuple(key for _, key in stack)
+        if kv:
+            current.entries.setdefault((*path, kv.group("key").strip()),
+                                       (kv.group("value").strip(), index))
+        else:
+            stack.append((indent, line.strip()))
+    for order, gpu in enumerate(gpus):
+        if out.full():
+            break
+        out.sightings.append(_q_sighting(out, gpu, order))
+    if attached is not None and attached[0] > len(gpus) and not any(
+            kind == "nvidia.mig_enabled" for kind, _ in out.signals):
+        out.problems.append(f"'Attached GPUs' says {attached[0]} but {len(gpus)} GPU sections "
+                            "are present (output cut?)")
+
+
+def _q_sighting(out: _Output, gpu: _QGpu, order: int) -> GpuSighting:
+    facts = _Facts(out)
+    bus = normalise_bus(gpu.get("PCI", "Bus Id")[0]) or normalise_bus(gpu.bus)
+    facts.set("pci_bus", bus, gpu.get("PCI", "Bus Id")[1] or gpu.line)
+    facts.set("smi_index", order, gpu.line)
+    for field_name in ("vendor", "kind"):
+        facts.sources[field_name] = out.where(gpu.line)
+    _common_gpu_facts(facts)
+    product, line = gpu.get("Product Name")
+    facts.set("name", _clean(product), line)
+    arch, line = gpu.get("Product Architecture")
+    facts.set("architecture", _clean(arch), line)
+    ids, line = gpu.get("PCI", "Device Id")
+    pair = _pci_id_pair(ids)
+    if pair:
+        facts.set("pci_device_id", pair[0], line)
+        facts.set("pci_vendor_id", pair[1], line)
+    sub, line = gpu.get("PCI", "Sub System Id")
+    sub_pair = _pci_id_pair(sub)
+    if sub_pair:
+        facts.set("pci_subsystem_device_id", sub_pair[0], line)
+        facts.set("pci_subsystem_vendor_id", sub_pair[1], line)
+    total, line = gpu.get("FB Memory Usage", "Total")
+    facts.set("vram_total_bytes", _bytes(total), line)
+    for field_name, key in (("uuid", "GPU UUID"), ("serial_number", "Serial Number"),
+                            ("vbios_version", "VBIOS Version")):
+        value, line = gpu.get(key)
+        facts.set(field_name, _clean(value), line)
+    for field_name, section, key in (("max_graphics_clock_mhz", "Max Clocks", "Graphics"),
+                                     ("max_memory_clock_mhz", "Max Clocks", "Memory")):
+        value, line = gpu.get(section, key)
+        number = _number(value)
+        facts.set(field_name, int(number) if number is not None else None, line)
+    for section in ("GPU Power Readings", "Power Readings"):
+        for field_name, key in (("power_cap_w", "Current Power Limit"),
+                                ("power_cap_w", "Power Limit"),
+                                ("power_cap_max_w", "Max Power Limit")):
+            value, line = gpu.get(section, key)
+            facts.set(field_name, _number(value), line)
+    link_path = ("PCI", "GPU Link Info")
+    max_gen, gen_line = gpu.get(*link_path, "PCIe Generation", "Max")
+    link = _pcie(max_gen, gpu.get(*link_path, "PCIe Generation", "Current")[0],
+                 gpu.get(*link_path, "Link Width", "Max")[0],
+                 gpu.get(*link_path, "Link Width", "Current")[0])
+    facts.set("pcie_link", link, gen_line)
+    driver_model, line = gpu.get("Driver Model", "Current")
+    if _clean(driver_model) in ("WDDM", "TCC", "MCDM") and line is not None:
+        out.host_fact("os", "windows", line)
+    mig, line = gpu.get("MIG Mode", "Current")
+    if _clean(mig) == "Enabled" and line is not None:
+        out.signal("nvidia.mig_enabled", bus, line)
+    return facts.sighting()
+
+
+# ----------------------------------------------------------------------------------- XML
+
+def _parse_xml(text: str, out: _Output) -> None:
+    start = text.find("<nvidia_smi_log")
+    body = text[start:] if start >= 0 else text
+    if "<!ENTITY" in body:  # nvidia-smi never declares entities; refuse expansion games
+        out.problems.append("XML declares entities; not nvidia-smi output")
+        return
+    end = body.rfind("</nvidia_smi_log>")
+    root: ET.Element | None = None
+    if end >= 0:
+        root = _try_xml(body[: end + len("</nvidia_smi_log>")])
+    if root is None:
+        # A paste cut mid-way: keep the complete <gpu> elements.
+        last_gpu = body.rfind("</gpu>")
+        if last_gpu >= 0:
+            root = _try_xml(body[: last_gpu + len("</gpu>")] + "</nvidia_smi_log>")
+        if root is not None:
+            out.problems.append("XML is cut short: only complete <gpu> elements were read")
+    line_offset = text.count("\n", 0, start) if start >= 0 else 0
+    if root is None:
+        out.problems.append("XML could not be parsed")
+        _xml_versions_by_regex(out)
+        return
+    finder = _LineFinder(out.lines)
+    for key, tag in (("nvidia_driver_version", "driver_version"),
+                     ("cuda_driver_version", "cuda_version")):
+        value = _clean(root.findtext(tag))
+        if value:
+            out.fact(key, value, finder.find(f"<{tag}>", 0, len(out.lines)))
+    gpu_lines = [i for i, line in enumerate(out.lines)
+                 if "<gpu id=" in line or line.strip() == "<gpu>"]
+    gpus = root.findall("gpu")
+    for order, gpu in enumerate(gpus):
+        if out.full():
+            break
+        begin = gpu_lines[order] if order < len(gpu_lines) else line_offset
+        stop = gpu_lines[order + 1] if order + 1 < len(gpu_lines) else len(out.lines)
+        out.sightings.append(_xml_sighting(out, gpu, order, finder, begin, stop))
+    attached = _number(root.findtext("attached_gpus"))
+    if attached is not None and int(attached) > len(gpus) and not any(
+            kind == "nvidia.mig_enabled" for kind, _ in out.signals):
+        out.problems.append(f"attached_gpus says {int(attached)} but {len(gpus)} <gpu> "
+                            "elements are present (output cut?)")
+
+
+def _try_xml(xml_text: str) -> ET.Element | None:
+    try:
+        return ET.fromstring(xml_text)
+    except ET.ParseError:
+        return None
+
+
+def _xml_versions_by_regex(out: _Output) -> None:
+    for index, line in enumerate(out.lines):
+        for key, tag in (("nvidia_driver_version", "driver_version"),
+                         ("cuda_driver_version", "cuda_version")):
+            match = re.search(rf"<{tag}>([^<]+)</{tag}>", line)
+            if match:
+                out.fact(key, _clean(match.group(1)), index)
+
+
+class _LineFinder:
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+
+    def find(self, needle: str, begin: int, end: int) -> int:
+        for index in range(max(begin, 0), min(end, len(self.lines))):
+            if needle in self.lines[index]:
+                return index
+        return begin
+
+
+def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder,
+                  begin: int, stop: int) -> GpuSighting:
+    facts = _Facts(out)
+
+    def text_at(path: str) -> tuple[str | None, int]:
+        value = _clean(gpu.findtext(path))
+        tag = path.rsplit("/", 1)[-1]
+        return value, finder.find(f"<{tag}>", begin, stop)
+
+    bus_text, line = text_at("pci/pci_bus_id")
+    bus = normalise_bus(bus_text) or normalise_bus(gpu.get("id"))
+    facts.set("pci_bus", bus, line if bus_text else begin)
+    facts.set("smi_index", order, begin)
+    for name in ("vendor", "kind"):
+        facts.sources[name] = out.where(begin)
+    _common_gpu_facts(facts)
+    for field_name, path in (("name", "product_name"), ("architecture", "product_architecture"),
+                             ("uuid", "uuid"), ("serial_number", "serial"),
+                             ("vbios_version", "vbios_version")):
+        value, line = text_at(path)
+        facts.set(field_name, value, line)
+    ids, line = text_at("pci/pci_device_id")
+    pair = _pci_id_pair(ids)
+    if pair:
+        facts.set("pci_device_id", pair[0], line)
+        facts.set("pci_vendor_id", pair[1], line)
+    else:
+        facts.miss("pci_device_id", "no <pci_device_id> in this capture")
+    sub, line = text_at("pci/pci_sub_system_id")
+    sub_pair = _pci_id_pair(sub)
+    if sub_pair:
+        facts.set("pci_subsystem_device_id", sub_pair[0], line)
+        facts.set("pci_subsystem_vendor_id", sub_pair[1], line)
+    total, line = text_at("fb_memory_usage/total")
+    facts.set("vram_total_bytes", _bytes(total), line)
+    for field_name, path in (("max_graphics_clock_mhz", "max_clocks/graphics_clock"),
+                             ("max_memory_clock_mhz", "max_clocks/mem_clock")):
+        value, line = text_at(path)
+        number = _number(value)
+        facts.set(field_name, int(number) if number is not None else None, line)
+    for field_name, path in (("power_cap_w", "gpu_power_readings/current_power_limit"),
+                             ("power_cap_w", "power_readings/power_limit"),
+                             ("power_cap_max_w", "gpu_power_readings/max_power_limit"),
+                             ("power_cap_max_w", "power_readings/max_power_limit")):
+        value, line = text_at(path)
+        facts.set(field_name, _number(value), line)
+    link_base = "pci/pci_gpu_link_info/"
+    max_gen, line = text_at(link_base + "pcie_gen/max_link_gen")
+    link = _pcie(max_gen, text_at(link_base + "pcie_gen/current_link_gen")[0],
+                 text_at(link_base + "link_widths/max_link_width")[0],
+                 text_at(link_base + "link_widths/current_link_width")[0])
+    facts.set("pcie_link", link, line)
+    driver_model, line = text_at("driver_model/current_dm")
+    if driver_model in ("WDDM", "TCC", "MCDM"):
+        out.host_fact("os", "windows", line)
+    mig, line = text_at("mig_mode/current_mig")
+    if mig == "Enabled":
+        out.signal("nvidia.mig_enabled", bus, line)
+    return facts.sighting()
+
+
+# ----------------------------------------------------------------------------------- -L
+
+def _parse_list(out: _Output) -> None:
+    current_uuid: str | None = None
+    for index, line in enumerate(out.lines):
+        match = _LIST_RE.match(line.strip()) if line.startswith("GPU ") else None
+        if match and out.full():
+            break
+        if match:
+            facts = _Facts(out)
+            facts.set("smi_index", int(match.group("index")), index)
+            facts.set("name", match.group("name").strip(), index)
+            current_uuid = match.group("uuid")
+            facts.set("uuid", current_uuid, index)
+            for name in ("vendor", "kind"):
+                facts.sources[name] = out.where(index)
+            _common_gpu_facts(facts)
+            facts.miss("pci_bus", "nvidia-smi -L does not show PCI addresses")
+            out.sightings.append(facts.sighting())
+            continue
+        if _MIG_LINE_RE.match(line):
+            out.signal("nvidia.mig_enabled", current_uuid, index)
+
+
+# ----------------------------------------------------------------------------------- errors
+
+def _scan_errors(out: _Output) -> None:
+    for index, line in enumerate(out.lines):
+        if _NVML_MISMATCH_RE.search(line):
+            out.signal("nvml.driver_library_mismatch", None, index)
+        elif (failed := _NVML_FAILED_RE.search(line)) is not None:
+            out.signal("nvml.init_failed", failed.group("reason")[:200], index)
+        version = _NVML_VERSION_RE.search(line)
+        if version:
+            out.fact("nvml_library_version", version.group("version"), index)
+        if _NOT_COMMUNICATE_RE.search(line):
+            out.signal("nvidia.driver_not_loaded", None, index)
+        if _NO_DEVICES_RE.match(line):
+            out.signal("nvidia.no_devices", None, index)
+        if _NO_LIBRARY_RE.search(line):
+            out.signal("nvml.library_missing", None, index)
+        handle = _HANDLE_RE.search(line)
+        if handle:
+            out.signal("nvidia.gpu_unreachable", normalise_bus(handle.group("bus")), index)
