@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gpuscope.knowledge.cuda import driver_supports
+from gpuscope.knowledge.distros import radeon_distro_support
 from gpuscope.knowledge.overrides import hsa_override_for
 from gpuscope.knowledge.rocm_support import official_support
 from gpuscope.knowledge.torch_builds import default_arch_list, install_command
@@ -295,6 +296,32 @@ def _first_sentences(text: str, count: int) -> str:
     sentences = text.replace("\n", " ").split(". ")
     short = ". ".join(sentences[:count]).strip()
     return short if short.endswith(".") else short + "."
+
+
+def rule_distro(data: DoctorInput) -> list[Finding]:
+    """From ROCm 6.4.1 on (and for the RX 7900 on 5.7), AMD supports Radeon GPUs only on
+    named distributions; judged only where the release, the distribution and the GPU are
+    known."""
+    host, stack = data.inventory.host, data.inventory.stack
+    if data.os != "linux" or not host.distro or not stack.rocm_version:
+        return []
+    for gpu in data.gpus_of(Vendor.AMD):
+        if not gpu.gfx_target or gpu.kind is GpuKind.INTEGRATED:
+            continue
+        verdict = radeon_distro_support(gpu.gfx_target, stack.rocm_version, host.distro)
+        if verdict.supported is False:
+            return [Finding(
+                "os.unsupported_distro", Severity.WARNING,
+                f"{verdict.distro} is not a supported distribution for ROCm "
+                f"{stack.rocm_version} on Radeon GPUs",
+                detail=(f"AMD supports ROCm {stack.rocm_version} on Radeon GPUs only on "
+                        f"{', '.join(verdict.listed)}. It often works elsewhere, but kernel "
+                        f"and library versions differ from what AMD tests ({verdict.source})."),
+                fix=f"Use one of {', '.join(verdict.listed)} for a supported setup",
+                gpu=gpu.index,
+                evidence=(EvidenceRef(host.field_sources.get("distro", "/etc/os-release")),),
+            )]
+    return []
 
 
 def rule_igpu(data: DoctorInput) -> list[Finding]:
@@ -616,7 +643,8 @@ def rule_usable(data: DoctorInput, findings: Sequence[Finding]) -> list[Finding]
 
 
 RULES: tuple[Callable[[DoctorInput], list[Finding]], ...] = (
-    rule_wsl, rule_amdgpu_driver, rule_kfd, rule_runtime, rule_gfx_support, rule_igpu,
+    rule_wsl, rule_amdgpu_driver, rule_kfd, rule_runtime, rule_gfx_support, rule_distro,
+    rule_igpu,
     rule_partitions, rule_arch_missing, rule_torch_builds, rule_nvidia,
 )
 

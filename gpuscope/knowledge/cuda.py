@@ -10,18 +10,13 @@ A driver older than a CUDA release's minimum is not fatal within the same major 
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import itertools
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from gpuscope.knowledge._resources import load_toml_resource
 
 RESOURCE = "cuda_drivers.toml"
 OSES = ("linux", "windows")
@@ -243,9 +238,7 @@ def _architecture(row: Mapping[str, Any]) -> list[ArchitectureInfo]:
 @functools.cache
 def cuda_table() -> CudaTable:
     """The packaged table, loaded once."""
-    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
-    with resource.open("rb") as handle:
-        return parse_cuda_table(tomllib.load(handle))
+    return parse_cuda_table(load_toml_resource(RESOURCE))
 
 
 # ----------------------------------------------------------------------------- drivers

@@ -9,18 +9,12 @@ apart; where nothing does, the name lists the candidates.
 from __future__ import annotations
 
 import functools
-import importlib.resources
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscope.knowledge._resources import load_toml_resource
 from gpuscope.model import GpuKind
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 RESOURCE = "gpu_devices.toml"
 GIB = 1 << 30
@@ -183,9 +177,7 @@ def _board(where: str, row: Any) -> Board:
 @functools.cache
 def device_table() -> dict[tuple[str, str], DeviceEntry]:
     """The packaged table, loaded once."""
-    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
-    with resource.open("rb") as handle:
-        return parse_device_table(tomllib.load(handle))
+    return parse_device_table(load_toml_resource(RESOURCE))
 
 
 # ----------------------------------------------------------------------------- identify

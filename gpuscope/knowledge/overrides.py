@@ -4,17 +4,12 @@
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from gpuscope.knowledge._resources import load_toml_resource
 
 RESOURCE = "hsa_overrides.toml"
 _GFX = re.compile(r"gfx[0-9a-f]{3,4}")
@@ -123,9 +118,7 @@ def _row_advice(row: Mapping[str, Any], env_var: str,
 @functools.cache
 def override_table() -> OverrideTable:
     """The packaged table, loaded once."""
-    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
-    with resource.open("rb") as handle:
-        return parse_override_table(tomllib.load(handle))
+    return parse_override_table(load_toml_resource(RESOURCE))
 
 
 def hsa_override_for(gfx_target: str) -> OverrideAdvice | None:

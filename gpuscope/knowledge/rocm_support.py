@@ -9,17 +9,12 @@ is, and Windows lists differ from Linux ones (facts.md §6).
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from gpuscope.knowledge._resources import load_toml_resource
 
 RESOURCE = "rocm_support.toml"
 OSES = ("linux", "windows")
@@ -175,9 +170,7 @@ def _notes(row: Mapping[str, Any], where: str) -> dict[str, str]:
 @functools.cache
 def support_table() -> dict[str, OsTable]:
     """The packaged table, loaded once."""
-    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
-    with resource.open("rb") as handle:
-        return parse_support_table(tomllib.load(handle))
+    return parse_support_table(load_toml_resource(RESOURCE))
 
 
 # ----------------------------------------------------------------------------- queries

@@ -9,17 +9,12 @@ fp16/bf16 matmul accumulates in FP32, which runs at half that rate (RTX 4090: 16
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from gpuscope.knowledge._resources import load_toml_resource
 
 RESOURCE = "gpu_specs.toml"
 GIB = 1 << 30
@@ -249,9 +244,7 @@ def _int(value: float | int | None) -> int | None:
 @functools.cache
 def all_specs() -> tuple[GpuSpec, ...]:
     """Every card in the packaged table, loaded once, in table order."""
-    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
-    with resource.open("rb") as handle:
-        return parse_spec_table(tomllib.load(handle))
+    return parse_spec_table(load_toml_resource(RESOURCE))
 
 
 @functools.cache

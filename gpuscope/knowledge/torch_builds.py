@@ -10,17 +10,12 @@ live here for the cases where the worker could not report the real list.
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10; tomli is a dependency there only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+from gpuscope.knowledge._resources import load_toml_resource
 
 RESOURCE = "pytorch_wheels.toml"
 
@@ -268,9 +263,7 @@ def _cuda_row(row: Mapping[str, Any], releases: Mapping[str, TorchRelease]) -> C
 @functools.cache
 def wheel_table() -> WheelTable:
     """The packaged table, loaded once."""
-    resource = importlib.resources.files("gpuscope.resources").joinpath(RESOURCE)
-    with resource.open("rb") as handle:
-        return parse_wheel_table(tomllib.load(handle))
+    return parse_wheel_table(load_toml_resource(RESOURCE))
 
 
 # ----------------------------------------------------------------------------- versions

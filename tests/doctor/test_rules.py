@@ -184,3 +184,31 @@ def test_wsl_with_only_nvidia_says_nothing_about_rocm() -> None:
     found = ids(diagnose(machine([gpu], Stack(nvidia_driver_version="511.79",
                                               cuda_driver_version="11.6"), Host(os="wsl"))))
     assert "rocm.wsl" not in found and "gpu.usable" in found
+
+
+def test_radeon_on_an_unlisted_distribution_from_rocm_6_4_1() -> None:
+    gpu = amd_gpu(gfx="gfx1100")
+    debian = ids(diagnose(machine([gpu], Stack(rocm_version="6.4.1", kfd_loaded=True),
+                                  Host(os="linux", distro="Debian GNU/Linux 12 (bookworm)"))))
+    finding = debian["os.unsupported_distro"]
+    assert finding.severity is Severity.WARNING and "Ubuntu 24.04" in (finding.fix or "")
+    ubuntu = ids(diagnose(machine([gpu], Stack(rocm_version="6.4.1", kfd_loaded=True),
+                                  Host(os="linux", distro="Ubuntu 22.04.5 LTS"))))
+    assert "os.unsupported_distro" not in ubuntu
+    # ROCm 6.2 documents no distribution restriction for Radeon: nothing is claimed.
+    older = ids(diagnose(machine([gpu], Stack(rocm_version="6.2.4", kfd_loaded=True),
+                                 Host(os="linux", distro="Debian GNU/Linux 12 (bookworm)"))))
+    assert "os.unsupported_distro" not in older
+
+
+def test_every_finding_id_of_the_schema_has_a_rule() -> None:
+    from pathlib import Path
+
+    from fixture_paths import CORPUS_DIR
+
+    schema = (CORPUS_DIR / "diagnosis-schema.md").read_text()
+    documented = {line.split("`")[1] for line in schema.splitlines()
+                  if line.startswith("| `") and "." in line.split("`")[1]}
+    rules_source = Path(__import__("gpuscope.doctor.rules", fromlist=["x"]).__file__).read_text()
+    missing = sorted(i for i in documented if f'"{i}"' not in rules_source)
+    assert not missing, missing
