@@ -9,6 +9,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 TESTS_DIR = Path(__file__).resolve().parent
 
+import pytest  # noqa: E402
+
+# Shared assertion helpers get pytest's detailed assert messages too.
+pytest.register_assert_rewrite("parser_properties")
+
 # Test helper modules (fakes, slow probes) are imported by dotted name from here.
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))

@@ -13,6 +13,7 @@ import logging
 from types import ModuleType
 
 from gpuscope.model import ParsedOutput
+from gpuscope.parsers._common import parser_error
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +69,7 @@ def parse_any(text: str, source: str) -> ParsedOutput:
         parsed = module.parse(text, source)
     except Exception as exc:  # parsers promise not to raise; keep that promise for them
         log.exception("parser %s failed on %s", module.__name__, source)
-        parsed = ParsedOutput(format=format_name, source=source,
-                              problems=(f"parser error: {type(exc).__name__}: {exc}",))
+        parsed = parser_error(format_name, source, exc)
     extra = tuple(s for s in errors.scan_signals(text, source)
                   if (s.kind, s.gfx_target) not in {(p.kind, p.gfx_target) for p in parsed.signals})
     return dataclasses.replace(parsed, signals=parsed.signals + extra) if extra else parsed

@@ -26,20 +26,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from gpuscope.model import (
     EvidenceRef,
-    Fact,
-    GpuFacts,
-    GpuKind,
     GpuSighting,
     JsonValue,
     Layer,
     ParsedOutput,
     PcieLink,
-    Signal,
     Vendor,
+)
+from gpuscope.parsers._common import (
+    ROCM_PATH_RE,
+    SmiCollector,
+    SmiGpu,
+    decode_gfx_version,
+    line_of,
+    never_raises,
+    none_on_error,
+    pci_bus,
 )
 
 FORMATS: tuple[str, ...] = ("amd-smi-text", "amd-smi-json")
@@ -61,10 +67,7 @@ _ROW_TWO = re.compile(r"^\s*\|\s*(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*\|(.*)\|\s*$")
 _ROW_POWER = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\s*W\b")
 _ROW_MEMORY = re.compile(r"(\d+)\s*/\s*(\d+)\s*MB\b")
 _JSON_START = re.compile(r"^[ \t]*[\[{]", re.MULTILINE)
-_BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
-_GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z/]*)")
-_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
 _NOT_AVAILABLE = {"", "N/A", "NA", "NONE", "UNKNOWN", "NOT SUPPORTED"}
 _PARTITION_MODES = ("SPX", "DPX", "TPX", "QPX", "CPX")
 _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4,
@@ -75,93 +78,45 @@ _JSON_GPU_KEYS = {"asic", "bus", "bdf", "uuid", "kfd_id", "vram", "board", "driv
 
 
 @dataclass
-class _Gpu:
-    index: int
-    first_seen: str = ""
-    values: dict[str, object] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)
-    missing: dict[str, str] = field(default_factory=dict)
-    partition: tuple[str, EvidenceRef] | None = None
+class _Gpu(SmiGpu):
     pcie_max_width: tuple[int, str] | None = None
     pcie_max_speed: tuple[float, str] | None = None
 
-    def put(self, name: str, value: object, where: str) -> None:
-        if name not in self.values:
-            self.values[name] = value
-            self.sources[name] = where
 
-
+@none_on_error
 def sniff(text: str) -> tuple[str, float] | None:
     """amd-smi JSON by its keys, text by its version line, table header or `GPU: n` blocks."""
-    try:
-        head = text[:200_000]
-        if re.search(r'"card\d+"\s*:', head):
-            return None  # rocm-smi --json
-        if _JSON_START.search(head) and (
-                '"amdsmi_library_version"' in head or '"gpu_data"' in head
-                or (re.search(r'"gpu"\s*:\s*\d', head) and re.search(
-                    r'"(asic|bdf|kfd_id|market_name|bus|vram)"\s*:', head))):
-            return ("amd-smi-json", 0.92)
-        if _TOOL_LINE.search(head) or re.search(r"^\s*\|\s*AMD-SMI\s+\S+", head, re.MULTILINE):
-            return ("amd-smi-text", 0.95)
-        if re.search(r"^\s*GPU:\s*\d+\s*\n\s+(ASIC|BDF|BUS|UUID|MARKET_NAME|Market Name)\s*:",
-                     head, re.MULTILINE):
-            return ("amd-smi-text", 0.88)
-        return None
-    except Exception:  # sniffing must never break format detection
-        return None
+    head = text[:200_000]
+    if re.search(r'"card\d+"\s*:', head):
+        return None  # rocm-smi --json
+    if _JSON_START.search(head) and (
+            '"amdsmi_library_version"' in head or '"gpu_data"' in head
+            or (re.search(r'"gpu"\s*:\s*\d', head) and re.search(
+                r'"(asic|bdf|kfd_id|market_name|bus|vram)"\s*:', head))):
+        return ("amd-smi-json", 0.92)
+    if _TOOL_LINE.search(head) or re.search(r"^\s*\|\s*AMD-SMI\s+\S+", head, re.MULTILINE):
+        return ("amd-smi-text", 0.95)
+    if re.search(r"^\s*GPU:\s*\d+\s*\n\s+(ASIC|BDF|BUS|UUID|MARKET_NAME|Market Name)\s*:",
+                 head, re.MULTILINE):
+        return ("amd-smi-text", 0.88)
+    return None
 
 
+@never_raises("amd-smi-text")
 def parse(text: str, source: str) -> ParsedOutput:
     """amd-smi text or JSON to sightings, stack/host facts and signals; never raises."""
-    fmt = "amd-smi-text"
-    try:
-        found = sniff(text)
-        if found is not None and found[0] == "amd-smi-json":
-            fmt = "amd-smi-json"
-            return _parse_json(text, source)
-        return _parse_text(text, source)
-    except Exception as exc:  # the promise of every parser: a problem, never an exception
-        return ParsedOutput(format=fmt, source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+    found = sniff(text)
+    if found is not None and found[0] == "amd-smi-json":
+        return _parse_json(text, source)
+    return _parse_text(text, source)
 
 
 # ----------------------------------------------------------------------------- shared
 
 
-class _Collector:
+class _Collector(SmiCollector[_Gpu]):
     def __init__(self, source: str, lines: list[str]) -> None:
-        self.source = source
-        self.lines = lines
-        self.gpus: dict[int, _Gpu] = {}
-        self.stack: dict[str, Fact] = {}
-        self.host: dict[str, Fact] = {}
-        self.signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
-        self.problems: list[str] = []
-
-    def gpu(self, index: int, where: str) -> _Gpu:
-        if index not in self.gpus:
-            self.gpus[index] = _Gpu(index, first_seen=where)
-        return self.gpus[index]
-
-    def ref(self, number: int | None) -> EvidenceRef:
-        if number is None or not 1 <= number <= len(self.lines):
-            return EvidenceRef(source=self.source)
-        return EvidenceRef(source=self.source, line=number,
-                           text=self.lines[number - 1].strip()[:300])
-
-    def where(self, number: int | None, fallback: str = "") -> str:
-        return f"{self.source}:{number}" if number is not None else f"{self.source} {fallback}"
-
-    def signal(self, kind: str, detail: str | None, ref: EvidenceRef) -> None:
-        refs = self.signals.setdefault((kind, detail), [])
-        if ref not in refs:
-            refs.append(ref)
-
-    def stack_fact(self, key: str, value: str | None, where: str,
-                   missing_reason: str | None = None) -> None:
-        if key not in self.stack:
-            self.stack[key] = Fact(key, value, where, missing_reason)
+        super().__init__(source, lines, _Gpu)
 
     def driver_version(self, value: str, where: str) -> None:
         value = value.strip()
@@ -172,8 +127,7 @@ class _Collector:
             return
         kernel = _KERNEL_IN_VERSION.search(value)
         release = kernel.group(1) if kernel else value
-        if "kernel" not in self.host:
-            self.host["kernel"] = Fact("kernel", release, where)
+        self.host_fact("kernel", release, where)
         self.stack_fact("amdgpu_driver_version", None, where,
                         missing_reason=f"amd-smi shows the kernel release {release}: the "
                                        "in-tree amdgpu driver, no amdgpu-dkms version")
@@ -199,56 +153,38 @@ class _Collector:
                 self.signal("amdsmi.driver_not_loaded", None, self.ref(number))
             if "Unable to find libamd_smi" in line:
                 self.signal("amdsmi.library_missing", None, self.ref(number))
-            for version in _ROCM_PATH.findall(line):
+            for version in ROCM_PATH_RE.findall(line):
                 self.signal("rocm.path_version", version, self.ref(number))
 
     def platform(self, value: str, where: str) -> None:
-        if "guest" in value.lower() and "virtual_machine" not in self.host:
-            self.host["virtual_machine"] = Fact("virtual_machine", True, where)
+        if "guest" in value.lower():
+            self.host_fact("virtual_machine", True, where)
 
-    def result(self, fmt: str) -> ParsedOutput:
+    def finish(self, fmt: str) -> ParsedOutput:
         sightings: list[GpuSighting] = []
         for index in sorted(self.gpus):
             gpu = self.gpus[index]
-            if gpu.partition is not None and gpu.partition[0] != "SPX":
-                mode, ref = gpu.partition
-                gpu.values["kind"] = GpuKind.PARTITION
-                gpu.sources["kind"] = ref.label()
-                self.signal("gpu.partition_mode", mode, ref)
+            self.mark_partition(gpu)
             name = gpu.values.get("name")
             if isinstance(name, str) and re.search(r"\bVF\b", name):
                 where = gpu.sources.get("name", gpu.first_seen)
                 self.signal("gpu.virtual_function",
                             str(gpu.values.get("pci_bus", f"GPU {index}")),
-                            self.ref(_line_of(where)))
+                            self.ref(line_of(where)))
             sightings.append(_sighting(gpu))
-        signals = tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
-                        for (k, d), refs in self.signals.items())
-        return ParsedOutput(format=fmt, source=self.source, sightings=tuple(sightings),
-                            stack_facts=tuple(self.stack.values()),
-                            host_facts=tuple(self.host.values()), signals=signals,
-                            problems=tuple(self.problems))
+        return self.result(fmt, sightings)
 
 
 def _sighting(gpu: _Gpu) -> GpuSighting:
-    values = dict(gpu.values)
-    sources = dict(gpu.sources)
-    if "vendor" not in values:
-        values["vendor"] = Vendor.AMD
-        sources["vendor"] = gpu.first_seen
-    values["smi_index"] = gpu.index
-    sources["smi_index"] = gpu.first_seen
+    extra: dict[str, tuple[object, str]] = {}
     if gpu.pcie_max_width is not None or gpu.pcie_max_speed is not None:
-        values["pcie_link"] = PcieLink(
+        link = PcieLink(
             max_speed_gt_s=gpu.pcie_max_speed[0] if gpu.pcie_max_speed else None,
             max_width=gpu.pcie_max_width[0] if gpu.pcie_max_width else None,
             measured_at="amd-smi static (the GPU's own link)",
         )
-        sources["pcie_link"] = (gpu.pcie_max_speed or gpu.pcie_max_width or (0, ""))[1]
-    missing = {k: v for k, v in gpu.missing.items() if k not in values}
-    facts = GpuFacts(**values)  # type: ignore[arg-type]
-    return GpuSighting(layer=Layer.AMDSMI, facts=facts, field_sources=sources,
-                       missing_reasons=missing)
+        extra["pcie_link"] = (link, (gpu.pcie_max_speed or gpu.pcie_max_width or (0, ""))[1])
+    return gpu.sighting(Layer.AMDSMI, extra)
 
 
 def _apply(collector: _Collector, gpu: _Gpu, path: tuple[str, ...], raw: object,
@@ -262,7 +198,7 @@ def _apply(collector: _Collector, gpu: _Gpu, path: tuple[str, ...], raw: object,
     key = path[-1]
     section = path[0] if len(path) > 1 else ""
     if key == "BDF" and section in {"", "BUS"}:
-        if (bus := _bus(value)) is not None:
+        if (bus := pci_bus(value)) is not None:
             gpu.put("pci_bus", bus, where)
     elif key == "UUID" and section == "":
         gpu.put("uuid", value, where)
@@ -356,29 +292,6 @@ def _apply_asic(gpu: _Gpu, key: str, value: str, where: str) -> None:
         gpu.put("gfx_target", gfx, where)
 
 
-def decode_gfx_version(value: str) -> str | None:
-    """amd-smi's TARGET_GRAPHICS_VERSION to a canonical target ('GFX940' -> gfx940). Like
-    rocm_smi, some releases pack the version decimally ('gfx11001' = gfx1101, 'gfx9010' =
-    gfx90a); proper names pass through."""
-    token = re.split(r"[:+\s]", value.strip().lower(), maxsplit=1)[0]
-    match = _GFX.match(token)
-    if match is None:
-        return None
-    digits = match.group(1)
-    if digits.isdigit():
-        packed: tuple[int, int, int] | None = None
-        if len(digits) == 5:
-            packed = (int(digits[:2]), int(digits[2]), int(digits[3:]))
-        elif len(digits) == 4 and digits[0] != "1":
-            packed = (int(digits[0]), int(digits[1]), int(digits[2:]))
-        if packed is not None:
-            major, minor, stepping = packed
-            if minor > 15 or stepping > 15:
-                return None
-            return f"gfx{major}{minor:x}{stepping:x}"
-    return token
-
-
 def _hex_id(value: str, width: int) -> str | None:
     token = value.strip().split()[0] if value.strip() else ""
     try:
@@ -388,23 +301,9 @@ def _hex_id(value: str, width: int) -> str | None:
     return f"0x{number:0{width}x}" if number >= 0 else None
 
 
-def _bus(value: str) -> str | None:
-    match = _BUS.match(value.strip())
-    if match is None:
-        return None
-    domain = int(match.group(1) or "0", 16)
-    return (f"{domain:04x}:{match.group(2).lower()}:{match.group(3).lower()}."
-            f"{match.group(4)}")
-
-
 def _number(value: str) -> tuple[float, str] | None:
     match = _NUMBER.match(value.strip())
     return (float(match.group(1)), match.group(2)) if match else None
-
-
-def _line_of(where: str) -> int | None:
-    tail = where.rpartition(":")[2]
-    return int(tail) if tail.isdigit() else None
 
 
 # ----------------------------------------------------------------------------- text
@@ -457,7 +356,7 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
         path = (*[name for _, name in sections], key)
         _apply(collector, gpu, path, value, None, collector.where(number),
                collector.ref(number))
-    return collector.result("amd-smi-text")
+    return collector.finish("amd-smi-text")
 
 
 def _table_row(collector: _Collector, row: tuple[str, str, int], match: re.Match[str],
@@ -466,8 +365,8 @@ def _table_row(collector: _Collector, row: tuple[str, str, int], match: re.Match
     gpu = collector.gpu(int(match.group(1)), collector.where(first_line))
     where_first = collector.where(first_line)
     where = collector.where(number)
-    if (pci_bus := _bus(bus)) is not None:
-        gpu.put("pci_bus", pci_bus, where_first)
+    if (address := pci_bus(bus)) is not None:
+        gpu.put("pci_bus", address, where_first)
     name = re.sub(r"\s*\(\d+\)\s*$", "", name_cell).strip()
     if name.startswith("...") or name.endswith("..."):
         gpu.missing.setdefault("name", f"{where_first}: the table cuts the name ({name})")
@@ -533,6 +432,7 @@ def _version_records(value: JsonValue) -> Iterator[Mapping[str, JsonValue]]:
             yield from _version_records(item)
 
 
+@never_raises("amd-smi-json")  # a failure while reading JSON is reported as JSON
 def _parse_json(text: str, source: str) -> ParsedOutput:
     lines = text.splitlines()
     collector = _Collector(source, lines)
@@ -551,7 +451,7 @@ def _parse_json(text: str, source: str) -> ParsedOutput:
             cursor = record_line + 1
             gpu = collector.gpu(index, collector.where(record_line))
             _json_record(collector, gpu, record, record_line)
-    return collector.result("amd-smi-json")
+    return collector.finish("amd-smi-json")
 
 
 def _json_versions(collector: _Collector, record: Mapping[str, JsonValue], line: int) -> None:

@@ -22,17 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuscope.model import (
-    EvidenceRef,
-    Fact,
-    GpuFacts,
-    GpuKind,
-    GpuSighting,
-    Layer,
-    ParsedOutput,
-    Signal,
-    Vendor,
-)
+from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
+from gpuscope.parsers._common import ROCM_PATH_RE, Collector, never_raises, none_on_error
 
 FORMATS: tuple[str, ...] = ("clinfo",)
 
@@ -49,7 +40,6 @@ _TOPOLOGY_AMD = re.compile(r"PCI\[\s*B#(\d+),\s*D#(\d+),\s*F#(\d+)\s*\]")
 _BOARD_ID = re.compile(r"^Device ([0-9a-fA-F]{4})$")
 _GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
 _INT = re.compile(r"^(\d+)")
-_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
 _NON_VENDOR_PLATFORMS = ("clover", "rusticl", "portable computing language", "pocl", "mesa")
 
 
@@ -77,52 +67,34 @@ class _Platform:
     listed_devices: int = 0
 
 
+@none_on_error
 def sniff(text: str) -> tuple[str, float] | None:
     """clinfo by its platform/device headers; never raises."""
-    try:
-        head = text[:200_000]
-        if re.search(r"^\s*Number of platforms:?\s+\d+\s*$", head, re.MULTILINE):
-            return ("clinfo", 0.95)
-        if re.search(r"^\s*Platform #\d+:", head, re.MULTILINE):
-            return ("clinfo", 0.9)
-        if re.search(r"^\s*Platform Name:?\s+\S", head, re.MULTILINE) and re.search(
-                r"^\s*Number of devices:?\s+\d+", head, re.MULTILINE):
-            return ("clinfo", 0.85)
-        return None
-    except Exception:  # sniffing must never break format detection
-        return None
+    head = text[:200_000]
+    if re.search(r"^\s*Number of platforms:?\s+\d+\s*$", head, re.MULTILINE):
+        return ("clinfo", 0.95)
+    if re.search(r"^\s*Platform #\d+:", head, re.MULTILINE):
+        return ("clinfo", 0.9)
+    if re.search(r"^\s*Platform Name:?\s+\S", head, re.MULTILINE) and re.search(
+            r"^\s*Number of devices:?\s+\d+", head, re.MULTILINE):
+        return ("clinfo", 0.85)
+    return None
 
 
+@never_raises("clinfo")
 def parse(text: str, source: str) -> ParsedOutput:
     """clinfo text to OpenCL sightings and signals; never raises."""
-    try:
-        return _parse(text, source)
-    except Exception as exc:  # the promise of every parser: a problem, never an exception
-        return ParsedOutput(format="clinfo", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
-
-
-def _parse(text: str, source: str) -> ParsedOutput:
     lines = text.splitlines()
+    out = Collector(source, lines)
     colon_layout = bool(re.search(r"^\s*(Number of platforms|Platform Name):", text,
                                   re.MULTILINE))
     platforms: dict[str, _Platform] = {}
     order: list[str] = []
     devices: list[_Device] = []
-    signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
-    stack: list[Fact] = []
     current: str | None = None
     listing = False  # inside "Number of devices" (the per-device part)
     device: _Device | None = None
     no_platforms_line: int | None = None
-
-    def ref(number: int) -> EvidenceRef:
-        return EvidenceRef(source=source, line=number, text=lines[number - 1].strip()[:300])
-
-    def signal(kind: str, detail: str | None, number: int) -> None:
-        refs = signals.setdefault((kind, detail), [])
-        if ref(number) not in refs:
-            refs.append(ref(number))
 
     def platform(name: str, number: int) -> _Platform:
         if name not in platforms:
@@ -133,8 +105,8 @@ def _parse(text: str, source: str) -> ParsedOutput:
     stopped = False
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip()
-        for version in _ROCM_PATH.findall(line):
-            signal("rocm.path_version", version, number)
+        for version in ROCM_PATH_RE.findall(line):
+            out.signal_at("rocm.path_version", version, number)
         if stopped or not line.strip():
             continue
         if _STOP.match(line):
@@ -188,25 +160,21 @@ def _parse(text: str, source: str) -> ParsedOutput:
         device.values.setdefault(key, (value, number))
 
     if no_platforms_line is not None and not platforms:
-        signal("opencl.no_platforms", None, no_platforms_line)
+        out.signal_at("opencl.no_platforms", None, no_platforms_line)
     for name in order:
         entry = platforms[name]
-        signal("opencl.platform_present", name, entry.line)
+        out.signal_at("opencl.platform_present", name, entry.line)
         if entry.device_count == 0:
-            signal("opencl.no_devices", name, entry.count_line)
+            out.signal_at("opencl.no_devices", name, entry.count_line)
         elif entry.device_count is None and entry.listed_devices == 0 and _is_list(text):
-            signal("opencl.no_devices", name, entry.line)
+            out.signal_at("opencl.no_devices", name, entry.line)
 
     sightings: list[GpuSighting] = []
     for dev in devices:
-        built = _sighting(dev, platforms[dev.platform], source, stack)
+        built = _sighting(dev, platforms[dev.platform], out)
         if built is not None:
             sightings.append(built)
-    return ParsedOutput(
-        format="clinfo", source=source, sightings=tuple(sightings), stack_facts=tuple(stack),
-        signals=tuple(Signal(kind=k, detail=d, evidence=tuple(r))
-                      for (k, d), r in signals.items()),
-    )
+    return out.result("clinfo", sightings)
 
 
 def _is_list(text: str) -> bool:
@@ -252,14 +220,14 @@ def _is_gpu(dev: _Device, vendor: Vendor | None) -> bool:
     return False
 
 
-def _sighting(dev: _Device, platform: _Platform, source: str,
-              stack: list[Fact]) -> GpuSighting | None:
+def _sighting(dev: _Device, platform: _Platform, out: Collector) -> GpuSighting | None:
     if any(word in platform.name.lower() or word in platform.vendor.lower()
            for word in _NON_VENDOR_PLATFORMS):
         return None
     vendor = _vendor(dev, platform)
     if vendor not in (Vendor.AMD, Vendor.NVIDIA) or not _is_gpu(dev, vendor):
         return None
+    source = out.source
     values: dict[str, object] = {"vendor": vendor}
     sources: dict[str, str] = {"vendor": f"{source}:{dev.line}"}
     missing: dict[str, str] = {}
@@ -324,9 +292,8 @@ def _sighting(dev: _Device, platform: _Platform, source: str,
 
     driver = dev.get("driver version")
     if (vendor is Vendor.NVIDIA and driver is not None
-            and re.fullmatch(r"\d+(\.\d+)+", driver[0])
-            and not any(f.key == "nvidia_driver_version" for f in stack)):
-        stack.append(Fact("nvidia_driver_version", driver[0], f"{source}:{driver[1]}"))
+            and re.fullmatch(r"\d+(\.\d+)+", driver[0])):
+        out.stack_fact("nvidia_driver_version", driver[0], out.where(driver[1]))
 
     facts = GpuFacts(**values)  # type: ignore[arg-type]
     return GpuSighting(layer=Layer.OPENCL, facts=facts, field_sources=sources,

@@ -21,17 +21,15 @@ import re
 from typing import Any
 
 from gpuscope.model import (
-    EvidenceRef,
-    Fact,
     Framework,
     FrameworkDevice,
     GpuFacts,
     GpuSighting,
     Layer,
     ParsedOutput,
-    Signal,
     Vendor,
 )
+from gpuscope.parsers._common import Collector, never_raises
 
 FORMATS: tuple[str, ...] = ("collect_env",)
 
@@ -62,19 +60,10 @@ def sniff(text: str) -> tuple[str, float] | None:
     return None
 
 
-def parse(text: str, source: str) -> ParsedOutput:
-    """collect_env text to a torch `Framework`, sightings, host and stack facts."""
-    try:
-        return _parse(text, source)
-    except Exception as exc:  # the promise: never raise
-        return ParsedOutput(format="collect_env", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
-
-
 @dataclasses.dataclass
 class _Entry:
     value: str
-    line: int  # 0-based
+    line: int  # 1-based
     more: list[tuple[str, int]] = dataclasses.field(default_factory=list)
 
 
@@ -85,7 +74,7 @@ def _read_entries(lines: list[str]) -> tuple[dict[str, _Entry], list[tuple[str, 
     open_key: str | None = None
     in_cpu = False
     started = False
-    for index, raw in enumerate(lines):
+    for number, raw in enumerate(lines, start=1):
         line = raw.rstrip()
         if not started:
             if line.startswith("PyTorch version:"):
@@ -97,13 +86,13 @@ def _read_entries(lines: list[str]) -> tuple[dict[str, _Entry], list[tuple[str, 
             in_cpu = False
             continue
         if in_cpu:
-            cpu.append((line.strip(), index))
+            cpu.append((line.strip(), number))
             continue
         if open_key is not None and not _KV_RE.match(line.strip()):
-            entries[open_key].more.append((line.strip(), index))
+            entries[open_key].more.append((line.strip(), number))
             continue
         if open_key is not None and _GPU_LINE_RE.match(line.strip()):
-            entries[open_key].more.append((line.strip(), index))
+            entries[open_key].more.append((line.strip(), number))
             continue
         open_key = None
         if line.strip() == "CPU:":
@@ -115,7 +104,7 @@ def _read_entries(lines: list[str]) -> tuple[dict[str, _Entry], list[tuple[str, 
         key = match.group("key").strip()
         value = (match.group("value") or "").strip()
         if key not in entries:
-            entries[key] = _Entry(value, index)
+            entries[key] = _Entry(value, number)
         if key in _MULTILINE_KEYS:
             open_key = key
     return entries, cpu
@@ -203,19 +192,16 @@ def _vendor_of(name: str, build: str) -> Vendor | None:
     return None
 
 
-def _parse(text: str, source: str) -> ParsedOutput:
+@never_raises("collect_env")
+def parse(text: str, source: str) -> ParsedOutput:
+    """collect_env text to a torch `Framework`, sightings, host and stack facts."""
     lines = [line[:_MAX_SCAN] for line in text.split("\n")]
     entries, cpu_lines = _read_entries(lines)
-    problems: list[str] = []
     if "PyTorch version" not in entries:
         return ParsedOutput(format="collect_env", source=source,
                             problems=("no 'PyTorch version:' line: not collect_env output",))
-
-    def where(index: int) -> str:
-        return f"{source}:{index + 1}"
-
-    def ref(index: int) -> EvidenceRef:
-        return EvidenceRef(source, index + 1, lines[index].strip()[:_MAX_LINE_CHARS])
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    ref, where = out.ref, out.where
 
     def value(key: str) -> str | None:
         entry = entries.get(key)
@@ -249,19 +235,19 @@ def _parse(text: str, source: str) -> ParsedOutput:
         gpu_lines = ([(gpu_entry.value, gpu_entry.line)] if _clean(gpu_entry.value) else []) \
             + gpu_entry.more
         if len(gpu_lines) > _MAX_GPUS:
-            problems.append(f"more than {_MAX_GPUS} GPU lines: the rest were not read")
+            out.problems.append(f"more than {_MAX_GPUS} GPU lines: the rest were not read")
             gpu_lines = gpu_lines[:_MAX_GPUS]
         evidence.append(ref(gpu_entry.line))
-        for device_index, (gpu_text, index) in enumerate(
+        for device_index, (gpu_text, line) in enumerate(
                 (t, i) for t, i in gpu_lines if _clean(t)):
             listed = _GPU_LINE_RE.match(gpu_text)
             if listed:  # nvidia-smi -L as collect_env prints it (UUIDs removed)
                 name = listed.group("name").strip()
                 number = int(listed.group("index"))
-                sightings.append(_sighting(Layer.NVML, name, None, build, where(index),
+                sightings.append(_sighting(Layer.NVML, name, None, build, where(line),
                                            nvidia_listed=True))
                 if available:
-                    sightings.append(_sighting(Layer.TORCH, name, None, build, where(index)))
+                    sightings.append(_sighting(Layer.TORCH, name, None, build, where(line)))
                     devices.append(FrameworkDevice(index=number, name=name))
                 continue
             with_arch = _NAME_ARCH_RE.match(gpu_text)
@@ -271,11 +257,11 @@ def _parse(text: str, source: str) -> ParsedOutput:
             unnamed = re.fullmatch(r"Device ([0-9a-fA-F]{4})", name)
             if unnamed:  # ROCm 3.x printed the PCI device id when it had no marketing name
                 pci_device_id = f"0x{unnamed.group(1).lower()}"
-            sightings.append(_sighting(Layer.TORCH, name or None, arch, build, where(index),
+            sightings.append(_sighting(Layer.TORCH, name or None, arch, build, where(line),
                                        pci_device_id=pci_device_id))
             devices.append(FrameworkDevice(index=device_index, name=name or None, arch=arch))
-            if evidence[-1].line != index + 1:
-                evidence.append(ref(index))
+            if evidence[-1].line != line:
+                evidence.append(ref(line))
 
     # ---- math library
     math_version = None
@@ -307,45 +293,39 @@ def _parse(text: str, source: str) -> ParsedOutput:
         evidence=tuple(evidence))
 
     # ---- host
-    host: list[Fact] = []
-    signals: list[Signal] = []
     os_index = entries["Python platform"].line if platform and "Python platform" in entries \
         else (entries["OS"].line if "OS" in entries else None)
     if os_name and os_index is not None:
-        host.append(Fact("os", os_name, source=where(os_index)))
+        out.host_fact("os", os_name, where(os_index))
     if os_name == "wsl" and "Python platform" in entries:
-        signals.append(Signal("platform.wsl", evidence=(ref(entries["Python platform"].line),)))
+        out.signal("platform.wsl", None, ref(entries["Python platform"].line))
     if os_line and "OS" in entries:
         distro = re.sub(r"\s*\((?:x86_64|aarch64|arm64|ppc64le|s390x|i686)\)\s*$", "", os_line)
-        host.append(Fact("distro", distro, source=where(entries["OS"].line)))
+        out.host_fact("distro", distro, where(entries["OS"].line))
     if platform:
         kernel = _PLATFORM_KERNEL_RE.match(platform)
         if kernel:
-            host.append(Fact("kernel", kernel.group("kernel"),
-                             source=where(entries["Python platform"].line)))
+            out.host_fact("kernel", kernel.group("kernel"),
+                          where(entries["Python platform"].line))
     cpu = _cpu_model(cpu_lines)
     if cpu:
-        host.append(Fact("cpu_model", cpu[0], source=where(cpu[1])))
+        out.host_fact("cpu_model", cpu[0], where(cpu[1]))
 
     # ---- stack
-    stack: list[Fact] = []
     for key, fact_key in (("HIP runtime version", "hip_runtime_version"),
                           ("Nvidia driver version", "nvidia_driver_version")):
         found = value(key)
         if found and re.match(r"\d", found):
-            stack.append(Fact(fact_key, found, source=where(entries[key].line)))
+            out.stack_fact(fact_key, found, where(entries[key].line))
     toolkit = value("CUDA runtime version")
     if toolkit:
         match = re.match(r"(\d+\.\d+)", toolkit)
         if match:  # the toolkit collect_env found (nvcc), not the driver's CUDA version
-            stack.append(Fact("cuda_toolkit_version", match.group(1),
-                              source=where(entries["CUDA runtime version"].line)))
+            out.stack_fact("cuda_toolkit_version", match.group(1),
+                           where(entries["CUDA runtime version"].line))
     if version is None:
-        problems.append("PyTorch version is N/A: torch could not be imported")
-    return ParsedOutput(
-        format="collect_env", source=source, sightings=tuple(sightings),
-        stack_facts=tuple(stack), host_facts=tuple(host), frameworks=(framework,),
-        signals=tuple(signals), problems=tuple(problems))
+        out.problems.append("PyTorch version is N/A: torch could not be imported")
+    return out.result("collect_env", sightings, frameworks=(framework,))
 
 
 def _canonical(arch: str) -> str | None:

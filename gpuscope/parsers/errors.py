@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuscope.model import EvidenceRef, Fact, ParsedOutput, Signal
+from gpuscope.parsers._common import never_raises
 
 FORMATS: tuple[str, ...] = ("error-text",)
 
@@ -204,24 +205,21 @@ def _scan(lines: list[str], source: str) -> tuple[Signal, ...]:
     return out.signals()
 
 
+@never_raises("error-text")
 def parse_error_text(text: str, source: str) -> ParsedOutput:
     """A file that is only error text (a traceback, a library's complaint). Never raises.
 
     Besides the signals, a ``/opt/rocm-X.Y.Z`` path names the installed ROCm: when the text
     names exactly one such version it becomes the ``rocm_version`` stack fact."""
-    try:
-        signals = scan_signals(text, source)
-        facts: list[Fact] = []
-        versions = [s for s in signals if s.kind == "rocm.path_version"]
-        if len(versions) == 1 and versions[0].evidence:
-            facts.append(Fact("rocm_version", versions[0].detail,
-                              source=versions[0].evidence[0].label()))
-        problems: tuple[str, ...] = ()
-        if len(versions) > 1:
-            problems = ("several /opt/rocm-X.Y.Z versions named: "
-                        + ", ".join(str(s.detail) for s in versions),)
-        return ParsedOutput(format="error-text", source=source, signals=signals,
-                            stack_facts=tuple(facts), problems=problems)
-    except Exception as exc:
-        return ParsedOutput(format="error-text", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+    signals = scan_signals(text, source)
+    facts: list[Fact] = []
+    versions = [s for s in signals if s.kind == "rocm.path_version"]
+    if len(versions) == 1 and versions[0].evidence:
+        facts.append(Fact("rocm_version", versions[0].detail,
+                          source=versions[0].evidence[0].label()))
+    problems: tuple[str, ...] = ()
+    if len(versions) > 1:
+        problems = ("several /opt/rocm-X.Y.Z versions named: "
+                    + ", ".join(str(s.detail) for s in versions),)
+    return ParsedOutput(format="error-text", source=source, signals=signals,
+                        stack_facts=tuple(facts), problems=problems)

@@ -41,7 +41,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from gpuscope.model import EvidenceRef, Fact, ParsedOutput, Signal
+from gpuscope.model import ParsedOutput
+from gpuscope.parsers._common import Collector, never_raises
 
 FORMATS: tuple[str, ...] = ("kernel-log",)
 
@@ -124,41 +125,6 @@ def sniff(text: str) -> tuple[str, float] | None:
     return None
 
 
-def parse(text: str, source: str) -> ParsedOutput:
-    """Kernel log lines to stack facts and driver signals."""
-    try:
-        return _parse(text, source)
-    except Exception as exc:  # the promise: never raise
-        return ParsedOutput(format="kernel-log", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
-
-
-@dataclasses.dataclass
-class _Out:
-    source: str
-    lines: list[str]
-    stack: dict[str, Fact] = dataclasses.field(default_factory=dict)
-    host: dict[str, Fact] = dataclasses.field(default_factory=dict)
-    signals: dict[tuple[str, str | None], list[EvidenceRef]] = dataclasses.field(
-        default_factory=dict)
-
-    def ref(self, index: int) -> EvidenceRef:
-        return EvidenceRef(self.source, index + 1, self.lines[index].strip()[:_MAX_LINE_CHARS])
-
-    def fact(self, key: str, value: str | bool, index: int) -> None:
-        if key not in self.stack:
-            self.stack[key] = Fact(key, value, source=f"{self.source}:{index + 1}")
-
-    def host_fact(self, key: str, value: str | bool, index: int) -> None:
-        if key not in self.host:
-            self.host[key] = Fact(key, value, source=f"{self.source}:{index + 1}")
-
-    def signal(self, kind: str, detail: str | None, index: int) -> None:
-        refs = self.signals.setdefault((kind, detail), [])
-        if len(refs) < 20 and not any(r.line == index + 1 for r in refs):
-            refs.append(self.ref(index))
-
-
 _AMDGPU_BUS = rf"amdgpu (?P<bus>{_BUS}): (?:amdgpu: )?"
 _RULES: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
     # (pattern, signal kind, the named group that is the detail)
@@ -211,15 +177,18 @@ _LINUX_VERSION_RE = re.compile(r"^Linux version (?P<kernel>\S+) \(")
 _HYPERVISOR_RE = re.compile(r"^Hypervisor detected: (?P<name>.+)$")
 
 
-def _parse(text: str, source: str) -> ParsedOutput:
+@never_raises("kernel-log")
+def parse(text: str, source: str) -> ParsedOutput:
+    """Kernel log lines to stack facts and driver signals."""
     lines = [line.rstrip("\r") for line in text.split("\n")]
-    out = _Out(source, lines)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS, max_evidence=20)
     loose_init_failures: list[int] = []
     for record in _records(lines):
         message, index = record.message, record.line
         lowered = message.lower()
         if not any(keyword in lowered for keyword in _KEYWORDS):
             continue
+        number, where = index + 1, out.where(index + 1)
         for pattern, kind, group in _RULES:
             match = pattern.search(message)
             if not match:
@@ -234,46 +203,43 @@ def _parse(text: str, source: str) -> ParsedOutput:
             if kind == "amdgpu.init_failed" and detail is None:
                 loose_init_failures.append(index)
                 continue
-            out.signal(kind, detail, index)
+            out.signal_at(kind, detail, number)
         if _IP_BLOCK_FAILED_RE.search(message) and not any(
-                key == "amdgpu.init_failed" and any(r.line == index + 1 for r in refs)
+                key == "amdgpu.init_failed" and any(r.line == number for r in refs)
                 for (key, _), refs in out.signals.items()):
             loose_init_failures.append(index)
         api = _API_MISMATCH_RE.search(message)
         if api:
-            out.signal("nvml.driver_library_mismatch",
-                       f"client {api.group('client').rstrip('.')}, "
-                       f"kernel module {api.group('kernel').rstrip('.')}", index)
+            out.signal_at("nvml.driver_library_mismatch",
+                          f"client {api.group('client').rstrip('.')}, "
+                          f"kernel module {api.group('kernel').rstrip('.')}", number)
         elif _NVRM_MISMATCH_RE.search(message):
-            out.signal("nvml.driver_library_mismatch", None, index)
+            out.signal_at("nvml.driver_library_mismatch", None, number)
         loading = _NVIDIA_LOADING_RE.search(message)
         if loading:
-            out.fact("nvidia_driver_version", loading.group("version"), index)
+            out.stack_fact("nvidia_driver_version", loading.group("version"), where)
         version = _AMDGPU_VERSION_RE.search(message)
         if version:
-            out.fact("amdgpu_driver_version", version.group("version"), index)
+            out.stack_fact("amdgpu_driver_version", version.group("version"), where)
         if _AMDGPU_LOADED_RE.search(message):
-            out.fact("amdgpu_loaded", True, index)
+            out.stack_fact("amdgpu_loaded", True, where)
         if _KFD_LOADED_RE.search(message):
-            out.fact("kfd_loaded", True, index)
+            out.stack_fact("kfd_loaded", True, where)
         linux = _LINUX_VERSION_RE.match(message)
         if linux:
             kernel = linux.group("kernel")
-            out.host_fact("kernel", kernel, index)
+            out.host_fact("kernel", kernel, where)
             wsl = re.search(r"microsoft-standard|-microsoft", kernel, re.IGNORECASE)
-            out.host_fact("os", "wsl" if wsl else "linux", index)
+            out.host_fact("os", "wsl" if wsl else "linux", where)
         hypervisor = _HYPERVISOR_RE.match(message)
         os_fact = out.host.get("os")
         if hypervisor and not (os_fact is not None and os_fact.value == "wsl"):
-            out.host_fact("virtual_machine", True, index)
+            out.host_fact("virtual_machine", True, where)
     _attach_loose_init_failures(out, loose_init_failures)
-    signals = tuple(Signal(kind=kind, detail=detail, evidence=tuple(refs))
-                    for (kind, detail), refs in out.signals.items())
-    return ParsedOutput(format="kernel-log", source=source, stack_facts=tuple(out.stack.values()),
-                        host_facts=tuple(out.host.values()), signals=signals)
+    return out.result("kernel-log")
 
 
-def _attach_loose_init_failures(out: _Out, indices: list[int]) -> None:
+def _attach_loose_init_failures(out: Collector, indices: list[int]) -> None:
     """Lines that show a failed GPU init without naming the device join the bus-specific
     failure that follows them (the driver names the device on its next line); alone, they are
     a failure of an unnamed device."""
@@ -284,10 +250,10 @@ def _attach_loose_init_failures(out: _Out, indices: list[int]) -> None:
         if following:
             refs = min(following, key=lambda item: item[0])[1]
             if len(refs) < 20 and not any(r.line == index + 1 for r in refs):
-                refs.append(out.ref(index))
+                refs.append(out.ref(index + 1))
                 refs.sort(key=lambda r: r.line or 0)
         else:
-            out.signal("amdgpu.init_failed", None, index)
+            out.signal_at("amdgpu.init_failed", None, index + 1)
 
 
 def _normalise_bus(bus: str) -> str:

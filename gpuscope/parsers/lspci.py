@@ -25,17 +25,8 @@ import dataclasses
 import re
 from typing import Any
 
-from gpuscope.model import (
-    EvidenceRef,
-    Fact,
-    GpuFacts,
-    GpuKind,
-    GpuSighting,
-    Layer,
-    ParsedOutput,
-    Signal,
-    Vendor,
-)
+from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Signal, Vendor
+from gpuscope.parsers._common import Collector, never_raises
 
 FORMATS: tuple[str, ...] = ("lspci",)
 
@@ -261,47 +252,32 @@ def _vendor_id_of(name: str | None) -> str | None:
     return None
 
 
+@never_raises("lspci")
 def parse(text: str, source: str) -> ParsedOutput:
     """lspci output to PCI-layer sightings of the display devices."""
-    try:
-        return _parse(text, source)
-    except Exception as exc:  # the promise: never raise
-        return ParsedOutput(format="lspci", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
-
-
-def _parse(text: str, source: str) -> ParsedOutput:
     lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
-    devices = _read_devices(lines)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    devices = _read_devices(lines)  # their lines are 0-based
     shows_drivers = any(d.driver_line is not None or d.modules_line is not None for d in devices)
-
-    def ref(index: int) -> EvidenceRef:
-        return EvidenceRef(source, index + 1, lines[index].strip()[:_MAX_LINE_CHARS])
-
-    def where(index: int) -> str:
-        return f"{source}:{index + 1}"
-
     display = [d for d in devices if _is_gpu(d)]
-    problems: list[str] = []
     if len(display) > _MAX_GPUS:
-        problems.append(f"more than {_MAX_GPUS} display devices: the rest were not read")
+        out.problems.append(f"more than {_MAX_GPUS} display devices: the rest were not read")
         display = display[:_MAX_GPUS]
     function_zero = {d.slot: d for d in display if d.fn == "0"}
     sightings: list[GpuSighting] = []
-    signals: list[Signal] = []
-    host: list[Fact] = []
+    signals: list[Signal] = []  # one per device, not merged by kind
     for device in display:
+        header = out.where(device.line + 1)
         if device.vendor_id == "0x1414":  # Hyper-V GPU-PV: the host's GPUs, seen from WSL2
-            signals.append(Signal("platform.wsl", evidence=(ref(device.line),)))
-            host.append(Fact("os", "wsl", source=where(device.line)))
+            signals.append(Signal("platform.wsl", evidence=(out.ref(device.line + 1),)))
+            out.host_fact("os", "wsl", header)
             continue
         first = function_zero.get(device.slot)
         if device.fn != "0" and first is not None and first.vendor_id == device.vendor_id:
             continue  # another display function of the same GPU
         values: dict[str, Any] = {"pci_bus": device.address}
-        sources: dict[str, str] = {"pci_bus": where(device.line)}
+        sources: dict[str, str] = {"pci_bus": header}
         missing: dict[str, str] = {}
-        header = where(device.line)
         for name, value, at in (
                 ("vendor", Vendor.from_pci_vendor_id(device.vendor_id), header),
                 ("pci_vendor_id", device.vendor_id, header),
@@ -309,10 +285,11 @@ def _parse(text: str, source: str) -> ParsedOutput:
                 ("pci_revision", device.revision, header),
                 ("name", device.device_name, header),
                 ("pci_subsystem_vendor_id", device.subsystem_vendor_id,
-                 where(device.subsystem_line or device.line)),
+                 out.where((device.subsystem_line or device.line) + 1)),
                 ("pci_subsystem_device_id", device.subsystem_device_id,
-                 where(device.subsystem_line or device.line)),
-                ("kernel_driver", device.driver, where(device.driver_line or device.line))):
+                 out.where((device.subsystem_line or device.line) + 1)),
+                ("kernel_driver", device.driver,
+                 out.where((device.driver_line or device.line) + 1))):
             if value is not None:
                 values[name] = value
                 sources[name] = at
@@ -327,17 +304,18 @@ def _parse(text: str, source: str) -> ParsedOutput:
             if shows_drivers and device.modules_line is not None:
                 missing["kernel_driver"] = "lspci -k lists modules but no driver in use"
                 signals.append(Signal("pci.driver_not_bound", detail=device.address,
-                                      evidence=(ref(device.line), ref(device.modules_line))))
+                                      evidence=(out.ref(device.line + 1),
+                                                out.ref(device.modules_line + 1))))
             elif not shows_drivers:
                 missing["kernel_driver"] = "this lspci output has no kernel driver lines (-k)"
         facts = dataclasses.replace(GpuFacts(), **values)
         sightings.append(GpuSighting(layer=Layer.PCI, facts=facts, field_sources=sources,
                                      missing_reasons=missing))
     if not devices:
-        problems.append("no lspci device lines found")
+        out.problems.append("no lspci device lines found")
     return ParsedOutput(format="lspci", source=source, sightings=tuple(sightings),
-                        signals=tuple(signals[:_MAX_GPUS]), host_facts=tuple(host[:1]),
-                        problems=tuple(problems))
+                        signals=tuple(signals[:_MAX_GPUS]), host_facts=tuple(out.host.values()),
+                        problems=tuple(out.problems))
 
 
 def _is_gpu(device: _Device) -> bool:

@@ -28,18 +28,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from gpuscope.model import (
-    EvidenceRef,
-    Fact,
-    GpuFacts,
-    GpuKind,
-    GpuSighting,
-    Layer,
-    ParsedOutput,
-    PcieLink,
-    Signal,
-    Vendor,
-)
+from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, PcieLink, Vendor
+from gpuscope.parsers._common import Collector, never_raises
 
 FORMATS: tuple[str, ...] = (
     "nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-list", "nvidia-smi-error",
@@ -110,20 +100,13 @@ def sniff(text: str) -> tuple[str, float] | None:
 
 # ----------------------------------------------------------------------------------- parse
 
+@never_raises("nvidia-smi")
 def parse(text: str, source: str) -> ParsedOutput:
     """nvidia-smi output of any of the FORMATS, to sightings, stack facts and signals."""
-    try:
-        return _parse(text, source)
-    except Exception as exc:  # the promise: never raise
-        return ParsedOutput(format="nvidia-smi", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
-
-
-def _parse(text: str, source: str) -> ParsedOutput:
     found = sniff(text)
     fmt = found[0] if found else "nvidia-smi-error"
     lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
-    out = _Output(fmt, source, lines)
+    out = _Output(source, lines)
     if fmt == "nvidia-smi-xml":
         _parse_xml(text, out)
     elif fmt == "nvidia-smi-table":
@@ -135,20 +118,16 @@ def _parse(text: str, source: str) -> ParsedOutput:
     _scan_errors(out)
     if found is None and not out.signals:
         out.problems.append(f"{source}: not nvidia-smi output")
-    return out.result()
+    return out.result(fmt, out.sightings)
 
 
-@dataclasses.dataclass
-class _Output:
-    format: str
-    source: str
-    lines: list[str]
-    sightings: list[GpuSighting] = dataclasses.field(default_factory=list)
-    stack: dict[str, Fact] = dataclasses.field(default_factory=dict)
-    host: dict[str, Fact] = dataclasses.field(default_factory=dict)
-    signals: dict[tuple[str, str | None], list[EvidenceRef]] = dataclasses.field(
-        default_factory=dict)
-    problems: list[str] = dataclasses.field(default_factory=list)
+class _Output(Collector):
+    """The readers below count lines from 0 (`index`); `where`, `ref` and `signal_at` take
+    1-based line numbers. Evidence is capped at 20 lines a signal."""
+
+    def __init__(self, source: str, lines: list[str]) -> None:
+        super().__init__(source, lines, max_line_chars=_MAX_LINE_CHARS, max_evidence=20)
+        self.sightings: list[GpuSighting] = []
 
     def full(self) -> bool:
         if len(self.sightings) < _MAX_GPUS:
@@ -157,33 +136,10 @@ class _Output:
             self.problems.append(f"more than {_MAX_GPUS} GPUs: the rest were not read")
         return True
 
-    def ref(self, index: int) -> EvidenceRef:
-        text = self.lines[index].strip()[:_MAX_LINE_CHARS] if 0 <= index < len(self.lines) else None
-        return EvidenceRef(self.source, index + 1, text)
-
-    def where(self, index: int) -> str:
-        return f"{self.source}:{index + 1}"
-
     def fact(self, key: str, value: str | None, index: int) -> None:
-        if value and key not in self.stack:
-            self.stack[key] = Fact(key, value, source=self.where(index))
-
-    def host_fact(self, key: str, value: str, index: int) -> None:
-        if key not in self.host:
-            self.host[key] = Fact(key, value, source=self.where(index))
-
-    def signal(self, kind: str, detail: str | None, index: int) -> None:
-        refs = self.signals.setdefault((kind, detail), [])
-        if len(refs) < 20 and not any(r.line == index + 1 for r in refs):
-            refs.append(self.ref(index))
-
-    def result(self) -> ParsedOutput:
-        return ParsedOutput(
-            format=self.format, source=self.source, sightings=tuple(self.sightings),
-            stack_facts=tuple(self.stack.values()), host_facts=tuple(self.host.values()),
-            signals=tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
-                          for (k, d), refs in self.signals.items()),
-            problems=tuple(self.problems))
+        """A stack fact shown by line `index` (0-based), when it has a value."""
+        if value:
+            self.stack_fact(key, value, self.where(index + 1))
 
 
 class _Facts:
@@ -200,7 +156,7 @@ class _Facts:
             return
         self.values[name] = value
         if where is None:
-            where = self.out.where(index) if index is not None else self.out.source
+            where = self.out.where(index + 1) if index is not None else self.out.source
         self.sources[name] = where
 
     def miss(self, name: str, why: str) -> None:
@@ -304,8 +260,8 @@ def _parse_table(out: _Output) -> None:
             smi = _clean(match.group("smi"))
             if smi and driver and smi != driver:
                 # Only WSL2 pairs a Linux nvidia-smi with a (Windows) driver of another version.
-                out.signal("platform.wsl", None, index)
-                out.host_fact("os", "wsl", index)
+                out.signal_at("platform.wsl", None, index + 1)
+                out.host_fact("os", "wsl", out.where(index + 1))
             break
     has_mig_column = any("MIG M." in line for line in out.lines)
     for index, line in enumerate(out.lines):
@@ -319,7 +275,7 @@ def _parse_table(out: _Output) -> None:
         if out.full():
             break
         facts = _Facts(out)
-        where = out.where(index)
+        where = out.where(index + 1)
         facts.set("smi_index", int(row.group("index")), index)
         facts.set("name", row.group("name").strip(), index)
         facts.set("pci_bus", normalise_bus(bus.group("bus")), index)
@@ -327,7 +283,7 @@ def _parse_table(out: _Output) -> None:
             facts.sources[name] = where
         _common_gpu_facts(facts)
         if row.group("mode") in ("WDDM", "TCC", "MCDM"):
-            out.host_fact("os", "windows", index)
+            out.host_fact("os", "windows", out.where(index + 1))
         memory_cells = _cells(out.lines[index + 1]) if index + 1 < len(out.lines) else []
         memory = _MEMORY_RE.search(memory_cells[1]) if len(memory_cells) >= 2 else None
         if memory:
@@ -337,7 +293,7 @@ def _parse_table(out: _Output) -> None:
         if has_mig_column and index + 2 < len(out.lines):
             mig_cells = _cells(out.lines[index + 2])
             if mig_cells and mig_cells[-1].strip() == "Enabled":
-                out.signal("nvidia.mig_enabled", facts.values.get("pci_bus"), index + 2)
+                out.signal_at("nvidia.mig_enabled", facts.values.get("pci_bus"), index + 3)
         out.sightings.append(facts.sighting())
     if header_index is None and not out.sightings:
         out.problems.append("no nvidia-smi header or GPU rows found")
@@ -406,8 +362,8 @@ def _parse_q(out: _Output) -> None:
         if out.full():
             break
         out.sightings.append(_q_sighting(out, gpu, order))
-    if attached is not None and attached[0] > len(gpus) and not any(
-            kind == "nvidia.mig_enabled" for kind, _ in out.signals):
+    if attached is not None and attached[0] > len(gpus) and not out.has_signal(
+            "nvidia.mig_enabled"):
         out.problems.append(f"'Attached GPUs' says {attached[0]} but {len(gpus)} GPU sections "
                             "are present (output cut?)")
 
@@ -418,7 +374,7 @@ def _q_sighting(out: _Output, gpu: _QGpu, order: int) -> GpuSighting:
     facts.set("pci_bus", bus, gpu.get("PCI", "Bus Id")[1] or gpu.line)
     facts.set("smi_index", order, gpu.line)
     for field_name in ("vendor", "kind"):
-        facts.sources[field_name] = out.where(gpu.line)
+        facts.sources[field_name] = out.where(gpu.line + 1)
     _common_gpu_facts(facts)
     product, line = gpu.get("Product Name")
     facts.set("name", _clean(product), line)
@@ -459,10 +415,10 @@ def _q_sighting(out: _Output, gpu: _QGpu, order: int) -> GpuSighting:
     facts.set("pcie_link", link, gen_line)
     driver_model, line = gpu.get("Driver Model", "Current")
     if _clean(driver_model) in ("WDDM", "TCC", "MCDM") and line is not None:
-        out.host_fact("os", "windows", line)
+        out.host_fact("os", "windows", out.where(line + 1))
     mig, line = gpu.get("MIG Mode", "Current")
     if _clean(mig) == "Enabled" and line is not None:
-        out.signal("nvidia.mig_enabled", bus, line)
+        out.signal_at("nvidia.mig_enabled", bus, line + 1)
     return facts.sighting()
 
 
@@ -506,8 +462,8 @@ def _parse_xml(text: str, out: _Output) -> None:
         stop = gpu_lines[order + 1] if order + 1 < len(gpu_lines) else len(out.lines)
         out.sightings.append(_xml_sighting(out, gpu, order, finder, begin, stop))
     attached = _number(root.findtext("attached_gpus"))
-    if attached is not None and int(attached) > len(gpus) and not any(
-            kind == "nvidia.mig_enabled" for kind, _ in out.signals):
+    if attached is not None and int(attached) > len(gpus) and not out.has_signal(
+            "nvidia.mig_enabled"):
         out.problems.append(f"attached_gpus says {int(attached)} but {len(gpus)} <gpu> "
                             "elements are present (output cut?)")
 
@@ -553,7 +509,7 @@ def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder
     facts.set("pci_bus", bus, line if bus_text else begin)
     facts.set("smi_index", order, begin)
     for name in ("vendor", "kind"):
-        facts.sources[name] = out.where(begin)
+        facts.sources[name] = out.where(begin + 1)
     _common_gpu_facts(facts)
     for field_name, path in (("name", "product_name"), ("architecture", "product_architecture"),
                              ("uuid", "uuid"), ("serial_number", "serial"),
@@ -593,10 +549,10 @@ def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder
     facts.set("pcie_link", link, line)
     driver_model, line = text_at("driver_model/current_dm")
     if driver_model in ("WDDM", "TCC", "MCDM"):
-        out.host_fact("os", "windows", line)
+        out.host_fact("os", "windows", out.where(line + 1))
     mig, line = text_at("mig_mode/current_mig")
     if mig == "Enabled":
-        out.signal("nvidia.mig_enabled", bus, line)
+        out.signal_at("nvidia.mig_enabled", bus, line + 1)
     return facts.sighting()
 
 
@@ -615,13 +571,13 @@ def _parse_list(out: _Output) -> None:
             current_uuid = match.group("uuid")
             facts.set("uuid", current_uuid, index)
             for name in ("vendor", "kind"):
-                facts.sources[name] = out.where(index)
+                facts.sources[name] = out.where(index + 1)
             _common_gpu_facts(facts)
             facts.miss("pci_bus", "nvidia-smi -L does not show PCI addresses")
             out.sightings.append(facts.sighting())
             continue
         if _MIG_LINE_RE.match(line):
-            out.signal("nvidia.mig_enabled", current_uuid, index)
+            out.signal_at("nvidia.mig_enabled", current_uuid, index + 1)
 
 
 # ----------------------------------------------------------------------------------- errors
@@ -629,18 +585,18 @@ def _parse_list(out: _Output) -> None:
 def _scan_errors(out: _Output) -> None:
     for index, line in enumerate(out.lines):
         if _NVML_MISMATCH_RE.search(line):
-            out.signal("nvml.driver_library_mismatch", None, index)
+            out.signal_at("nvml.driver_library_mismatch", None, index + 1)
         elif (failed := _NVML_FAILED_RE.search(line)) is not None:
-            out.signal("nvml.init_failed", failed.group("reason")[:200], index)
+            out.signal_at("nvml.init_failed", failed.group("reason")[:200], index + 1)
         version = _NVML_VERSION_RE.search(line)
         if version:
             out.fact("nvml_library_version", version.group("version"), index)
         if _NOT_COMMUNICATE_RE.search(line):
-            out.signal("nvidia.driver_not_loaded", None, index)
+            out.signal_at("nvidia.driver_not_loaded", None, index + 1)
         if _NO_DEVICES_RE.match(line):
-            out.signal("nvidia.no_devices", None, index)
+            out.signal_at("nvidia.no_devices", None, index + 1)
         if _NO_LIBRARY_RE.search(line):
-            out.signal("nvml.library_missing", None, index)
+            out.signal_at("nvml.library_missing", None, index + 1)
         handle = _HANDLE_RE.search(line)
         if handle:
-            out.signal("nvidia.gpu_unreachable", normalise_bus(handle.group("bus")), index)
+            out.signal_at("nvidia.gpu_unreachable", normalise_bus(handle.group("bus")), index + 1)

@@ -23,7 +23,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from gpuscope.model import EvidenceRef, Fact, ParsedOutput, Signal
+from gpuscope.model import ParsedOutput
+from gpuscope.parsers._common import Collector, never_raises
 
 FORMATS: tuple[str, ...] = ("dkms-status", "dpkg-list", "nvcc-version")
 
@@ -78,32 +79,22 @@ def sniff(text: str) -> tuple[str, float] | None:
 _DPKG_STATES = {"ii", "rc", "un", "hi", "iU", "iF", "pn", "ri", "iH", "hc", "pc"}
 
 
+@never_raises("packages")
 def parse(text: str, source: str) -> ParsedOutput:
     """dkms status, dpkg -l or nvcc --version output to stack facts."""
-    try:
-        found = sniff(text)
-        fmt = found[0] if found else "dpkg-list"
-        lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
-        if fmt == "nvcc-version":
-            return _parse_nvcc(lines, source)
-        if fmt == "dkms-status":
-            return _parse_dkms(lines, source)
-        parsed = _parse_dpkg(lines, source)
-        if found is None and not parsed.stack_facts:
-            return dataclasses.replace(parsed, problems=(f"{source}: not dkms, dpkg or nvcc "
-                                                         "output",))
-        return parsed
-    except Exception as exc:  # the promise: never raise
-        return ParsedOutput(format="packages", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
-
-
-def _where(source: str, index: int) -> str:
-    return f"{source}:{index + 1}"
-
-
-def _ref(source: str, lines: list[str], index: int) -> EvidenceRef:
-    return EvidenceRef(source, index + 1, lines[index].strip()[:_MAX_LINE_CHARS])
+    found = sniff(text)
+    fmt = found[0] if found else "dpkg-list"
+    lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    if fmt == "nvcc-version":
+        return _parse_nvcc(out)
+    if fmt == "dkms-status":
+        return _parse_dkms(out)
+    parsed = _parse_dpkg(out)
+    if found is None and not parsed.stack_facts:
+        return dataclasses.replace(parsed, problems=(f"{source}: not dkms, dpkg or nvcc "
+                                                     "output",))
+    return parsed
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -118,40 +109,34 @@ def _upstream(version: str) -> str:
 
 # ----------------------------------------------------------------------------------- nvcc
 
-def _parse_nvcc(lines: list[str], source: str) -> ParsedOutput:
-    for index, line in enumerate(lines):
+def _parse_nvcc(out: Collector) -> ParsedOutput:
+    for number, line in enumerate(out.lines, start=1):
         match = _NVCC_RE.search(line)
         if match:
-            return ParsedOutput(format="nvcc-version", source=source, stack_facts=(
-                Fact("cuda_toolkit_version", match.group("release"),
-                     source=_where(source, index)),))
-    return ParsedOutput(format="nvcc-version", source=source,
-                        problems=("no 'Cuda compilation tools, release' line",))
+            out.stack_fact("cuda_toolkit_version", match.group("release"), out.where(number))
+            return out.result("nvcc-version")
+    out.problems.append("no 'Cuda compilation tools, release' line")
+    return out.result("nvcc-version")
 
 
 # ----------------------------------------------------------------------------------- dkms
 
-def _parse_dkms(lines: list[str], source: str) -> ParsedOutput:
+def _parse_dkms(out: Collector) -> ParsedOutput:
     installed: dict[str, list[tuple[str, int]]] = {}
-    signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
-    problems: list[str] = []
-    for index, raw in enumerate(lines):
+    for number, raw in enumerate(out.lines, start=1):
         line = raw.strip()
         match = _DKMS_NEW_RE.match(line) or _DKMS_OLD_RE.match(line)
         if match and match.group("state") == "installed":
             installed.setdefault(match.group("module").lower(), []).append(
-                (match.group("version").split("-", 1)[0], index))
+                (match.group("version").split("-", 1)[0], number))
             continue
         failed = _DKMS_BUILD_FAILED_RE.search(line)
         if failed:
-            signals.setdefault(("dkms.build_failed", failed.group("kernel")), []).append(
-                _ref(source, lines, index))
+            out.signal_at("dkms.build_failed", failed.group("kernel"), number)
             continue
         error = _DKMS_ERROR_RE.match(line)
         if error:
-            signals.setdefault(("dkms.error", error.group("message")[:200]), []).append(
-                _ref(source, lines, index))
-    facts: list[Fact] = []
+            out.signal_at("dkms.error", error.group("message")[:200], number)
     for modules, key in ((("amdgpu",), "amdgpu_driver_version"),
                          (("nvidia", "nvidia-srv", "nvidia-open"), "nvidia_driver_version")):
         found = [item for module in modules for item in installed.get(module, [])]
@@ -159,15 +144,11 @@ def _parse_dkms(lines: list[str], source: str) -> ParsedOutput:
             continue
         versions = {version for version, _ in found}
         best = max(found, key=lambda item: _version_key(item[0]))
-        facts.append(Fact(key, best[0], source=_where(source, best[1])))
+        out.stack_fact(key, best[0], out.where(best[1]))
         if len(versions) > 1:
-            problems.append(f"{modules[0]}: dkms has {', '.join(sorted(versions))} installed "
+            out.problems.append(f"{modules[0]}: dkms has {', '.join(sorted(versions))} installed "
                             "for different kernels; the running kernel decides which is loaded")
-    return ParsedOutput(
-        format="dkms-status", source=source, stack_facts=tuple(facts),
-        signals=tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
-                      for (k, d), refs in signals.items()),
-        problems=tuple(problems))
+    return out.result("dkms-status")
 
 
 # ----------------------------------------------------------------------------------- dpkg
@@ -179,9 +160,9 @@ class _Package:
     line: int
 
 
-def _parse_dpkg(lines: list[str], source: str) -> ParsedOutput:
+def _parse_dpkg(out: Collector) -> ParsedOutput:
     packages: dict[str, _Package] = {}
-    for index, raw in enumerate(lines):
+    for number, raw in enumerate(out.lines, start=1):
         match = _DPKG_RE.match(raw.strip())
         if not match or match.group("state")[:2] not in _DPKG_STATES:
             continue
@@ -192,12 +173,11 @@ def _parse_dpkg(lines: list[str], source: str) -> ParsedOutput:
         version = match.group("version")
         if version == "<none>":
             continue
-        packages.setdefault(name, _Package(name, version, index))
-    facts: list[Fact] = []
+        packages.setdefault(name, _Package(name, version, number))
 
     def fact(key: str, value: str | None, package: _Package) -> None:
         if value:
-            facts.append(Fact(key, value, source=_where(source, package.line)))
+            out.stack_fact(key, value, out.where(package.line))
 
     rocm = _rocm_version(packages)
     if rocm:
@@ -218,7 +198,7 @@ def _parse_dpkg(lines: list[str], source: str) -> ParsedOutput:
     if cuda:
         numbers = re.match(r"(\d+\.\d+)", _upstream(cuda.version))
         fact("cuda_toolkit_version", numbers.group(1) if numbers else None, cuda)
-    return ParsedOutput(format="dpkg-list", source=source, stack_facts=tuple(facts))
+    return out.result("dpkg-list")
 
 
 def _rocm_version(packages: dict[str, _Package]) -> tuple[str, _Package] | None:

@@ -30,19 +30,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
-from gpuscope.model import (
-    EvidenceRef,
-    Fact,
-    GpuFacts,
-    GpuKind,
-    GpuSighting,
-    Layer,
-    ParsedOutput,
-    Signal,
-    Vendor,
+from gpuscope.model import EvidenceRef, Fact, GpuSighting, Layer, ParsedOutput, Vendor
+from gpuscope.parsers._common import (
+    ROCM_PATH_RE,
+    SmiCollector,
+    SmiGpu,
+    line_of,
+    never_raises,
+    none_on_error,
+    pci_bus,
 )
+from gpuscope.parsers._common import decode_gfx_version as decode_gfx_version
 
 FORMATS: tuple[str, ...] = ("rocm-smi-text", "rocm-smi-json")
 
@@ -51,11 +50,8 @@ _GPU_LINE = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*(.*?)\s*$")
 _CARD_KEY = re.compile(r'"card\d+"\s*:\s*\{')
 _NO_DRM = re.compile(r"/sys/class/drm is empty or missing|No DRM devices available")
 _DRIVER_LINE = re.compile(r"^\s*Driver version:\s*(\S+)\s*$", re.IGNORECASE)
-_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
 _SECTION_TITLE = re.compile(r"^=+\s*[A-Za-z].*?=+\s*$")
 _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
-_BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
-_GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
 _DKMS_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
 _PARTITION_MODES = ("SPX", "DPX", "TPX", "QPX", "CPX")
@@ -69,150 +65,78 @@ _ROW_PARTITIONS = re.compile(r"\b(NPS\d|N/A),\s*(SPX|DPX|TPX|QPX|CPX|N/A)(?:,\s*
 _ROW_TAIL = re.compile(r"(\d+(?:\.\d+)?)W\s+(\d+)%\s+(\d+)%\s*$")
 
 
-@dataclass
-class _Gpu:
-    index: int
-    first_seen: str = ""
-    values: dict[str, object] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)
-    missing: dict[str, str] = field(default_factory=dict)
-    partition: tuple[str, EvidenceRef] | None = None
-
-    def put(self, name: str, value: object, where: str) -> None:
-        if name not in self.values:
-            self.values[name] = value
-            self.sources[name] = where
-
-
+@none_on_error
 def sniff(text: str) -> tuple[str, float] | None:
     """rocm-smi JSON by its `cardN` objects, text by its banner or `GPU[n]` lines."""
-    try:
-        head = text[:200_000]
-        stripped = head.lstrip()
-        if _CARD_KEY.search(head) and "{" in stripped[:4000]:
-            return ("rocm-smi-json", 0.93)
-        if _BANNER.search(head):
-            return ("rocm-smi-text", 0.95)
-        if _NO_DRM.search(head):
-            return ("rocm-smi-text", 0.8)
-        if re.search(r"^\s*GPU\[\d+\]\s*:\s*\S", head, re.MULTILINE):
-            return ("rocm-smi-text", 0.75)
-        return None
-    except Exception:  # sniffing must never break format detection
-        return None
+    head = text[:200_000]
+    stripped = head.lstrip()
+    if _CARD_KEY.search(head) and "{" in stripped[:4000]:
+        return ("rocm-smi-json", 0.93)
+    if _BANNER.search(head):
+        return ("rocm-smi-text", 0.95)
+    if _NO_DRM.search(head):
+        return ("rocm-smi-text", 0.8)
+    if re.search(r"^\s*GPU\[\d+\]\s*:\s*\S", head, re.MULTILINE):
+        return ("rocm-smi-text", 0.75)
+    return None
 
 
+@never_raises("rocm-smi-text")
 def parse(text: str, source: str) -> ParsedOutput:
     """rocm-smi JSON or text to sightings, stack facts and signals; never raises."""
-    fmt = "rocm-smi-text"
-    try:
-        found = sniff(text)
-        if found is not None and found[0] == "rocm-smi-json":
-            fmt = "rocm-smi-json"
-            parsed = _parse_json(text, source)
-            if parsed is not None:
-                return parsed
-            fmt = "rocm-smi-text"
-        return _parse_text(text, source)
-    except Exception as exc:  # the promise of every parser: a problem, never an exception
-        return ParsedOutput(format=fmt, source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
+    found = sniff(text)
+    if found is not None and found[0] == "rocm-smi-json":
+        parsed = _parse_json(text, source)
+        if parsed is not None:
+            return parsed
+    return _parse_text(text, source)
 
 
 # ----------------------------------------------------------------------------- shared
 
 
-class _Collector:
+class _Collector(SmiCollector[SmiGpu]):
     def __init__(self, source: str, lines: list[str]) -> None:
-        self.source = source
-        self.lines = lines
-        self.gpus: dict[int, _Gpu] = {}
-        self.stack: list[Fact] = []
-        self.host: list[Fact] = []
-        self.signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
-        self.problems: list[str] = []
-
-    def gpu(self, index: int, where: str) -> _Gpu:
-        if index not in self.gpus:
-            self.gpus[index] = _Gpu(index, first_seen=where)
-        return self.gpus[index]
-
-    def ref(self, number: int | None) -> EvidenceRef:
-        if number is None or not 1 <= number <= len(self.lines):
-            return EvidenceRef(source=self.source)
-        return EvidenceRef(source=self.source, line=number,
-                           text=self.lines[number - 1].strip()[:300])
-
-    def where(self, number: int | None, fallback: str = "") -> str:
-        return f"{self.source}:{number}" if number is not None else f"{self.source} {fallback}"
-
-    def signal(self, kind: str, detail: str | None, ref: EvidenceRef) -> None:
-        refs = self.signals.setdefault((kind, detail), [])
-        if ref not in refs:
-            refs.append(ref)
+        super().__init__(source, lines, SmiGpu)
 
     def driver_version(self, value: str, number: int | None) -> None:
         value = value.strip()
         if not value or value.upper() == "N/A":
             return
-        if any(f.key == "amdgpu_driver_version" for f in self.stack) or any(
-                f.key == "kernel" for f in self.host):
+        if "amdgpu_driver_version" in self.stack or "kernel" in self.host:
             return
         if _DKMS_VERSION.match(value):
-            self.stack.append(Fact("amdgpu_driver_version", value, self.where(number)))
+            self.stack_fact("amdgpu_driver_version", value, self.where(number))
         else:
             # rocm_smi reports uname's release when /sys/module/amdgpu/version is absent,
             # i.e. for the in-tree driver: that is the kernel, not an amdgpu-dkms version.
-            self.host.append(Fact("kernel", value, self.where(number)))
-            self.stack.append(Fact(
+            self.host_fact("kernel", value, self.where(number))
+            self.stack_fact(
                 "amdgpu_driver_version", None, self.where(number),
                 missing_reason=f"rocm-smi shows the kernel release {value}: the in-tree "
-                               "amdgpu driver, no amdgpu-dkms version"))
+                               "amdgpu driver, no amdgpu-dkms version")
 
     def scan_messages(self) -> None:
         for number, line in enumerate(self.lines, start=1):
             if _NO_DRM.search(line):
                 self.signal("amdgpu.no_drm_devices", None, self.ref(number))
-            for version in _ROCM_PATH.findall(line):
+            for version in ROCM_PATH_RE.findall(line):
                 self.signal("rocm.path_version", version, self.ref(number))
 
-    def result(self, fmt: str) -> ParsedOutput:
+    def finish(self, fmt: str) -> ParsedOutput:
         sightings: list[GpuSighting] = []
         for index in sorted(self.gpus):
             gpu = self.gpus[index]
-            if gpu.partition is not None:
-                mode, ref = gpu.partition
-                if mode != "SPX":
-                    gpu.values["kind"] = GpuKind.PARTITION
-                    gpu.sources["kind"] = ref.label()
-                    self.signal("gpu.partition_mode", mode, ref)
-            sightings.append(_sighting(gpu))
+            self.mark_partition(gpu)
+            gpu.missing.setdefault("gfx_target", "rocm-smi shows no GFX Version for this GPU")
+            sightings.append(gpu.sighting(Layer.ROCM_SMI))
         if sightings:
             first = next(iter(sightings[0].field_sources.values()), self.source)
-            self.stack.insert(0, Fact("amdgpu_loaded", True, first))
-        signals = tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
-                        for (k, d), refs in self.signals.items())
-        return ParsedOutput(format=fmt, source=self.source, sightings=tuple(sightings),
-                            stack_facts=tuple(self.stack), host_facts=tuple(self.host),
-                            signals=signals, problems=tuple(self.problems))
+            self.stack = {"amdgpu_loaded": Fact("amdgpu_loaded", True, first), **self.stack}
+        return self.result(fmt, sightings)
 
 
-def _sighting(gpu: _Gpu) -> GpuSighting:
-    values = dict(gpu.values)
-    values.setdefault("vendor", Vendor.AMD)
-    sources = dict(gpu.sources)
-    sources.setdefault("vendor", gpu.first_seen)
-    values["smi_index"] = gpu.index
-    sources["smi_index"] = gpu.first_seen
-    missing = {k: v for k, v in gpu.missing.items() if k not in values}
-    if "gfx_target" not in values:
-        missing.setdefault("gfx_target", "rocm-smi shows no GFX Version for this GPU")
-    facts = GpuFacts(**values)  # type: ignore[arg-type]
-    return GpuSighting(layer=Layer.ROCM_SMI, facts=facts, field_sources=sources,
-                       missing_reasons=missing)
-
-
-def _apply(collector: _Collector, gpu: _Gpu, key: str, value: str, where: str,
+def _apply(collector: _Collector, gpu: SmiGpu, key: str, value: str, where: str,
            ref: EvidenceRef) -> None:
     """One `Key: value` of a card (JSON or text) into the GPU's facts."""
     key = " ".join(key.lower().replace("\t", " ").split()).rstrip(":")
@@ -244,7 +168,7 @@ def _apply(collector: _Collector, gpu: _Gpu, key: str, value: str, where: str,
         if (gfx := decode_gfx_version(value)) is not None:
             gpu.put("gfx_target", gfx, where)
     elif key == "pci bus":
-        if (bus := _bus(value)) is not None:
+        if (bus := pci_bus(value)) is not None:
             gpu.put("pci_bus", bus, where)
     elif key == "vram total memory (b)":
         if value.isdigit():
@@ -271,39 +195,11 @@ def _apply(collector: _Collector, gpu: _Gpu, key: str, value: str, where: str,
         if value.isdigit():
             gpu.put("kfd_gpu_id", int(value), where)
     elif key == "driver version":
-        collector.driver_version(value, _line_of(where))
+        collector.driver_version(value, line_of(where))
     elif key in {"compute partition", "current compute partition"}:
         mode = value.split()[0].upper()
         if mode in _PARTITION_MODES and gpu.partition is None:
             gpu.partition = (mode, ref)
-
-
-def _line_of(where: str) -> int | None:
-    tail = where.rpartition(":")[2]
-    return int(tail) if tail.isdigit() else None
-
-
-def decode_gfx_version(value: str) -> str | None:
-    """rocm-smi's `GFX Version` to a canonical target. Some releases pack major, minor and
-    stepping decimally ('gfx11001' = 11.0.1 = gfx1101, 'gfx9010' = 9.0.10 = gfx90a, 'gfx9402'
-    = gfx942); proper names ('gfx1031', 'gfx90a', 'gfx908:sramecc+') pass through."""
-    token = re.split(r"[:+\s]", value.strip().lower(), maxsplit=1)[0]
-    match = _GFX.match(token)
-    if match is None:
-        return None
-    digits = match.group(1)
-    if digits.isdigit():
-        packed: tuple[int, int, int] | None = None
-        if len(digits) == 5:  # two-digit major: 11001 -> 11, 0, 01
-            packed = (int(digits[:2]), int(digits[2]), int(digits[3:]))
-        elif len(digits) == 4 and digits[0] != "1":  # one-digit major: 9010 -> 9, 0, 10
-            packed = (int(digits[0]), int(digits[1]), int(digits[2:]))
-        if packed is not None:
-            major, minor, stepping = packed
-            if minor > 15 or stepping > 15:
-                return None
-            return f"gfx{major}{minor:x}{stepping:x}"
-    return token
 
 
 def _is_name(value: str) -> bool:
@@ -319,15 +215,6 @@ def _hex_id(value: str, width: int) -> str | None:
     return f"0x{number:0{width}x}" if number >= 0 else None
 
 
-def _bus(value: str) -> str | None:
-    match = _BUS.match(value.strip())
-    if match is None:
-        return None
-    domain = int(match.group(1) or "0", 16)
-    return (f"{domain:04x}:{match.group(2).lower()}:{match.group(3).lower()}."
-            f"{match.group(4)}")
-
-
 def _number(value: str) -> float | None:
     match = _NUMBER.match(value.strip())
     return float(match.group(0)) if match else None
@@ -336,6 +223,7 @@ def _number(value: str) -> float | None:
 # ----------------------------------------------------------------------------- JSON
 
 
+@never_raises("rocm-smi-json")  # a failure while reading JSON is reported as JSON
 def _parse_json(text: str, source: str) -> ParsedOutput | None:
     start = text.find("{")
     if start < 0:
@@ -372,7 +260,7 @@ def _parse_json(text: str, source: str) -> ParsedOutput | None:
             for key, raw in block.items():
                 if str(key).lower() == "driver version" and isinstance(raw, str):
                     collector.driver_version(raw, pairs.get(str(key), (None, None))[1])
-    return collector.result("rocm-smi-json")
+    return collector.finish("rocm-smi-json")
 
 
 _PAIR = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*(\{|"((?:[^"\\\n]|\\.)*)")')
@@ -414,7 +302,7 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     collector = _Collector(source, lines)
     collector.scan_messages()
     header: list[str] | None = None
-    last_row: _Gpu | None = None
+    last_row: SmiGpu | None = None
     for number, raw in enumerate(lines, start=1):
         line = _QUOTE.sub("", raw, count=1).rstrip()  # a paste quoted in markdown ("> ...")
         if (match := _GPU_LINE.match(line)) is not None:
@@ -450,10 +338,10 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
                 last_row.missing["name"] = (f"{collector.where(number)}: the concise table "
                                             "cuts names at 20 characters")
             last_row = None
-    return collector.result("rocm-smi-text")
+    return collector.finish("rocm-smi-text")
 
 
-def _concise_row(collector: _Collector, line: str, number: int) -> _Gpu:
+def _concise_row(collector: _Collector, line: str, number: int) -> SmiGpu:
     where = collector.where(number)
     ref = collector.ref(number)
     index = int(line.split()[0])

@@ -28,20 +28,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gpuscope.model import (
-    EvidenceRef,
-    Fact,
-    GpuFacts,
-    GpuKind,
-    GpuSighting,
-    Layer,
-    ParsedOutput,
-    Signal,
-    Vendor,
-)
+from gpuscope.model import Fact, GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
+from gpuscope.parsers._common import ROCM_PATH_RE, Collector, never_raises, none_on_error
 
 FORMATS: tuple[str, ...] = ("rocminfo",)
 
@@ -54,7 +44,6 @@ _NO_USER = re.compile(r"Failed to get user name to check for \w+ group membershi
 _HSA_STATUS = re.compile(r"\b(HSA_STATUS_ERROR\w*)")
 _HSA_CALL = re.compile(r"hsa api call failure at")
 _SEGFAULT = re.compile(r"\bSegmentation fault\b")
-_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
 _AGENT = re.compile(r"^\s*Agent\s+(\d+)\s*$")
 _POOL = re.compile(r"^\s*Pool\s+(\d+)\s*$")
 _ISA = re.compile(r"^\s*ISA\s+(\d+)\s*$")
@@ -93,70 +82,28 @@ class _Agent:
         return self.values.get(key)
 
 
+@none_on_error
 def sniff(text: str) -> tuple[str, float] | None:
     """rocminfo by its banners and messages; never raises."""
-    try:
-        head = text[:200_000]
-        if "HSA System Attributes" in head and "HSA Agents" in head:
-            return ("rocminfo", 0.97)
-        if "HSA System Attributes" in head or re.search(r"^\s*\*{3,}\s*\n\s*Agent \d+", head,
-                                                        re.MULTILINE):
-            return ("rocminfo", 0.9)
-        if _ROCK_LOADED.search(head) or _ROCK_NOT_LOADED.search(head):
-            return ("rocminfo", 0.85)
-        if _KFD_OPEN.search(head) or _WSL_BANNER.search(head):
-            return ("rocminfo", 0.6)
-        return None
-    except Exception:  # sniffing must never break format detection
-        return None
+    head = text[:200_000]
+    if "HSA System Attributes" in head and "HSA Agents" in head:
+        return ("rocminfo", 0.97)
+    if "HSA System Attributes" in head or re.search(r"^\s*\*{3,}\s*\n\s*Agent \d+", head,
+                                                    re.MULTILINE):
+        return ("rocminfo", 0.9)
+    if _ROCK_LOADED.search(head) or _ROCK_NOT_LOADED.search(head):
+        return ("rocminfo", 0.85)
+    if _KFD_OPEN.search(head) or _WSL_BANNER.search(head):
+        return ("rocminfo", 0.6)
+    return None
 
 
+@never_raises("rocminfo")
 def parse(text: str, source: str) -> ParsedOutput:
     """rocminfo text to sightings, stack/host facts and signals; never raises."""
-    try:
-        return _parse(text, source)
-    except Exception as exc:  # the promise of every parser: a problem, never an exception
-        return ParsedOutput(format="rocminfo", source=source,
-                            problems=(f"parser error: {type(exc).__name__}: {exc}",))
-
-
-class _Signals:
-    """Signals in order of first sight, one per (kind, detail), evidence accumulated."""
-
-    def __init__(self) -> None:
-        self._order: list[tuple[str, str | None]] = []
-        self._evidence: dict[tuple[str, str | None], list[EvidenceRef]] = {}
-
-    def add(self, kind: str, detail: str | None, *refs: EvidenceRef) -> None:
-        key = (kind, detail)
-        if key not in self._evidence:
-            self._order.append(key)
-            self._evidence[key] = []
-        for ref in refs:
-            if ref not in self._evidence[key]:
-                self._evidence[key].append(ref)
-
-    def has(self, kind: str) -> bool:
-        return any(k == kind for k, _ in self._order)
-
-    def build(self) -> tuple[Signal, ...]:
-        return tuple(Signal(kind=k, detail=d, evidence=tuple(self._evidence[(k, d)]))
-                     for k, d in self._order)
-
-
-def _parse(text: str, source: str) -> ParsedOutput:
     lines = text.splitlines()
-    signals = _Signals()
-    stack: list[Fact] = []
-    host: list[Fact] = []
-    problems: list[str] = []
-
-    def ref(number: int) -> EvidenceRef:
-        return EvidenceRef(source=source, line=number, text=lines[number - 1].strip()[:300])
-
-    def where(number: int) -> str:
-        return f"{source}:{number}"
-
+    out = Collector(source, lines)
+    ref, where = out.ref, out.where
     wsl = False
     kfd_fact: Fact | None = None
     open_error: tuple[str, int] | None = None
@@ -174,20 +121,20 @@ def _parse(text: str, source: str) -> ParsedOutput:
             continue
         if _WSL_BANNER.search(line) and not wsl:
             wsl = True
-            host.append(Fact("os", "wsl", where(number)))
-            signals.add("platform.wsl", None, ref(number))
+            out.host_fact("os", "wsl", where(number))
+            out.signal("platform.wsl", None, ref(number))
         if (match := _ROCK_LOADED.search(line)) is not None:
             if kfd_fact is None:
                 kfd_fact = Fact("kfd_loaded", True, where(number))
-                signals.add("kfd.loaded", None, ref(number))
+                out.signal("kfd.loaded", None, ref(number))
                 version = match.group(1)
                 if version and _VERSION.match(version):
-                    stack.append(Fact("amdgpu_driver_version", version, where(number)))
+                    out.stack_fact("amdgpu_driver_version", version, where(number))
             continue
         if _ROCK_NOT_LOADED.search(line):
             if kfd_fact is None:
                 kfd_fact = Fact("kfd_loaded", False, where(number))
-                signals.add("kfd.not_loaded", None, ref(number))
+                out.signal("kfd.not_loaded", None, ref(number))
             continue
         if (match := _KFD_OPEN.search(line)) is not None:
             open_error = (match.group(1).strip(), number)
@@ -204,13 +151,13 @@ def _parse(text: str, source: str) -> ParsedOutput:
                              if lines[n - 1].strip()), None)
             if previous is not None and _HSA_CALL.search(lines[previous - 1]):
                 evidence.insert(0, ref(previous))
-            signals.add("hsa.error", match.group(1), *evidence)
+            out.signal("hsa.error", match.group(1), *evidence)
             continue
         if _SEGFAULT.search(line):
-            signals.add("rocminfo.crashed", "Segmentation fault", ref(number))
+            out.signal("rocminfo.crashed", "Segmentation fault", ref(number))
             continue
-        for version in _ROCM_PATH.findall(line):
-            signals.add("rocm.path_version", version, ref(number))
+        for version in ROCM_PATH_RE.findall(line):
+            out.signal("rocm.path_version", version, ref(number))
 
         if (match := _AGENT.match(raw)) is not None:
             agent = _Agent(number=int(match.group(1)), line=number)
@@ -247,55 +194,51 @@ def _parse(text: str, source: str) -> ParsedOutput:
             elif key == "size":
                 size = _size_bytes(value)
                 if size is None:
-                    problems.append(f"{where(number)}: pool size {value!r} not understood")
+                    out.problems.append(f"{where(number)}: pool size {value!r} not understood")
                 pool.size_bytes = size
                 pool.line = number
         elif section == "isas" and key == "name":
             agent.isas.append((value, number))
 
     if runtime_version is not None and _VERSION.match(runtime_version[0]):
-        stack.append(Fact("hsa_runtime_version", runtime_version[0],
-                          where(runtime_version[1])))
+        out.stack_fact("hsa_runtime_version", runtime_version[0], where(runtime_version[1]))
     if kfd_fact is not None and not wsl:
-        stack.insert(0, kfd_fact)
-    _kfd_access_signals(signals, ref, wsl, open_error, not_member, no_user)
+        out.stack = {kfd_fact.key: kfd_fact, **out.stack}  # kfd_loaded comes first
+    _kfd_access_signals(out, wsl, open_error, not_member, no_user)
 
     gpus = [a for a in agents if _is_gpu(a)]
     cpus = [a for a in agents if _device_type(a) == "CPU"]
     if cpus:
         cpu_name = (cpus[0].get("marketing name") or cpus[0].get("name"))
         if cpu_name and cpu_name[0]:
-            host.append(Fact("cpu_model", cpu_name[0], where(cpu_name[1])))
+            out.host_fact("cpu_model", cpu_name[0], where(cpu_name[1]))
     bdf_counts = Counter(_bdfid(a) for a in gpus)
-    sightings = tuple(_sighting(a, source, wsl, bdf_counts, problems) for a in gpus)
-    return ParsedOutput(
-        format="rocminfo", source=source, sightings=sightings, stack_facts=tuple(stack),
-        host_facts=tuple(host), signals=signals.build(), problems=tuple(problems),
-    )
+    sightings = [_sighting(a, source, wsl, bdf_counts, out.problems) for a in gpus]
+    return out.result("rocminfo", sightings)
 
 
-def _kfd_access_signals(signals: _Signals, ref: Callable[[int], EvidenceRef], wsl: bool,
-                        open_error: tuple[str, int] | None, not_member: list[int],
-                        no_user: list[int]) -> None:
+def _kfd_access_signals(out: Collector, wsl: bool, open_error: tuple[str, int] | None,
+                        not_member: list[int], no_user: list[int]) -> None:
+    ref = out.ref
     group_refs = [ref(n) for n in not_member]
     user_refs = [ref(n) for n in no_user]
     if open_error is not None:
         reason, number = open_error
         lowered = reason.lower()
         if any(word in lowered for word in _PERMISSION_WORDS):
-            signals.add("kfd.permission_denied", reason, ref(number), *group_refs, *user_refs)
+            out.signal("kfd.permission_denied", reason, ref(number), *group_refs, *user_refs)
             return
         if "no such file" in lowered:
             if not wsl:
-                signals.add("kfd.missing", reason, ref(number))
+                out.signal("kfd.missing", reason, ref(number))
         elif reason:
-            signals.add("kfd.open_failed", reason, ref(number))
+            out.signal("kfd.open_failed", reason, ref(number))
     if group_refs:
         detail = None
         match = _NOT_MEMBER.search(group_refs[0].text or "")
         if match is not None:
             detail = f'not in the "{match.group(2)}" group'
-        signals.add("kfd.permission_denied", detail, *group_refs, *user_refs)
+        out.signal("kfd.permission_denied", detail, *group_refs, *user_refs)
 
 
 def _is_gpu(agent: _Agent) -> bool:

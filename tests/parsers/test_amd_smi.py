@@ -4,13 +4,13 @@ tests/fixtures/outputs/amd-smi/ (see SOURCES.md there)."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from parser_properties import assert_clean, fact, property_tests, read, signals_of
 
-from gpuscope.model import GpuKind, Layer, ParsedOutput, Signal, Vendor
+from gpuscope.model import GpuKind, Layer, ParsedOutput, Vendor
 from gpuscope.parsers import amd_smi
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -18,45 +18,31 @@ CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs" / "amd-smi"
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
 def _output(name: str) -> ParsedOutput:
-    return amd_smi.parse(_read(OUTPUTS / name), name)
-
-
-def _fact(parsed: ParsedOutput, key: str) -> object:
-    found = [f for f in (*parsed.stack_facts, *parsed.host_facts) if f.key == key]
-    assert len(found) <= 1, found
-    return found[0].value if found else "absent"
-
-
-def _signals(parsed: ParsedOutput, kind: str) -> list[Signal]:
-    return [s for s in parsed.signals if s.kind == kind]
+    return amd_smi.parse(read(OUTPUTS / name), name)
 
 
 REAL_TEXTS = [
-    _read(next(CORPUS.glob("031-*")) / "amd-smi-version.txt"),
-    *(_read(p) for p in sorted(OUTPUTS.glob("*.*")) if p.suffix in {".txt", ".json"}),
+    read(next(CORPUS.glob("031-*")) / "amd-smi-version.txt"),
+    *(read(p) for p in sorted(OUTPUTS.glob("*.*")) if p.suffix in {".txt", ".json"}),
 ]
 
 
 def test_031_version_line() -> None:
-    parsed = amd_smi.parse(_read(next(CORPUS.glob("031-*")) / "amd-smi-version.txt"),
+    parsed = amd_smi.parse(read(next(CORPUS.glob("031-*")) / "amd-smi-version.txt"),
                            "amd-smi-version.txt")
     assert parsed.format == "amd-smi-text" and parsed.sightings == ()
-    assert _fact(parsed, "rocm_version") == "6.3.3"
-    assert _fact(parsed, "amdsmi_library_version") == "25.1.0.0"
+    assert fact(parsed, "rocm_version") == "6.3.3"
+    assert fact(parsed, "amdsmi_library_version") == "25.1.0.0"
     assert [f.source for f in parsed.stack_facts] == ["amd-smi-version.txt:1"] * 2
 
 
 def test_version_with_in_tree_amdgpu_gives_the_kernel() -> None:
     parsed = _output("version-rocm72-strix-point.txt")
-    assert _fact(parsed, "amdsmi_library_version") == "26.2.1"
-    assert _fact(parsed, "rocm_version") == "7.2.0"
-    assert _fact(parsed, "kernel") == "6.17.0-1012-oem"
-    assert _fact(parsed, "amdgpu_driver_version") is None
+    assert fact(parsed, "amdsmi_library_version") == "26.2.1"
+    assert fact(parsed, "rocm_version") == "7.2.0"
+    assert fact(parsed, "kernel") == "6.17.0-1012-oem"
+    assert fact(parsed, "amdgpu_driver_version") is None
 
 
 def test_list_indented_by_a_blog() -> None:
@@ -97,7 +83,7 @@ def test_static_apu_text() -> None:
     assert facts.pcie_link is None  # MAX_PCIE_* are N/A on the APU
     assert facts.power_cap_w is None
     assert facts.vbios_version == "113-STRIXEMU-001"
-    assert _fact(parsed, "kernel") == "6.17.0-1012-oem"
+    assert fact(parsed, "kernel") == "6.17.0-1012-oem"
     assert sighting.field_sources["gfx_target"] == "static-rocm72-strix-point.txt:13"
 
 
@@ -115,14 +101,14 @@ def test_static_mi300a_docs_sample() -> None:
     assert (facts.power_cap_w, facts.power_cap_max_w) == (550.0, 550.0)
     assert facts.driver_version == "6.14.4"
     assert facts.kind is None  # SPX
-    assert _fact(parsed, "amdgpu_driver_version") == "6.14.4"
-    assert _signals(parsed, "gpu.partition_mode") == []
+    assert fact(parsed, "amdgpu_driver_version") == "6.14.4"
+    assert signals_of(parsed, "gpu.partition_mode") == []
 
 
 def test_default_table_of_amd_smi_26() -> None:
     parsed = _output("default-mi300a-docs.txt")
-    assert _fact(parsed, "rocm_version") == "7.2.0"
-    assert _fact(parsed, "amdgpu_driver_version") == "6.14.4"
+    assert fact(parsed, "rocm_version") == "7.2.0"
+    assert fact(parsed, "amdgpu_driver_version") == "6.14.4"
     assert [s.facts.pci_bus for s in parsed.sightings] == [
         "0000:01:00.0", "0001:01:00.0", "0002:01:00.0", "0003:01:00.0"]
     for index, sighting in enumerate(parsed.sightings):
@@ -146,7 +132,7 @@ def test_static_json_list_with_value_unit_objects() -> None:
     assert (facts.power_cap_w, facts.power_cap_max_w) == (100.0, 100.0)
     assert facts.gfx_target is None  # this release prints no target_graphics_version
     assert facts.vbios_version == "115-D534P00-100"
-    assert _fact(parsed, "kernel") == "7.0.0-3-pve"
+    assert fact(parsed, "kernel") == "7.0.0-3-pve"
     assert sighting.field_sources["pci_device_id"] == "static-json-rx6600-pve.json:9"
 
 
@@ -164,16 +150,16 @@ def test_json_of_newer_releases_and_several_documents() -> None:
     text = "WARNING: banner\n" + json.dumps(version) + "\n" + json.dumps(static, indent=2)
     parsed = amd_smi.parse(text, "paste.json")
     assert parsed.format == "amd-smi-json"
-    assert _fact(parsed, "amdsmi_library_version") == "26.2.0"
-    assert _fact(parsed, "rocm_version") == "7.0.2"
-    assert _fact(parsed, "amdgpu_driver_version") == "6.16.6"
+    assert fact(parsed, "amdsmi_library_version") == "26.2.0"
+    assert fact(parsed, "rocm_version") == "7.0.2"
+    assert fact(parsed, "amdgpu_driver_version") == "6.16.6"
     facts = parsed.sightings[0].facts
     assert (facts.gfx_target, facts.compute_units, facts.kind) == (
         "gfx942", 304, GpuKind.PARTITION)
     assert facts.vram_total_bytes == 192 * 1024**3
     assert facts.power_cap_w == 750.0
-    assert [s.detail for s in _signals(parsed, "gpu.partition_mode")] == ["CPX"]
-    assert [s.detail for s in _signals(parsed, "gpu.virtual_function")] == ["0000:03:00.0"]
+    assert [s.detail for s in signals_of(parsed, "gpu.partition_mode")] == ["CPX"]
+    assert [s.detail for s in signals_of(parsed, "gpu.virtual_function")] == ["0000:03:00.0"]
 
 
 def test_errors_and_platform() -> None:
@@ -182,9 +168,9 @@ def test_errors_and_platform() -> None:
             "amdsmi.amdsmi_exception.AmdSmiLibraryException: Error code:\n"
             "\t34 | AMDSMI_STATUS_DRIVER_NOT_LOADED - Driver not loaded\n")
     parsed = amd_smi.parse(text, "err.txt")
-    assert _fact(parsed, "rocm_version") == "6.2.2"
-    assert _fact(parsed, "virtual_machine") is True
-    assert _signals(parsed, "amdsmi.driver_not_loaded")[0].evidence[0].line == 3
+    assert fact(parsed, "rocm_version") == "6.2.2"
+    assert fact(parsed, "virtual_machine") is True
+    assert signals_of(parsed, "amdsmi.driver_not_loaded")[0].evidence[0].line == 3
 
 
 def test_title_case_keys_of_older_releases() -> None:
@@ -196,47 +182,28 @@ def test_title_case_keys_of_older_releases() -> None:
 
 
 def test_sniff_keeps_formats_apart() -> None:
-    assert amd_smi.sniff(_read(OUTPUTS / "static-json-rx6600-pve.json")) == (
+    assert amd_smi.sniff(read(OUTPUTS / "static-json-rx6600-pve.json")) == (
         "amd-smi-json", 0.92)
-    assert amd_smi.sniff(_read(OUTPUTS / "list-rocm72-strix-point.txt")) is not None
+    assert amd_smi.sniff(read(OUTPUTS / "list-rocm72-strix-point.txt")) is not None
     for other in ("001-*/rocm-smi.json", "013-*/rocminfo.txt", "024-*/clinfo.txt",
                   "031-*/rocm-smi-tpx.txt", "016-*/nvidia-smi.txt", "004-*/nvidia-smi-q.xml"):
-        assert amd_smi.sniff(_read(next(CORPUS.glob(other)))) is None, other
+        assert amd_smi.sniff(read(next(CORPUS.glob(other)))) is None, other
 
 
 # ----------------------------------------------------------------------------- properties
 
 
 def _assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
+    assert_clean(parsed)
     for sighting in parsed.sightings:
         assert sighting.layer is Layer.AMDSMI and sighting.facts.smi_index is not None
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
-    amd_smi.sniff(text)
-    _assert_clean(amd_smi.parse(text, "random"))
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.floats(min_value=0, max_value=1))
-def test_truncated_real_outputs_never_raise(text: str, fraction: float) -> None:
-    cut = text[: int(len(text) * fraction)]
-    amd_smi.sniff(cut)
-    _assert_clean(amd_smi.parse(cut, "cut"))
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.randoms(use_true_random=False))
-def test_shuffled_real_outputs_never_raise(text: str, rng: random.Random) -> None:
-    lines = text.splitlines()
-    rng.shuffle(lines)
-    shuffled = "\n".join(lines)
-    amd_smi.sniff(shuffled)
-    _assert_clean(amd_smi.parse(shuffled, "shuffled"))
+(
+    test_random_text_never_raises,
+    test_truncated_real_outputs_never_raise,
+    test_shuffled_real_outputs_never_raise,
+) = property_tests(amd_smi.sniff, amd_smi.parse, REAL_TEXTS, _assert_clean)
 
 
 _JSON_LEAF = st.one_of(st.text(max_size=20), st.integers(), st.floats(allow_nan=False),

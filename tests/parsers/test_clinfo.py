@@ -3,13 +3,11 @@ SOURCES.md there)."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from parser_properties import assert_clean, property_tests, read, signals_of
 
-from gpuscope.model import GpuKind, Layer, ParsedOutput, Signal, Vendor
+from gpuscope.model import GpuKind, Layer, ParsedOutput, Vendor
 from gpuscope.parsers import clinfo
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -17,35 +15,27 @@ CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs" / "clinfo"
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
 def _output(name: str) -> ParsedOutput:
-    return clinfo.parse(_read(OUTPUTS / name), name)
-
-
-def _signals(parsed: ParsedOutput, kind: str) -> list[Signal]:
-    return [s for s in parsed.signals if s.kind == kind]
+    return clinfo.parse(read(OUTPUTS / name), name)
 
 
 def _details(parsed: ParsedOutput, kind: str) -> list[str | None]:
-    return [s.detail for s in _signals(parsed, kind)]
+    return [s.detail for s in signals_of(parsed, kind)]
 
 
 REAL_TEXTS = [
-    _read(next(CORPUS.glob("024-*")) / "clinfo.txt"),
-    *(_read(p) for p in sorted(OUTPUTS.glob("*.txt"))),
+    read(next(CORPUS.glob("024-*")) / "clinfo.txt"),
+    *(read(p) for p in sorted(OUTPUTS.glob("*.txt"))),
 ]
 
 
 def test_024_platform_without_devices() -> None:
-    parsed = clinfo.parse(_read(next(CORPUS.glob("024-*")) / "clinfo.txt"), "clinfo.txt")
+    parsed = clinfo.parse(read(next(CORPUS.glob("024-*")) / "clinfo.txt"), "clinfo.txt")
     assert parsed.format == "clinfo" and parsed.sightings == ()
-    present = _signals(parsed, "opencl.platform_present")
+    present = signals_of(parsed, "opencl.platform_present")
     assert [s.detail for s in present] == ["AMD Accelerated Parallel Processing"]
     assert present[0].evidence[0].line == 4
-    empty = _signals(parsed, "opencl.no_devices")
+    empty = signals_of(parsed, "opencl.no_devices")
     assert [s.detail for s in empty] == ["AMD Accelerated Parallel Processing"]
     assert empty[0].evidence[0].line == 10
 
@@ -67,7 +57,7 @@ def test_amd_clinfo_layout_of_rocm19() -> None:
     assert sighting.field_sources["pci_bus"] == "rocm19-gfx900-amd-clinfo.txt:14"
     assert _details(parsed, "opencl.platform_present") == [
         "AMD Accelerated Parallel Processing"]
-    assert _signals(parsed, "opencl.no_devices") == []
+    assert signals_of(parsed, "opencl.no_devices") == []
 
 
 def test_ocl_icd_clinfo_interleaved_with_dmesg() -> None:
@@ -87,7 +77,7 @@ def test_list_output() -> None:
     assert [(s.facts.gfx_target, s.facts.vendor) for s in parsed.sightings] == [
         ("gfx701", Vendor.AMD)]
     assert "clinfo -l" in parsed.sightings[0].missing_reasons["pci_bus"]
-    assert _signals(parsed, "opencl.no_devices") == []
+    assert signals_of(parsed, "opencl.no_devices") == []
 
 
 def test_list_with_an_empty_amd_platform_intel_and_nvidia() -> None:
@@ -184,40 +174,21 @@ def test_no_platforms() -> None:
 
 
 def test_sniff_keeps_formats_apart() -> None:
-    assert clinfo.sniff(_read(next(CORPUS.glob("024-*")) / "clinfo.txt")) == ("clinfo", 0.95)
+    assert clinfo.sniff(read(next(CORPUS.glob("024-*")) / "clinfo.txt")) == ("clinfo", 0.95)
     for other in ("001-*/rocm-smi.json", "013-*/rocminfo.txt", "024-*/rocminfo.txt",
                   "031-*/amd-smi-version.txt", "016-*/nvidia-smi.txt"):
-        assert clinfo.sniff(_read(next(CORPUS.glob(other)))) is None, other
+        assert clinfo.sniff(read(next(CORPUS.glob(other)))) is None, other
 
 
 def _assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
+    assert_clean(parsed)
     for sighting in parsed.sightings:
         assert sighting.layer is Layer.OPENCL
         assert sighting.facts.vendor in (Vendor.AMD, Vendor.NVIDIA)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
-    clinfo.sniff(text)
-    _assert_clean(clinfo.parse(text, "random"))
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.floats(min_value=0, max_value=1))
-def test_truncated_real_outputs_never_raise(text: str, fraction: float) -> None:
-    cut = text[: int(len(text) * fraction)]
-    clinfo.sniff(cut)
-    _assert_clean(clinfo.parse(cut, "cut"))
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.randoms(use_true_random=False))
-def test_shuffled_real_outputs_never_raise(text: str, rng: random.Random) -> None:
-    lines = text.splitlines()
-    rng.shuffle(lines)
-    shuffled = "\n".join(lines)
-    clinfo.sniff(shuffled)
-    _assert_clean(clinfo.parse(shuffled, "shuffled"))
+(
+    test_random_text_never_raises,
+    test_truncated_real_outputs_never_raise,
+    test_shuffled_real_outputs_never_raise,
+) = property_tests(clinfo.sniff, clinfo.parse, REAL_TEXTS, _assert_clean)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from parser_properties import assert_clean, property_tests, read
 
 from gpuscope.inventory import join_gpus
 from gpuscope.model import Framework, Layer, ParsedOutput, Vendor
@@ -17,10 +18,6 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs" / "collect_env"
 CASE_015 = CORPUS / "015-windows-rx7900xtx-therock-collect-env"
-
-
-def read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
 
 
 def load(path: Path) -> ParsedOutput:
@@ -212,31 +209,14 @@ REAL_TEXTS = [read(p) for p in sorted(OUTPUTS.glob("*.txt"))] + [
     read(CORPUS / "029-windows-cpu-only-torch-collect-env" / "collect_env.txt")]
 
 
-def assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
+(
+    test_random_text_never_raises,
+    test_truncated_real_output_never_raises,
+    test_shuffled_real_output_never_raises,
+) = property_tests(sniff, parse, REAL_TEXTS)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
-    sniff(text)
-    assert_clean(parse(text, "random"))
+def test_random_text_after_pytorch_version_never_raises(text: str) -> None:
     assert_clean(parse("PyTorch version: " + text, "random"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.sampled_from(REAL_TEXTS).flatmap(
-    lambda t: st.tuples(st.just(t), st.integers(0, len(t)))))
-def test_truncated_real_output_never_raises(case: tuple[str, int]) -> None:
-    text, cut = case
-    sniff(text[:cut])
-    assert_clean(parse(text[:cut], "cut"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_shuffled_real_output_never_raises(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(REAL_TEXTS))
-    lines = data.draw(st.permutations(text.split("\n")))
-    assert_clean(parse("\n".join(lines), "shuffled"))

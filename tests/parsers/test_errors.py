@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from parser_properties import property_tests, read
 
-from gpuscope.model import ParsedOutput, Signal
+from gpuscope.model import Signal
 from gpuscope.parsers.errors import parse_error_text, scan_signals
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs" / "error-text"
-
-
-def read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
 
 
 def kinds(signals: tuple[Signal, ...]) -> set[str]:
@@ -151,28 +146,13 @@ REAL = [read(p) for p in sorted(OUTPUTS.glob("*.txt"))] + [
 ]
 
 
-def assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
+def _scan(text: str) -> None:
+    """The error scan runs on every input, whatever its format: it stands in for `sniff`."""
     scan_signals(text, "random")
-    assert_clean(parse_error_text(text, "random"))
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.sampled_from(REAL).flatmap(lambda t: st.tuples(st.just(t), st.integers(0, len(t)))))
-def test_truncated_real_text_never_raises(case: tuple[str, int]) -> None:
-    text, cut = case
-    assert_clean(parse_error_text(text[:cut], "cut"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_shuffled_real_text_never_raises(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(REAL))
-    lines = data.draw(st.permutations(text.split("\n")))
-    assert_clean(parse_error_text("\n".join(lines), "shuffled"))
+(
+    test_random_text_never_raises,
+    test_truncated_real_text_never_raises,
+    test_shuffled_real_text_never_raises,
+) = property_tests(_scan, parse_error_text, REAL)

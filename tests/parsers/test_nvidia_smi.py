@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from parser_properties import property_tests, read
 
 from gpuscope.model import GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers import nvidia_smi
@@ -17,10 +16,6 @@ CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs"
 CASE_019 = CORPUS / "019-nvidia-smi-table-layout-variants-440-460-470"
 MIB = 1024**2
-
-
-def read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
 
 
 def load(path: Path) -> ParsedOutput:
@@ -300,32 +295,8 @@ REAL_TEXTS = [read(p) for p in REAL] + [
     read(CASE_019 / "nvidia-smi-440.txt"), read(CASE_019 / "nvidia-smi-470.txt")]
 
 
-def assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
-    sniff(text)
-    assert_clean(parse(text, "random"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.sampled_from(REAL_TEXTS).flatmap(
-    lambda t: st.tuples(st.just(t), st.integers(0, len(t)))))
-def test_truncated_real_output_never_raises(case: tuple[str, int]) -> None:
-    text, cut = case
-    sniff(text[:cut])
-    assert_clean(parse(text[:cut], "cut"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_shuffled_real_output_never_raises(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(REAL_TEXTS))
-    lines = data.draw(st.permutations(text.split("\n")))
-    shuffled = "\n".join(lines)
-    sniff(shuffled)
-    assert_clean(parse(shuffled, "shuffled"))
+(
+    test_random_text_never_raises,
+    test_truncated_real_output_never_raises,
+    test_shuffled_real_output_never_raises,
+) = property_tests(sniff, parse, REAL_TEXTS)

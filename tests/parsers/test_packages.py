@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from parser_properties import property_tests, read
 
 from gpuscope.model import ParsedOutput
 from gpuscope.parsers.packages import FORMATS, parse, sniff
@@ -14,10 +13,6 @@ from gpuscope.parsers.packages import FORMATS, parse, sniff
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs"
-
-
-def read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
 
 
 def load(path: Path) -> ParsedOutput:
@@ -140,30 +135,8 @@ REAL_TEXTS = [read(p) for d in ("dkms-status", "dpkg-list", "nvcc-version")
     read(CORPUS / "035-rx6700xt-gfx1031-invalid-device-function" / "dkms-status.txt")]
 
 
-def assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
-    sniff(text)
-    assert_clean(parse(text, "random"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.sampled_from(REAL_TEXTS).flatmap(
-    lambda t: st.tuples(st.just(t), st.integers(0, len(t)))))
-def test_truncated_real_output_never_raises(case: tuple[str, int]) -> None:
-    text, cut = case
-    sniff(text[:cut])
-    assert_clean(parse(text[:cut], "cut"))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_shuffled_real_output_never_raises(data: st.DataObject) -> None:
-    text = data.draw(st.sampled_from(REAL_TEXTS))
-    lines = data.draw(st.permutations(text.split("\n")))
-    assert_clean(parse("\n".join(lines), "shuffled"))
+(
+    test_random_text_never_raises,
+    test_truncated_real_output_never_raises,
+    test_shuffled_real_output_never_raises,
+) = property_tests(sniff, parse, REAL_TEXTS)

@@ -4,14 +4,14 @@ tests/fixtures/outputs/rocm-smi/ (see SOURCES.md there)."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from parser_properties import assert_clean, fact, property_tests, read, signals_of
 
-from gpuscope.model import GpuKind, Layer, ParsedOutput, Signal, Vendor
+from gpuscope.model import GpuKind, Layer, ParsedOutput, Vendor
 from gpuscope.parsers import rocm_smi
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -19,32 +19,18 @@ CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs" / "rocm-smi"
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
 def _corpus(case: str, name: str) -> ParsedOutput:
     folder = next(CORPUS.glob(f"{case}-*"))
-    return rocm_smi.parse(_read(folder / name), name)
+    return rocm_smi.parse(read(folder / name), name)
 
 
 def _output(name: str) -> ParsedOutput:
-    return rocm_smi.parse(_read(OUTPUTS / name), name)
-
-
-def _fact(parsed: ParsedOutput, key: str) -> object:
-    found = [f for f in (*parsed.stack_facts, *parsed.host_facts) if f.key == key]
-    assert len(found) <= 1, found
-    return found[0].value if found else "absent"
-
-
-def _signals(parsed: ParsedOutput, kind: str) -> list[Signal]:
-    return [s for s in parsed.signals if s.kind == kind]
+    return rocm_smi.parse(read(OUTPUTS / name), name)
 
 
 REAL_TEXTS = [
-    *(_read(p) for p in sorted(CORPUS.glob("*/rocm-smi*"))),
-    *(_read(p) for p in sorted(OUTPUTS.glob("*.*")) if p.suffix in {".txt", ".json"}),
+    *(read(p) for p in sorted(CORPUS.glob("*/rocm-smi*"))),
+    *(read(p) for p in sorted(OUTPUTS.glob("*.*")) if p.suffix in {".txt", ".json"}),
 ]
 
 
@@ -76,9 +62,9 @@ def test_001_mi100_json_four_cards() -> None:
 
 def test_001_driver_version_and_no_kfd_facts() -> None:
     parsed = _corpus("001", "rocm-smi.json")
-    assert _fact(parsed, "amdgpu_driver_version") == "6.3.6"
-    assert _fact(parsed, "amdgpu_loaded") is True
-    assert _fact(parsed, "kfd_loaded") == "absent"  # rocm-smi proves nothing about KFD
+    assert fact(parsed, "amdgpu_driver_version") == "6.3.6"
+    assert fact(parsed, "amdgpu_loaded") is True
+    assert fact(parsed, "kfd_loaded") == "absent"  # rocm-smi proves nothing about KFD
     assert [f.source for f in parsed.stack_facts if f.key == "amdgpu_driver_version"] == [
         "rocm-smi.json:291"]
 
@@ -86,9 +72,9 @@ def test_001_driver_version_and_no_kfd_facts() -> None:
 def test_024_no_drm_devices() -> None:
     parsed = _corpus("024", "rocm-smi.txt")
     assert parsed.sightings == ()
-    signal = _signals(parsed, "amdgpu.no_drm_devices")
+    signal = signals_of(parsed, "amdgpu.no_drm_devices")
     assert len(signal) == 1 and [e.line for e in signal[0].evidence] == [1, 2]
-    assert _fact(parsed, "amdgpu_loaded") == "absent"
+    assert fact(parsed, "amdgpu_loaded") == "absent"
 
 
 def test_031_tpx_table_three_partitions() -> None:
@@ -103,7 +89,7 @@ def test_031_tpx_table_three_partitions() -> None:
         assert facts.kfd_node == index + 1
         assert facts.power_cap_w == 550.0
     assert [s.facts.kfd_gpu_id for s in parsed.sightings] == [39408, 8689, 43505]
-    modes = _signals(parsed, "gpu.partition_mode")
+    modes = signals_of(parsed, "gpu.partition_mode")
     assert [s.detail for s in modes] == ["TPX"]
     assert [e.line for e in modes[0].evidence] == [8, 9, 10]
 
@@ -119,7 +105,7 @@ def test_031_meminfo_vram_per_partition() -> None:
 def test_031_spx_is_no_partition() -> None:
     table = _corpus("031", "rocm-smi-spx.txt")
     assert len(table.sightings) == 1 and table.sightings[0].facts.kind is None
-    assert _signals(table, "gpu.partition_mode") == []
+    assert signals_of(table, "gpu.partition_mode") == []
     ids = _corpus("031", "rocm-smi-i-spx.txt")
     facts = ids.sightings[0].facts
     assert (facts.name, facts.pci_device_id, facts.pci_subsystem_device_id, facts.kfd_gpu_id
@@ -133,7 +119,7 @@ def test_035_rocm5_concise_table() -> None:
     facts = parsed.sightings[0].facts
     assert facts.smi_index == 0 and facts.power_cap_w == 186.0
     assert facts.pci_bus is None and facts.name is None
-    assert _fact(parsed, "amdgpu_loaded") is True
+    assert fact(parsed, "amdgpu_loaded") is True
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -157,13 +143,13 @@ def test_rocm430_json_hex_card_series_is_no_name() -> None:
     assert sighting.facts.pci_device_id == "0x73df"  # "GPU ID"
     assert sighting.facts.name is None and "0x1002" in sighting.missing_reasons["name"]
     assert sighting.facts.board_name is None
-    assert _fact(parsed, "amdgpu_driver_version") == "6.3.6"
+    assert fact(parsed, "amdgpu_driver_version") == "6.3.6"
 
 
 def test_in_tree_driver_version_is_the_kernel() -> None:
     parsed = _output("rx6600-pve-showallinfo.json")
-    assert _fact(parsed, "kernel") == "7.0.0-3-pve"
-    assert _fact(parsed, "amdgpu_driver_version") is None
+    assert fact(parsed, "kernel") == "7.0.0-3-pve"
+    assert fact(parsed, "amdgpu_driver_version") is None
     facts = parsed.sightings[0].facts
     assert facts.gfx_target == "gfx1032" and facts.pci_bus == "0000:0b:00.0"
 
@@ -191,7 +177,7 @@ def test_rocm6_model_revision_layout_with_name_line() -> None:
 def test_showall_sections_merge_per_gpu() -> None:
     parsed = _output("mi300x-x4-rocm6-showall-head.txt")
     assert len(parsed.sightings) == 4
-    assert _fact(parsed, "amdgpu_driver_version") == "6.7.0"
+    assert fact(parsed, "amdgpu_driver_version") == "6.7.0"
     third = parsed.sightings[2].facts
     assert (third.pci_device_id, third.uuid, third.vbios_version, third.power_cap_w) == (
         "0x74a1", "0xe8986800e182538a", "113-MI3SRIOV-001", 750.0)
@@ -211,7 +197,7 @@ def test_rocm62_amd_smi_compat_table_with_decimal_did() -> None:
     facts = parsed.sightings[0].facts
     assert (facts.pci_device_id, facts.kfd_gpu_id, facts.kind) == (
         "0x74a0", 63046, GpuKind.PARTITION)
-    assert [s.detail for s in _signals(parsed, "gpu.partition_mode")] == ["CPX"]
+    assert [s.detail for s in signals_of(parsed, "gpu.partition_mode")] == ["CPX"]
 
 
 def test_showcomputepartition_and_showproductname_sections() -> None:
@@ -233,7 +219,7 @@ def test_showcomputepartition_and_showproductname_sections() -> None:
         GpuKind.PARTITION, "gfx942", "0000:0c:00.0")
     assert first.field_sources["kind"] == "sections.txt:5"
     assert second.facts.kind is GpuKind.PARTITION and second.facts.pci_bus is None
-    assert [s.detail for s in _signals(parsed, "gpu.partition_mode")] == ["DPX"]
+    assert [s.detail for s in signals_of(parsed, "gpu.partition_mode")] == ["DPX"]
 
 
 @pytest.mark.parametrize(("value", "target"), [
@@ -265,7 +251,7 @@ def test_cut_json_is_read_pair_by_pair() -> None:
 
 
 def test_single_line_json_as_rocm_smi_prints_it() -> None:
-    text = _read(next(CORPUS.glob("001-*")) / "rocm-smi.json")
+    text = read(next(CORPUS.glob("001-*")) / "rocm-smi.json")
     one_line = json.dumps(json.loads(text))
     parsed = rocm_smi.parse(one_line, "one.json")
     assert [s.facts.pci_bus for s in parsed.sightings][-1] == "0000:e3:00.0"
@@ -273,48 +259,29 @@ def test_single_line_json_as_rocm_smi_prints_it() -> None:
 
 
 def test_sniff_keeps_formats_apart() -> None:
-    assert rocm_smi.sniff(_read(next(CORPUS.glob("001-*")) / "rocm-smi.json")) == (
+    assert rocm_smi.sniff(read(next(CORPUS.glob("001-*")) / "rocm-smi.json")) == (
         "rocm-smi-json", 0.93)
-    assert rocm_smi.sniff(_read(next(CORPUS.glob("035-*")) / "rocm-smi.txt")) == (
+    assert rocm_smi.sniff(read(next(CORPUS.glob("035-*")) / "rocm-smi.txt")) == (
         "rocm-smi-text", 0.95)
     for other in ("013-*/rocminfo.txt", "024-*/clinfo.txt", "031-*/amd-smi-version.txt",
                   "016-*/nvidia-smi.txt", "004-*/nvidia-smi-q.xml"):
-        assert rocm_smi.sniff(_read(next(CORPUS.glob(other)))) is None, other
+        assert rocm_smi.sniff(read(next(CORPUS.glob(other)))) is None, other
 
 
 # ----------------------------------------------------------------------------- properties
 
 
 def _assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
+    assert_clean(parsed)
     for sighting in parsed.sightings:
         assert sighting.layer is Layer.ROCM_SMI and sighting.facts.smi_index is not None
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
-    rocm_smi.sniff(text)
-    _assert_clean(rocm_smi.parse(text, "random"))
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.floats(min_value=0, max_value=1))
-def test_truncated_real_outputs_never_raise(text: str, fraction: float) -> None:
-    cut = text[: int(len(text) * fraction)]
-    rocm_smi.sniff(cut)
-    _assert_clean(rocm_smi.parse(cut, "cut"))
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.randoms(use_true_random=False))
-def test_shuffled_real_outputs_never_raise(text: str, rng: random.Random) -> None:
-    lines = text.splitlines()
-    rng.shuffle(lines)
-    shuffled = "\n".join(lines)
-    rocm_smi.sniff(shuffled)
-    _assert_clean(rocm_smi.parse(shuffled, "shuffled"))
+(
+    test_random_text_never_raises,
+    test_truncated_real_outputs_never_raise,
+    test_shuffled_real_outputs_never_raise,
+) = property_tests(rocm_smi.sniff, rocm_smi.parse, REAL_TEXTS, _assert_clean)
 
 
 @settings(max_examples=150, deadline=None)

@@ -3,13 +3,11 @@ tests/fixtures/outputs/rocminfo/ (see SOURCES.md there)."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from parser_properties import assert_clean, fact, property_tests, read, signals_of
 
-from gpuscope.model import GpuKind, Layer, ParsedOutput, Signal, Vendor
+from gpuscope.model import GpuKind, Layer, ParsedOutput, Vendor
 from gpuscope.parsers import rocminfo
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -17,27 +15,13 @@ CORPUS = FIXTURES / "corpus"
 OUTPUTS = FIXTURES / "outputs" / "rocminfo"
 
 
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
 def _corpus(case: str, name: str = "rocminfo.txt") -> ParsedOutput:
     folder = next(CORPUS.glob(f"{case}-*"))
-    return rocminfo.parse(_read(folder / name), name)
+    return rocminfo.parse(read(folder / name), name)
 
 
 def _output(name: str) -> ParsedOutput:
-    return rocminfo.parse(_read(OUTPUTS / name), name)
-
-
-def _fact(parsed: ParsedOutput, key: str) -> object:
-    found = [f for f in (*parsed.stack_facts, *parsed.host_facts) if f.key == key]
-    assert len(found) <= 1, found
-    return found[0].value if found else "absent"
-
-
-def _signals(parsed: ParsedOutput, kind: str) -> list[Signal]:
-    return [s for s in parsed.signals if s.kind == kind]
+    return rocminfo.parse(read(OUTPUTS / name), name)
 
 
 def _kinds(parsed: ParsedOutput) -> set[str]:
@@ -45,8 +29,8 @@ def _kinds(parsed: ParsedOutput) -> set[str]:
 
 
 REAL_TEXTS = [
-    *(_read(p) for p in sorted(CORPUS.glob("*/rocminfo*.txt"))),
-    *(_read(p) for p in sorted(OUTPUTS.glob("*.txt"))),
+    *(read(p) for p in sorted(CORPUS.glob("*/rocminfo*.txt"))),
+    *(read(p) for p in sorted(OUTPUTS.glob("*.txt"))),
 ]
 
 
@@ -75,19 +59,19 @@ def test_005_wsl_one_gpu_agent_with_its_facts() -> None:
 
 def test_005_wsl_banner_is_the_platform_and_says_nothing_about_kfd() -> None:
     parsed = _corpus("005")
-    assert _fact(parsed, "os") == "wsl"
-    assert _fact(parsed, "hsa_runtime_version") == "1.1"
-    assert _fact(parsed, "kfd_loaded") == "absent"
-    assert _fact(parsed, "cpu_model") == "Intel(R) Core(TM) i9-9900K CPU @ 3.60GHz"
+    assert fact(parsed, "os") == "wsl"
+    assert fact(parsed, "hsa_runtime_version") == "1.1"
+    assert fact(parsed, "kfd_loaded") == "absent"
+    assert fact(parsed, "cpu_model") == "Intel(R) Core(TM) i9-9900K CPU @ 3.60GHz"
     assert _kinds(parsed) == {"platform.wsl"}
-    assert _signals(parsed, "platform.wsl")[0].evidence[0].line == 1
+    assert signals_of(parsed, "platform.wsl")[0].evidence[0].line == 1
 
 
 def test_007_permission_denied_with_the_render_group_line() -> None:
     parsed = _corpus("007")
     assert parsed.sightings == ()
-    assert _fact(parsed, "kfd_loaded") is True
-    denied = _signals(parsed, "kfd.permission_denied")
+    assert fact(parsed, "kfd_loaded") is True
+    denied = signals_of(parsed, "kfd.permission_denied")
     assert len(denied) == 1
     assert [e.line for e in denied[0].evidence] == [2, 3]
     assert "render" in (denied[0].evidence[1].text or "")
@@ -97,8 +81,8 @@ def test_007_permission_denied_with_the_render_group_line() -> None:
 def test_007_sudo_segfault_is_no_gpu_list() -> None:
     parsed = _corpus("007", "rocminfo-sudo.txt")
     assert parsed.sightings == ()
-    assert _fact(parsed, "kfd_loaded") is True
-    crashed = _signals(parsed, "rocminfo.crashed")
+    assert fact(parsed, "kfd_loaded") is True
+    crashed = signals_of(parsed, "rocminfo.crashed")
     assert crashed and crashed[0].evidence[0].line == 2
 
 
@@ -114,8 +98,8 @@ def test_010_apu_gfx1103_bdfid_and_carve_out() -> None:
     assert facts.name == "AMD Radeon Graphics"
     assert facts.kind is None  # no "Memory Properties: APU" in ROCm 5.7: the inventory decides
     assert facts.uuid is None and "GPU-XX" in parsed.sightings[0].missing_reasons["uuid"]
-    assert _fact(parsed, "kfd_loaded") is True
-    assert _fact(parsed, "hsa_runtime_version") == "1.1"
+    assert fact(parsed, "kfd_loaded") is True
+    assert fact(parsed, "hsa_runtime_version") == "1.1"
 
 
 def test_013_dgpu_and_igpu_named_after_the_cpu() -> None:
@@ -130,21 +114,21 @@ def test_013_dgpu_and_igpu_named_after_the_cpu() -> None:
     assert igpu.name == "AMD Ryzen 7 7800X3D 8-Core Processor"  # kept as the agent says
     assert igpu.kind is GpuKind.INTEGRATED  # "Memory Properties: APU"
     assert igpu.pci_device_id == "0x164e" and igpu.pci_bus == "0000:13:00.0"
-    assert _fact(parsed, "hsa_runtime_version") == "1.18"
-    assert _fact(parsed, "kfd_loaded") is True
-    assert _fact(parsed, "amdgpu_driver_version") == "absent"  # in-tree: no version
+    assert fact(parsed, "hsa_runtime_version") == "1.18"
+    assert fact(parsed, "kfd_loaded") is True
+    assert fact(parsed, "amdgpu_driver_version") == "absent"  # in-tree: no version
 
 
 def test_024_rock_not_loaded_no_kfd_and_hsa_error() -> None:
     parsed = _corpus("024")
     assert parsed.sightings == ()
-    assert _fact(parsed, "kfd_loaded") is False
-    assert _signals(parsed, "kfd.not_loaded")[0].evidence[0].line == 1
-    hsa = _signals(parsed, "hsa.error")
+    assert fact(parsed, "kfd_loaded") is False
+    assert signals_of(parsed, "kfd.not_loaded")[0].evidence[0].line == 1
+    hsa = signals_of(parsed, "hsa.error")
     assert [s.detail for s in hsa] == ["HSA_STATUS_ERROR_OUT_OF_RESOURCES"]
     assert [e.line for e in hsa[0].evidence] == [4, 5]
     assert "kfd.permission_denied" not in _kinds(parsed)  # "is member of video group"
-    assert _signals(parsed, "kfd.missing")[0].detail == "No such file or directory"
+    assert signals_of(parsed, "kfd.missing")[0].detail == "No such file or directory"
 
 
 def test_035_two_cpu_agents_one_gpu() -> None:
@@ -156,7 +140,7 @@ def test_035_two_cpu_agents_one_gpu() -> None:
     assert facts.pci_bus == "0000:83:00.0"  # BDFID 33536
     assert facts.vram_total_bytes == 12566528 * 1024
     assert facts.kfd_node == 2
-    assert _fact(parsed, "cpu_model") == "AMD EPYC 7453 28-Core Processor"
+    assert fact(parsed, "cpu_model") == "AMD EPYC 7453 28-Core Processor"
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -175,15 +159,15 @@ def test_rocm19_layout_without_marketing_name_or_hex() -> None:
     assert facts.compute_units == 32
     assert facts.max_graphics_clock_mhz == 1281  # "Max Clock Frequency (MHz):1281"
     assert facts.name is None and "Marketing Name" in sighting.missing_reasons["name"]
-    assert _fact(parsed, "kfd_loaded") == "absent"  # ROCm 1.x prints no ROCk line
-    assert _fact(parsed, "hsa_runtime_version") == "1.1"
+    assert fact(parsed, "kfd_loaded") == "absent"  # ROCm 1.x prints no ROCk line
+    assert fact(parsed, "hsa_runtime_version") == "1.1"
 
 
 def test_rock_module_version_is_the_dkms_driver_and_apu_kind() -> None:
     parsed = _output("rocm711-gfx1151-strix-halo-issue5817.txt")
-    assert _fact(parsed, "amdgpu_driver_version") == "6.16.6"
-    assert _fact(parsed, "kfd_loaded") is True
-    assert _fact(parsed, "hsa_runtime_version") == "1.18"
+    assert fact(parsed, "amdgpu_driver_version") == "6.16.6"
+    assert fact(parsed, "kfd_loaded") is True
+    assert fact(parsed, "hsa_runtime_version") == "1.18"
     assert len(parsed.sightings) == 1
     facts = parsed.sightings[0].facts
     assert facts.gfx_target == "gfx1151"
@@ -195,17 +179,17 @@ def test_rock_module_version_is_the_dkms_driver_and_apu_kind() -> None:
 def test_container_without_dev_kfd() -> None:
     parsed = _output("docker-no-kfd-issue4358.txt")
     assert parsed.sightings == ()
-    assert _fact(parsed, "amdgpu_driver_version") == "6.10.5"
-    assert _signals(parsed, "kfd.missing")[0].evidence[0].line == 3
+    assert fact(parsed, "amdgpu_driver_version") == "6.10.5"
+    assert signals_of(parsed, "kfd.missing")[0].evidence[0].line == 3
     # "Failed to get user name ..." alone is no permission problem
     assert "kfd.permission_denied" not in _kinds(parsed)
-    assert [s.detail for s in _signals(parsed, "rocm.path_version")] == ["5.7.2"]
+    assert [s.detail for s in signals_of(parsed, "rocm.path_version")] == ["5.7.2"]
 
 
 def test_quoted_first_line_and_old_wsl_without_banner() -> None:
     parsed = _output("wsl2-rx580-rock-not-loaded-issue1361.txt")
-    assert _fact(parsed, "kfd_loaded") is False
-    assert _fact(parsed, "os") == "absent"
+    assert fact(parsed, "kfd_loaded") is False
+    assert fact(parsed, "os") == "absent"
     assert {"kfd.not_loaded", "hsa.error", "kfd.missing"} <= _kinds(parsed)
 
 
@@ -213,19 +197,19 @@ def test_other_open_errors_and_group_lines() -> None:
     text = ("ROCk module is loaded\n\nUnable to open /dev/kfd read-write: Invalid argument\n"
             "Failed to get user name to check for video group membership\n")
     parsed = rocminfo.parse(text, "paste")
-    assert [s.detail for s in _signals(parsed, "kfd.open_failed")] == ["Invalid argument"]
+    assert [s.detail for s in signals_of(parsed, "kfd.open_failed")] == ["Invalid argument"]
     text = ('ROCk module is loaded\nbob is not member of "render" group, the default DRM '
             "access group.\n")
-    denied = _signals(rocminfo.parse(text, "paste"), "kfd.permission_denied")
+    denied = signals_of(rocminfo.parse(text, "paste"), "kfd.permission_denied")
     assert denied and denied[0].detail == 'not in the "render" group'
 
 
 def test_markdown_quoted_paste() -> None:
-    text = _read(next(CORPUS.glob("035-*")) / "rocminfo.txt")
+    text = read(next(CORPUS.glob("035-*")) / "rocminfo.txt")
     quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
     parsed = rocminfo.parse(quoted, "quoted.md")
     assert [s.facts.pci_bus for s in parsed.sightings] == ["0000:83:00.0"]
-    assert _fact(parsed, "kfd_loaded") is True
+    assert fact(parsed, "kfd_loaded") is True
 
 
 def test_shared_bdfid_is_not_a_bus_address() -> None:
@@ -251,45 +235,26 @@ def test_feature_suffix_and_generic_isa_names() -> None:
 
 
 def test_sniff_recognises_rocminfo_and_nothing_else() -> None:
-    assert rocminfo.sniff(_read(next(CORPUS.glob("013-*")) / "rocminfo.txt")) == (
+    assert rocminfo.sniff(read(next(CORPUS.glob("013-*")) / "rocminfo.txt")) == (
         "rocminfo", 0.97)
-    assert rocminfo.sniff(_read(next(CORPUS.glob("024-*")) / "rocminfo.txt")) is not None
+    assert rocminfo.sniff(read(next(CORPUS.glob("024-*")) / "rocminfo.txt")) is not None
     for other in ("001-*/rocm-smi.json", "024-*/clinfo.txt", "031-*/amd-smi-version.txt",
                   "016-*/nvidia-smi.txt", "035-*/rocm-smi.txt"):
         path = next(CORPUS.glob(other))
-        assert rocminfo.sniff(_read(path)) is None, other
+        assert rocminfo.sniff(read(path)) is None, other
 
 
 # ----------------------------------------------------------------------------- properties
 
 
 def _assert_clean(parsed: ParsedOutput) -> None:
-    assert isinstance(parsed, ParsedOutput)
-    assert not any(p.startswith("parser error") for p in parsed.problems), parsed.problems
+    assert_clean(parsed)
     for sighting in parsed.sightings:
         assert sighting.layer is Layer.ROCM and sighting.facts.vendor is Vendor.AMD
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(max_size=3000))
-def test_random_text_never_raises(text: str) -> None:
-    rocminfo.sniff(text)
-    _assert_clean(rocminfo.parse(text, "random"))
-
-
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.floats(min_value=0, max_value=1))
-def test_truncated_real_outputs_never_raise(text: str, fraction: float) -> None:
-    cut = text[: int(len(text) * fraction)]
-    rocminfo.sniff(cut)
-    _assert_clean(rocminfo.parse(cut, "cut"))
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(REAL_TEXTS), st.randoms(use_true_random=False))
-def test_shuffled_real_outputs_never_raise(text: str, rng: random.Random) -> None:
-    lines = text.splitlines()
-    rng.shuffle(lines)
-    shuffled = "\n".join(lines)
-    rocminfo.sniff(shuffled)
-    _assert_clean(rocminfo.parse(shuffled, "shuffled"))
+(
+    test_random_text_never_raises,
+    test_truncated_real_outputs_never_raise,
+    test_shuffled_real_outputs_never_raise,
+) = property_tests(rocminfo.sniff, rocminfo.parse, REAL_TEXTS, _assert_clean)

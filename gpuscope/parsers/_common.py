@@ -1,0 +1,240 @@
+"""What the importers share: the never-raise wrappers of `parse` and `sniff`, a collector of
+evidence, signals, facts and problems, and the GPU record and decoders of the two AMD SMI
+tools."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from gpuscope.model import (
+    EvidenceRef,
+    Fact,
+    Framework,
+    GpuFacts,
+    GpuKind,
+    GpuSighting,
+    Layer,
+    ParsedOutput,
+    Signal,
+    Vendor,
+)
+
+R = TypeVar("R")
+_Parse = Callable[[str, str], R]  # parse(text, source)
+
+# A path like /opt/rocm-6.2.4 names the installed ROCm (signal `rocm.path_version`).
+ROCM_PATH_RE = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
+
+_GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
+_BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
+
+
+def parser_error(fmt: str, source: str, exc: Exception) -> ParsedOutput:
+    """The output of a parser that failed: no findings, one problem naming the exception.
+    Tests tell it from a real parse by its text, "parser error: <Type>: <message>"."""
+    return ParsedOutput(format=fmt, source=source,
+                        problems=(f"parser error: {type(exc).__name__}: {exc}",))
+
+
+def never_raises(fmt: str) -> Callable[[_Parse[R]], _Parse[R | ParsedOutput]]:
+    """Decorate a `parse(text, source)` so that an exception in it becomes
+    `parser_error(fmt, ...)`: the promise of every parser, a problem, never an exception."""
+
+    def decorate(parse: _Parse[R]) -> _Parse[R | ParsedOutput]:
+        @functools.wraps(parse)
+        def guarded(text: str, source: str) -> R | ParsedOutput:
+            try:
+                return parse(text, source)
+            except Exception as exc:
+                return parser_error(fmt, source, exc)
+
+        return guarded
+
+    return decorate
+
+
+def none_on_error(sniff: Callable[[str], R]) -> Callable[[str], R | None]:
+    """Decorate a `sniff(text)` so that an exception in it answers None (not this format):
+    sniffing must never break format detection."""
+
+    @functools.wraps(sniff)
+    def guarded(text: str) -> R | None:
+        try:
+            return sniff(text)
+        except Exception:
+            return None
+
+    return guarded
+
+
+class Collector:
+    """What one parse finds besides sightings, with the lines that show it.
+
+    `ref`/`where` take 1-based line numbers of `lines`. Signals are kept one per
+    (kind, detail) in order of first sight, each with its evidence once (at most
+    `max_evidence` refs); facts are first-wins per key."""
+
+    def __init__(self, source: str, lines: list[str], *, max_line_chars: int = 300,
+                 max_evidence: int | None = None) -> None:
+        self.source = source
+        self.lines = lines
+        self.max_line_chars = max_line_chars
+        self.max_evidence = max_evidence
+        self.stack: dict[str, Fact] = {}
+        self.host: dict[str, Fact] = {}
+        self.signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
+        self.problems: list[str] = []
+
+    def ref(self, number: int | None) -> EvidenceRef:
+        """Line `number` with its trimmed text; no number (or none in range): the source."""
+        if number is None or not 1 <= number <= len(self.lines):
+            return EvidenceRef(source=self.source)
+        return EvidenceRef(source=self.source, line=number,
+                           text=self.lines[number - 1].strip()[:self.max_line_chars])
+
+    def where(self, number: int | None, fallback: str = "") -> str:
+        return f"{self.source}:{number}" if number is not None else f"{self.source} {fallback}"
+
+    def signal(self, kind: str, detail: str | None, *refs: EvidenceRef) -> None:
+        found = self.signals.setdefault((kind, detail), [])
+        for ref in refs:
+            if ref not in found and (self.max_evidence is None
+                                     or len(found) < self.max_evidence):
+                found.append(ref)
+
+    def signal_at(self, kind: str, detail: str | None, number: int) -> None:
+        """A signal shown by line `number` (1-based)."""
+        self.signal(kind, detail, self.ref(number))
+
+    def has_signal(self, kind: str) -> bool:
+        return any(k == kind for k, _ in self.signals)
+
+    def stack_fact(self, key: str, value: str | int | float | bool | None, where: str,
+                   missing_reason: str | None = None) -> None:
+        if key not in self.stack:
+            self.stack[key] = Fact(key, value, where, missing_reason)
+
+    def host_fact(self, key: str, value: str | int | float | bool | None, where: str) -> None:
+        if key not in self.host:
+            self.host[key] = Fact(key, value, where)
+
+    def built_signals(self) -> tuple[Signal, ...]:
+        return tuple(Signal(kind=k, detail=d, evidence=tuple(refs))
+                     for (k, d), refs in self.signals.items())
+
+    def result(self, fmt: str, sightings: Sequence[GpuSighting] = (),
+               frameworks: Sequence[Framework] = ()) -> ParsedOutput:
+        return ParsedOutput(format=fmt, source=self.source, sightings=tuple(sightings),
+                            stack_facts=tuple(self.stack.values()),
+                            host_facts=tuple(self.host.values()), frameworks=tuple(frameworks),
+                            signals=self.built_signals(), problems=tuple(self.problems))
+
+
+# ----------------------------------------------------------------------------- AMD SMI tools
+
+
+@dataclass
+class SmiGpu:
+    """One GPU as rocm-smi or amd-smi number it: its facts being filled (first value wins),
+    where each came from, why some are missing, and its compute partition mode."""
+
+    index: int
+    first_seen: str = ""
+    values: dict[str, object] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    partition: tuple[str, EvidenceRef] | None = None
+
+    def put(self, name: str, value: object, where: str) -> None:
+        if name not in self.values:
+            self.values[name] = value
+            self.sources[name] = where
+
+    def sighting(self, layer: Layer,
+                 extra: Mapping[str, tuple[object, str]] | None = None) -> GpuSighting:
+        """The sighting: vendor AMD unless the tool said otherwise, `smi_index`, and the
+        `extra` (field -> (value, source)) the caller works out itself."""
+        values = dict(self.values)
+        sources = dict(self.sources)
+        if "vendor" not in values:
+            values["vendor"] = Vendor.AMD
+            sources["vendor"] = self.first_seen
+        values["smi_index"] = self.index
+        sources["smi_index"] = self.first_seen
+        for name, (value, where) in (extra or {}).items():
+            values[name] = value
+            sources[name] = where
+        missing = {k: v for k, v in self.missing.items() if k not in values}
+        facts = GpuFacts(**values)  # type: ignore[arg-type]
+        return GpuSighting(layer=layer, facts=facts, field_sources=sources,
+                           missing_reasons=missing)
+
+
+GpuT = TypeVar("GpuT", bound=SmiGpu)
+
+
+class SmiCollector(Collector, Generic[GpuT]):
+    """A `Collector` that also gathers the GPUs of an SMI tool by index, merging outputs."""
+
+    def __init__(self, source: str, lines: list[str],
+                 new_gpu: Callable[[int, str], GpuT]) -> None:
+        super().__init__(source, lines)
+        self._new_gpu = new_gpu
+        self.gpus: dict[int, GpuT] = {}
+
+    def gpu(self, index: int, where: str) -> GpuT:
+        if index not in self.gpus:
+            self.gpus[index] = self._new_gpu(index, where)
+        return self.gpus[index]
+
+    def mark_partition(self, gpu: SmiGpu) -> None:
+        """A compute partition other than SPX makes the GPU a partition, and a signal."""
+        if gpu.partition is not None and gpu.partition[0] != "SPX":
+            mode, ref = gpu.partition
+            gpu.values["kind"] = GpuKind.PARTITION
+            gpu.sources["kind"] = ref.label()
+            self.signal("gpu.partition_mode", mode, ref)
+
+
+def decode_gfx_version(value: str) -> str | None:
+    """An SMI tool's gfx version to a canonical target. Some releases pack major, minor and
+    stepping decimally ('gfx11001' = 11.0.1 = gfx1101, 'gfx9010' = 9.0.10 = gfx90a, 'gfx9402'
+    = gfx942); proper names ('gfx1031', 'gfx90a', 'gfx908:sramecc+', 'GFX940') pass through,
+    lower-cased."""
+    token = re.split(r"[:+\s]", value.strip().lower(), maxsplit=1)[0]
+    match = _GFX.match(token)
+    if match is None:
+        return None
+    digits = match.group(1)
+    if digits.isdigit():
+        packed: tuple[int, int, int] | None = None
+        if len(digits) == 5:  # two-digit major: 11001 -> 11, 0, 01
+            packed = (int(digits[:2]), int(digits[2]), int(digits[3:]))
+        elif len(digits) == 4 and digits[0] != "1":  # one-digit major: 9010 -> 9, 0, 10
+            packed = (int(digits[0]), int(digits[1]), int(digits[2:]))
+        if packed is not None:
+            major, minor, stepping = packed
+            if minor > 15 or stepping > 15:
+                return None
+            return f"gfx{major}{minor:x}{stepping:x}"
+    return token
+
+
+def pci_bus(value: str) -> str | None:
+    """'0000:2D:00.0' / '03:00.0' -> '0000:2d:00.0' (a missing domain is 0000)."""
+    match = _BUS.match(value.strip())
+    if match is None:
+        return None
+    domain = int(match.group(1) or "0", 16)
+    return (f"{domain:04x}:{match.group(2).lower()}:{match.group(3).lower()}."
+            f"{match.group(4)}")
+
+
+def line_of(where: str) -> int | None:
+    """The line number of a "file:line" source, or None."""
+    tail = where.rpartition(":")[2]
+    return int(tail) if tail.isdigit() else None
