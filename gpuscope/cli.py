@@ -52,6 +52,21 @@ def _build_parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--no-frameworks", action="store_true",
                           help="do not start Python interpreters to inspect frameworks")
 
+    record = commands.add_parser(
+        "record", help="sample every GPU and the host into a recording file (SQLite), headless")
+    record.add_argument("-o", "--output", required=True, metavar="FILE")
+    record.add_argument("--rate", type=float, default=2.0, metavar="HZ",
+                        help="samples per second, 0.5 to 20 (default 2)")
+    record.add_argument("--duration", type=float, metavar="S",
+                        help="stop after this many seconds (default: until Ctrl+C)")
+    record.add_argument("--overwrite", action="store_true", help="replace an existing file")
+    record.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    export = commands.add_parser("export", help="export a recording to CSV")
+    export.add_argument("recording", metavar="FILE")
+    export.add_argument("--csv", required=True, metavar="OUT")
+    export.add_argument("--json", action="store_true", help="print the summary as JSON")
+
     doctor = commands.add_parser(
         "doctor", help="per GPU and per layer: can ROCm/CUDA and PyTorch use it, and the fix")
     doctor.add_argument("--json", action="store_true",
@@ -168,6 +183,59 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return 3 if any(f.severity is Severity.ERROR for f in findings) else 0
 
 
+def _cmd_record(args: argparse.Namespace) -> int:
+    from gpuscope.telemetry.commands import RecordProgress, record
+    from gpuscope.telemetry.recorder import RecordingError
+
+    def progress(state: RecordProgress) -> None:
+        if not args.json and sys.stderr.isatty():
+            print(f"\rrecording: {state.elapsed_s:6.1f} s, {state.ticks} ticks, "
+                  f"{state.samples_written} samples", end="", file=sys.stderr, flush=True)
+
+    try:
+        summary = record(_system(args.replay), args.output, rate_hz=args.rate,
+                         duration_s=args.duration, progress=progress,
+                         overwrite=args.overwrite)
+    except RecordingError as exc:
+        raise CliError(str(exc)) from exc
+    if not args.json and sys.stderr.isatty():
+        print(file=sys.stderr)
+    if summary.error:
+        raise CliError(summary.error)
+    if args.json:
+        from gpuscope.model import to_jsonable
+
+        json.dump(to_jsonable(summary), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"Recorded {summary.ticks} ticks ({summary.samples} samples of "
+              f"{summary.series} series, {summary.gpus} GPU(s)) at {summary.rate_hz:g} Hz "
+              f"for {summary.duration_s:.1f} s into {summary.output} (stopped by "
+              f"{summary.stopped_by}).")
+        for note in summary.notes:
+            print(f"  note: {note}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from gpuscope.telemetry.commands import export
+    from gpuscope.telemetry.recorder import RecordingError
+
+    try:
+        summary = export(args.recording, args.csv)
+    except RecordingError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        from gpuscope.model import to_jsonable
+
+        json.dump(to_jsonable(summary), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"Wrote {summary.csv_path}: {summary.rows} rows x {summary.columns} columns "
+              f"({summary.first_utc} to {summary.last_utc}).")
+    return 0
+
+
 def _display_problem() -> str | None:
     """Why a window cannot open here, or None. Qt itself aborts the process without one."""
     if os.environ.get("QT_QPA_PLATFORM"):
@@ -211,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, "doctor": _cmd_doctor,
-                None: _cmd_gui}
+                "record": _cmd_record, "export": _cmd_export, None: _cmd_gui}
     try:
         return handlers[args.command](args)
     except CliError as exc:

@@ -16,6 +16,7 @@ class MetricKind(str, enum.Enum):
     FAN = "fan"
     LINK = "link"
     COUNT = "count"
+    FLAGS = "flags"  # a set of reasons (ThrottleReason bits), shown as words, not charted
 
 
 class Metric(str, enum.Enum):
@@ -41,6 +42,10 @@ class Metric(str, enum.Enum):
     HOST_CPU_PERCENT = "host_cpu_percent"
     HOST_RAM_USED_BYTES = "host_ram_used_bytes"
     HOST_SWAP_USED_BYTES = "host_swap_used_bytes"
+    # Added with the sampler: amdsmi's combined PCIe bandwidth (both directions), and why the
+    # clocks are held back (ThrottleReason bits).
+    PCIE_BANDWIDTH_BYTES_S = "pcie_bandwidth_bytes_s"
+    THROTTLE_REASONS = "throttle_reasons"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,9 @@ CATALOGUE: dict[Metric, MetricInfo] = {info.metric: info for info in (
                display_scale=1e-6),
     MetricInfo(Metric.PCIE_TX_BYTES_S, "PCIe transmit", "MB/s", MetricKind.LINK,
                display_scale=1e-6),
+    MetricInfo(Metric.PCIE_BANDWIDTH_BYTES_S, "PCIe bandwidth (both directions)", "MB/s",
+               MetricKind.LINK, display_scale=1e-6),
+    MetricInfo(Metric.THROTTLE_REASONS, "Throttling", "", MetricKind.FLAGS, None, None),
     MetricInfo(Metric.HOST_CPU_PERCENT, "Host CPU", "%", MetricKind.PERCENT, 0, 100,
                host=True),
     MetricInfo(Metric.HOST_RAM_USED_BYTES, "Host RAM used", "GiB", MetricKind.BYTES,
@@ -121,3 +129,98 @@ def series_name(device: str, metric: Metric | str) -> str:
 def split_series_name(name: str) -> tuple[str, str]:
     device, _, metric = name.rpartition("/")
     return device, metric
+
+
+# ------------------------------------------------------------------- added for the sampler
+
+
+class ThrottleReason(enum.IntFlag):
+    """Why a GPU's clocks are held back, vendor-neutral. The THROTTLE_REASONS series holds these
+    bits as a number; the vendor readers map NVML's clocks-event reasons and amdgpu's
+    ASIC-independent throttler bits (SMU_THROTTLER_*) onto them."""
+
+    POWER = 1  # power cap / package power tracking
+    THERMAL = 2  # a temperature limit
+    CURRENT = 4  # a current limit (AMD TDC/EDC)
+    HARDWARE = 8  # hardware slowdown: VR hot, PROCHOT, power brake
+    SETTING = 16  # application clocks, sync boost, display clock
+    IDLE = 32  # nothing to do (NVIDIA reports idle as a reason)
+    OTHER = 64  # a reason gpuscope does not name
+
+
+_THROTTLE_WORDS: dict[ThrottleReason, str] = {
+    ThrottleReason.POWER: "power cap",
+    ThrottleReason.THERMAL: "thermal",
+    ThrottleReason.CURRENT: "current limit",
+    ThrottleReason.HARDWARE: "hardware slowdown",
+    ThrottleReason.SETTING: "clock setting",
+    ThrottleReason.IDLE: "idle",
+    ThrottleReason.OTHER: "other",
+}
+
+
+def throttle_reason_names(value: float | None) -> tuple[str, ...]:
+    """The words for a THROTTLE_REASONS value: 3.0 -> ("power cap", "thermal"); () for none,
+    NaN or None."""
+    if value is None or value != value or value < 0:
+        return ()
+    bits = int(value)
+    return tuple(word for flag, word in _THROTTLE_WORDS.items() if bits & flag.value)
+
+
+def cpu_core_metric(core: int) -> str:
+    """The metric id of one host CPU core's load: "cpu3_percent" (series "host/cpu3_percent")."""
+    return f"cpu{core}_percent"
+
+
+# Units of the stored (SI) values, by the suffix of the metric id: a recording's and a CSV's
+# unit, where MetricInfo.unit is the unit as shown (GiB, MB/s).
+_STORED_UNIT_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("_bytes_s", "B/s"), ("_bytes", "B"), ("_percent", "%"), ("_c", "°C"), ("_w", "W"),
+    ("_mhz", "MHz"), ("_rpm", "RPM"),
+)
+
+
+def stored_unit(metric: Metric | str) -> str:
+    """The unit of a metric's values in rings, recordings and exports: "power_w" -> "W",
+    "vram_used_bytes" -> "B", "cpu3_percent" -> "%", "pcie_width" -> "lanes"."""
+    metric_id = metric.value if isinstance(metric, Metric) else metric
+    for suffix, unit in _STORED_UNIT_SUFFIXES:
+        if metric_id.endswith(suffix):
+            return unit
+    try:
+        info = CATALOGUE[Metric(metric_id)]
+    except ValueError:
+        return ""
+    return info.unit if info.display_scale == 1.0 else ""
+
+
+def metric_label(metric: Metric | str) -> str:
+    """A human label for any metric id, per-core CPU series included."""
+    metric_id = metric.value if isinstance(metric, Metric) else metric
+    try:
+        return CATALOGUE[Metric(metric_id)].label
+    except ValueError:
+        if metric_id.startswith("cpu") and metric_id.endswith("_percent"):
+            return f"Host CPU core {metric_id[3:-8]}"
+        return metric_id
+
+
+@dataclass(frozen=True, slots=True)
+class GpuProcess:
+    """A process using a GPU, as the vendor library lists it (per-process memory)."""
+
+    pid: int
+    name: str | None
+    used_bytes: float | None  # None where the driver does not say (WDDM, MIG)
+    kind: str  # "compute", "graphics", or "" when the library does not tell
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessSnapshot:
+    """The processes on one GPU at `time_s` (unix time), or why they could not be listed."""
+
+    time_s: float
+    processes: tuple[GpuProcess, ...] = ()
+    source: str | None = None
+    missing_reason: str | None = None

@@ -53,6 +53,16 @@ class SeriesRing:
             self._next = (row + 1) % self.capacity
             self._count = min(self._count + 1, self.capacity)
 
+    def append_array(self, time_s: float, values: FloatArray) -> None:
+        """One row given as an array in series order (NaN where missing): the sampler's fast
+        path, without a name lookup per value."""
+        with self._lock:
+            row = self._next
+            self._times[row] = time_s
+            self._values[:, row] = values
+            self._next = (row + 1) % self.capacity
+            self._count = min(self._count + 1, self.capacity)
+
     def append_rows(self, times_s: FloatArray, values: Mapping[str, FloatArray]) -> None:
         """Many rows at once (replaying a recording, filling history in benchmarks)."""
         n = len(times_s)

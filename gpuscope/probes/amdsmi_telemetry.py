@@ -1,0 +1,464 @@
+"""Live AMD readings for the telemetry sampler, from ROCm's AMD SMI library (`import amdsmi`).
+
+`AmdsmiSession` initialises amdsmi once (`amdsmi_init(INIT_AMD_GPUS)`) and shuts it down at
+`close`; it hands out one `AmdsmiDeviceReader` per GPU, found by PCI address. A reader finds its
+capabilities once, by a trial read of every query when it is made: consumer Radeons answer
+NOT_SUPPORTED to many getters, and a query that does (or answers "N/A") is remembered as
+unsupported with its reason, logged once and not asked again. The sampler then reads that
+metric from amdgpu's sysfs files instead (per metric).
+
+Units (amdsmi.h and amdsmi_interface.py; facts.md §5.1): memory in bytes, temperatures in °C,
+clocks in MHz, socket power in W, power caps in µW, PCIe speed in MT/s and bandwidth in Mb/s;
+values the library cannot read come back as the string "N/A".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import logging
+import math
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpuscope.probes.amdsmi import _FIELD_REASONS
+
+log = logging.getLogger(__name__)
+
+READER_NAME = "amdsmi"
+
+# (value, source) when read, (None, why it is missing) when not.
+Raw = tuple[float | None, str]
+
+# AMDSMI_STATUS_* codes that will not change while gpuscope runs.
+_NOT_SUPPORTED = 2
+_NOT_YET_IMPLEMENTED = 3
+_NO_PERM = 10
+_FILE_NOT_FOUND = 52
+_PERMANENT_CODES = frozenset({_NOT_SUPPORTED, _NOT_YET_IMPLEMENTED, _NO_PERM, _FILE_NOT_FOUND})
+
+# amdsmi_interface.AMDSMI_MAX_FAN_SPEED: fan speed is 0..255 unless the GPU says otherwise.
+_DEFAULT_FAN_MAX = 255
+
+# gpuscope's vendor-neutral throttle bits (gpuscope.telemetry.metrics.ThrottleReason; a test
+# keeps the two in step).
+THROTTLE_POWER = 1
+THROTTLE_THERMAL = 2
+THROTTLE_CURRENT = 4
+THROTTLE_HARDWARE = 8
+THROTTLE_OTHER = 64
+
+# amdgpu's ASIC-independent throttler bits (SMU_THROTTLER_*_BIT, drivers/gpu/drm/amd/pm/swsmu/
+# inc/amdgpu_smu.h): 0-7 power (PPT, SPL, FPPT, SPPT), 16-23 current (TDC, EDC, APCC),
+# 32-43 temperature, 44-47 VR hot and PROCHOT, 56-57 PPM and FIT.
+_THROTTLER_RANGES: tuple[tuple[int, int, int], ...] = (
+    (0, 16, THROTTLE_POWER),
+    (16, 32, THROTTLE_CURRENT),
+    (32, 44, THROTTLE_THERMAL),
+    (44, 48, THROTTLE_HARDWARE),
+    (48, 64, THROTTLE_OTHER),
+)
+
+
+def throttle_flags_from_amdgpu(indep_throttle_status: int) -> int:
+    """amdgpu's `indep_throttle_status` (gpu_metrics) -> gpuscope's neutral bits."""
+    flags = 0
+    for first, end, flag in _THROTTLER_RANGES:
+        if indep_throttle_status & (((1 << (end - first)) - 1) << first):
+            flags |= flag
+    return flags
+
+
+# PCIe transfer rate (GT/s = 1000 MT/s) -> generation.
+_PCIE_GENERATIONS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6, 128.0: 7}
+
+
+def pcie_generation_from_speed(speed: float | None) -> float | None:
+    """amdsmi's pcie_speed (MT/s, 16000 -> gen 4); a small number is taken as a generation
+    already, as some amdsmi versions report it."""
+    if speed is None or speed <= 0:
+        return None
+    if speed <= 7:
+        return float(int(speed))
+    generation = _PCIE_GENERATIONS.get(round(speed / 1000.0, 1))
+    return float(generation) if generation is not None else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None  # "N/A" and friends
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _key(answer: Any, *keys: str) -> tuple[float | None, str | None]:
+    """The first numeric value of `keys` in a dict answer, with its key."""
+    if not isinstance(answer, Mapping):
+        return None, None
+    for key in keys:
+        number = _number(answer.get(key))
+        if number is not None:
+            return number, key
+    return None, None
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    """One amdsmi call giving one or more metrics. `args` name enum members ("AmdSmiClkType.GFX")
+    resolved against the module at start."""
+
+    metrics: tuple[str, ...]
+    call: str
+    args: tuple[str, ...]
+    label: str
+    extract: Callable[[Any], dict[str, float | None]]
+    static: bool = False  # read once at start (VRAM total) and repeated
+
+
+def _power(answer: Any) -> dict[str, float | None]:
+    value, _key_used = _key(answer, "current_socket_power", "socket_power",
+                            "average_socket_power")
+    return {"power_w": value}
+
+
+def _throttle(answer: Any) -> dict[str, float | None]:
+    independent, _ = _key(answer, "indep_throttle_status")
+    if independent is not None:
+        return {"throttle_reasons": float(throttle_flags_from_amdgpu(int(independent)))}
+    dependent, _ = _key(answer, "throttle_status")
+    if dependent is not None:
+        return {"throttle_reasons": 0.0 if dependent == 0 else float(THROTTLE_OTHER)}
+    return {"throttle_reasons": None}
+
+
+def _pcie(answer: Any) -> dict[str, float | None]:
+    metric = answer.get("pcie_metric") if isinstance(answer, Mapping) else None
+    speed, _ = _key(metric, "pcie_speed")
+    width, _ = _key(metric, "pcie_width")
+    bandwidth, _ = _key(metric, "pcie_bandwidth")
+    return {
+        "pcie_gen": pcie_generation_from_speed(speed),
+        "pcie_width": width if width is not None and width > 0 else None,
+        # Mb/s -> bytes/s
+        "pcie_bandwidth_bytes_s": bandwidth * 125_000.0 if bandwidth is not None else None,
+    }
+
+
+_QUERIES: tuple[_Query, ...] = (
+    _Query(("gpu_util_percent",), "amdsmi_get_gpu_activity", (),
+           "amdsmi_get_gpu_activity() gfx_activity",
+           lambda a: {"gpu_util_percent": _key(a, "gfx_activity")[0]}),
+    _Query(("vram_used_bytes",), "amdsmi_get_gpu_memory_usage", ("AmdSmiMemoryType.VRAM",),
+           "amdsmi_get_gpu_memory_usage(VRAM)", lambda v: {"vram_used_bytes": _number(v)}),
+    _Query(("vram_total_bytes",), "amdsmi_get_gpu_memory_total", ("AmdSmiMemoryType.VRAM",),
+           "amdsmi_get_gpu_memory_total(VRAM)", lambda v: {"vram_total_bytes": _number(v)},
+           static=True),
+    _Query(("gtt_used_bytes",), "amdsmi_get_gpu_memory_usage", ("AmdSmiMemoryType.GTT",),
+           "amdsmi_get_gpu_memory_usage(GTT)", lambda v: {"gtt_used_bytes": _number(v)}),
+    _Query(("temp_edge_c",), "amdsmi_get_temp_metric",
+           ("AmdSmiTemperatureType.EDGE", "AmdSmiTemperatureMetric.CURRENT"),
+           "amdsmi_get_temp_metric(EDGE, CURRENT)", lambda v: {"temp_edge_c": _number(v)}),
+    _Query(("temp_junction_c",), "amdsmi_get_temp_metric",
+           ("AmdSmiTemperatureType.HOTSPOT", "AmdSmiTemperatureMetric.CURRENT"),
+           "amdsmi_get_temp_metric(HOTSPOT, CURRENT)", lambda v: {"temp_junction_c": _number(v)}),
+    _Query(("temp_memory_c",), "amdsmi_get_temp_metric",
+           ("AmdSmiTemperatureType.VRAM", "AmdSmiTemperatureMetric.CURRENT"),
+           "amdsmi_get_temp_metric(VRAM, CURRENT)", lambda v: {"temp_memory_c": _number(v)}),
+    _Query(("power_w",), "amdsmi_get_power_info", (), "amdsmi_get_power_info() socket power (W)",
+           _power),
+    _Query(("power_cap_w",), "amdsmi_get_power_cap_info", (),
+           "amdsmi_get_power_cap_info() power_cap (µW)",
+           lambda a: {"power_cap_w": (v * 1e-6 if (v := _key(a, "power_cap")[0]) is not None
+                                      else None)}),
+    _Query(("sclk_mhz",), "amdsmi_get_clock_info", ("AmdSmiClkType.GFX",),
+           "amdsmi_get_clock_info(GFX) clk", lambda a: {"sclk_mhz": _key(a, "clk")[0]}),
+    _Query(("mclk_mhz",), "amdsmi_get_clock_info", ("AmdSmiClkType.MEM",),
+           "amdsmi_get_clock_info(MEM) clk", lambda a: {"mclk_mhz": _key(a, "clk")[0]}),
+    _Query(("fan_rpm",), "amdsmi_get_gpu_fan_rpms", ("0",), "amdsmi_get_gpu_fan_rpms(0)",
+           lambda v: {"fan_rpm": _number(v)}),
+    _Query(("pcie_gen", "pcie_width", "pcie_bandwidth_bytes_s"), "amdsmi_get_pcie_info", (),
+           "amdsmi_get_pcie_info() pcie_metric", _pcie),
+    _Query(("throttle_reasons",), "amdsmi_get_gpu_metrics_info", (),
+           "amdsmi_get_gpu_metrics_info() indep_throttle_status", _throttle),
+)
+
+
+def import_amdsmi() -> tuple[Any | None, str | None]:
+    """(the amdsmi module, None) or (None, why it cannot be used). Without libamd_smi.so the
+    binding prints to stdout and raises KeyError (facts.md §5.1): both are caught."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            module = importlib.import_module("amdsmi")
+    except ImportError:
+        return None, "amdsmi Python package not installed (pip install 'gpuscope[amd]')"
+    except (KeyError, OSError):
+        return None, "AMD SMI library not installed (part of ROCm)"
+    except Exception as exc:  # any other import failure is the reason
+        return None, f"importing amdsmi failed: {type(exc).__name__}: {exc}"
+    return module, None
+
+
+class AmdsmiSession:
+    """amdsmi, initialised once for every AMD GPU; `close` shuts it down."""
+
+    name = READER_NAME
+
+    def __init__(self, module: Any | None = None) -> None:
+        self.error: str | None = None
+        self.devices: dict[str, Any] = {}  # PCI bus address -> processor handle
+        self._amdsmi: Any = module
+        self._open = False
+        if self._amdsmi is None:
+            self._amdsmi, self.error = import_amdsmi()
+            if self._amdsmi is None:
+                return
+        try:
+            flags = getattr(self._amdsmi, "AmdSmiInitFlags", None)
+            if flags is not None:
+                self._amdsmi.amdsmi_init(flags.INIT_AMD_GPUS)
+            else:
+                self._amdsmi.amdsmi_init()
+        except Exception as exc:  # the library's reason, as the probe words it
+            self.error = f"amdsmi could not start: {_reason(exc)}"
+            return
+        self._open = True
+        try:
+            handles = list(self._amdsmi.amdsmi_get_processor_handles())
+        except Exception as exc:  # as above
+            self.error = f"amdsmi could not list the GPUs: {_reason(exc)}"
+            return
+        for handle in handles:
+            try:
+                bus = str(self._amdsmi.amdsmi_get_gpu_device_bdf(handle)).strip().lower()
+            except Exception as exc:  # a GPU without an address cannot be matched; skip it
+                log.info("amdsmi: a GPU without a PCI address: %s", _reason(exc))
+                continue
+            self.devices[bus] = handle
+
+    @property
+    def ok(self) -> bool:
+        return self._open and self.error is None
+
+    def reader(self, bus: str | None) -> AmdsmiDeviceReader | None:
+        if not self.ok or not bus or bus not in self.devices:
+            return None
+        return AmdsmiDeviceReader(self._amdsmi, self.devices[bus], bus)
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            try:
+                self._amdsmi.amdsmi_shut_down()
+            except Exception as exc:  # nothing left to do
+                log.debug("amdsmi_shut_down failed: %s", _reason(exc))
+
+
+class AmdsmiDeviceReader:
+    """The metrics of one AMD GPU through amdsmi. `read` never raises."""
+
+    name = READER_NAME
+
+    def __init__(self, amdsmi: Any, handle: Any, bus: str) -> None:
+        self._amdsmi = amdsmi
+        self._handle = handle
+        self.bus = bus
+        self.lost: str | None = None  # amdsmi has no "lost" answer; sysfs notices a lost GPU
+        self.generation = 0
+        self.supported: dict[str, str] = {}
+        self.unsupported: dict[str, str] = {}
+        self._active: dict[str, tuple[_Query, tuple[Any, ...]]] = {}  # label -> query, args
+        self._metric_query: dict[str, str] = {}
+        self._static: dict[str, Raw] = {}
+        self._fan_max: float = _DEFAULT_FAN_MAX
+        self._discover()
+
+    def _resolve(self, names: tuple[str, ...]) -> tuple[Any, ...] | str:
+        args: list[Any] = []
+        for name in names:
+            if name.isdigit():
+                args.append(int(name))
+                continue
+            owner, _, member = name.partition(".")
+            enum = getattr(self._amdsmi, owner, None)
+            value = getattr(enum, member, None) if enum is not None else None
+            if value is None:
+                return f"this amdsmi has no {name}"
+            args.append(value)
+        return tuple(args)
+
+    def _discover(self) -> None:
+        for query in _QUERIES:
+            args = self._resolve(query.args)
+            if isinstance(args, str):
+                self._give_up(query.metrics, args)
+                continue
+            function = getattr(self._amdsmi, query.call, None)
+            if function is None:
+                self._give_up(query.metrics, f"this amdsmi has no {query.call}")
+                continue
+            try:
+                values = query.extract(function(self._handle, *args))
+            except Exception as exc:  # unsupported, or transient (kept)
+                if _is_permanent(exc):
+                    self._give_up(query.metrics, f"{query.label}: {_reason(exc)}")
+                    continue
+                values = {}
+            for metric in query.metrics:
+                if metric in values and values[metric] is None:
+                    self._give_up((metric,), f"{query.label}: amdsmi answered N/A")
+                    continue
+                self.supported[metric] = query.label
+                self._metric_query[metric] = query.label
+                if query.static and metric in values:
+                    value = values[metric]
+                    if value is not None:
+                        self._static[metric] = (value, query.label)
+            if any(m in self.supported for m in query.metrics):
+                self._active[query.label] = (query, args)
+        self._discover_fan_percent()
+        for metric, reason in self.unsupported.items():
+            log.info("amdsmi GPU %s: %s not available: %s", self.bus, metric, reason)
+        self.generation += 1
+
+    def _discover_fan_percent(self) -> None:
+        label = "amdsmi_get_gpu_fan_speed(0) / amdsmi_get_gpu_fan_speed_max(0)"
+        speed = getattr(self._amdsmi, "amdsmi_get_gpu_fan_speed", None)
+        if speed is None:
+            self._give_up(("fan_percent",), "this amdsmi has no amdsmi_get_gpu_fan_speed")
+            return
+        try:
+            speed(self._handle, 0)
+        except Exception as exc:  # as in _discover
+            if _is_permanent(exc):
+                self._give_up(("fan_percent",), f"amdsmi_get_gpu_fan_speed(0): {_reason(exc)}")
+                return
+        maximum = getattr(self._amdsmi, "amdsmi_get_gpu_fan_speed_max", None)
+        if maximum is not None:
+            try:
+                value = _number(maximum(self._handle, 0))
+                if value is not None and value > 0:
+                    self._fan_max = value
+            except Exception as exc:  # the 0..255 default stands
+                log.debug("amdsmi_get_gpu_fan_speed_max: %s", _reason(exc))
+        self.supported["fan_percent"] = label
+
+    def _give_up(self, metrics: Collection[str], reason: str) -> None:
+        for metric in metrics:
+            self.unsupported[metric] = reason
+            self.supported.pop(metric, None)
+            self._metric_query.pop(metric, None)
+
+    def read(self, metrics: Collection[str]) -> dict[str, Raw]:
+        out: dict[str, Raw] = {}
+        labels: dict[str, None] = {}
+        for metric in metrics:
+            if metric in self._static:
+                out[metric] = self._static[metric]
+            elif metric == "fan_percent" and metric in self.supported:
+                out[metric] = self._fan_percent()
+            elif (label := self._metric_query.get(metric)) is not None:
+                labels[label] = None
+        for label in labels:
+            active = self._active.get(label)
+            if active is None:
+                continue
+            query, args = active
+            try:
+                values = query.extract(getattr(self._amdsmi, query.call)(self._handle, *args))
+            except Exception as exc:  # one query's failure is its metrics' missing reason
+                reason = f"{label}: {_reason(exc)}"
+                query_metrics = [m for m, q in self._metric_query.items() if q == label]
+                if _is_permanent(exc):
+                    log.info("amdsmi GPU %s: %s no longer available: %s", self.bus,
+                             ", ".join(query_metrics), reason)
+                    self._give_up(query_metrics, reason)
+                    self._active.pop(label, None)
+                    self.generation += 1
+                for metric in query_metrics:
+                    out[metric] = (None, reason)
+                continue
+            for metric in query.metrics:
+                if metric not in self._metric_query:
+                    continue
+                value = values.get(metric)
+                out[metric] = (value, label) if value is not None else (
+                    None, f"{label}: amdsmi answered N/A")
+        return out
+
+    def _fan_percent(self) -> Raw:
+        label = self.supported.get("fan_percent", "amdsmi_get_gpu_fan_speed(0)")
+        try:
+            value = _number(self._amdsmi.amdsmi_get_gpu_fan_speed(self._handle, 0))
+        except Exception as exc:  # as in read()
+            return None, f"amdsmi_get_gpu_fan_speed(0): {_reason(exc)}"
+        if value is None:
+            return None, f"{label}: amdsmi answered N/A"
+        return min(100.0, 100.0 * value / self._fan_max), label
+
+    def background(self, now: float) -> None:
+        """amdsmi has no slow fast-path query."""
+
+    def processes(self) -> tuple[list[dict[str, Any]], str] | str:
+        """([{pid, name, used_bytes, kind}], source), or why the processes are unknown."""
+        call = "amdsmi_get_gpu_process_list"
+        function = getattr(self._amdsmi, call, None)
+        if function is None:
+            return f"this amdsmi has no {call}"
+        try:
+            listed = function(self._handle)
+        except Exception as exc:  # the reason is the answer
+            return f"{call}: {_reason(exc)}"
+        found: list[dict[str, Any]] = []
+        for entry in listed or ():
+            if not isinstance(entry, Mapping):
+                return f"{call} of this amdsmi returns process handles, not details"
+            usage = entry.get("memory_usage")
+            used = _key(usage, "vram_mem")[0] if isinstance(usage, Mapping) else None
+            if used is None:
+                used = _number(entry.get("mem"))
+            name = entry.get("name")
+            pid = _number(entry.get("pid"))
+            found.append({"pid": int(pid) if pid is not None else -1,
+                          "name": name if isinstance(name, str) and name != "N/A" else None,
+                          "used_bytes": used, "kind": ""})
+        return sorted(found, key=lambda e: int(e["pid"])), call
+
+    def close(self) -> None:
+        """The session owns amdsmi; a device reader holds nothing of its own."""
+
+
+def _code(exc: BaseException) -> int | None:
+    get_code = getattr(exc, "get_error_code", None)
+    try:
+        raw = get_code() if callable(get_code) else getattr(exc, "err_code", None)
+        return abs(int(raw)) if raw is not None else None
+    except Exception:  # a malformed exception object
+        return None
+
+
+def _is_permanent(exc: BaseException) -> bool:
+    if isinstance(exc, (AttributeError, TypeError)):
+        return True
+    if type(exc).__name__ in ("AmdSmiParameterException", "AmdSmiKeyException"):
+        return True  # this binding does not take the call as gpuscope makes it
+    return _code(exc) in _PERMANENT_CODES
+
+
+def _reason(exc: BaseException) -> str:
+    code = _code(exc)
+    if code is not None and code in _FIELD_REASONS:
+        return _FIELD_REASONS[code]
+    if isinstance(exc, (AttributeError, TypeError)):
+        return f"this amdsmi cannot make the call ({type(exc).__name__}: {exc})"
+    try:
+        info = getattr(exc, "get_error_info", None)
+        text = str(info()) if callable(info) else str(exc)
+    except Exception:  # a malformed exception object
+        text = ""
+    return text or type(exc).__name__

@@ -1,0 +1,138 @@
+"""What `gpuscope record` and `gpuscope export` do, as plain functions the CLI calls.
+
+`record` runs headless: it takes the inventory, builds the sources, samples at the asked rate
+into a recording and stops after `duration_s`, on Ctrl+C (KeyboardInterrupt) or on SIGTERM,
+then flushes and closes the file. A recording killed harder than that (`kill -9`, a crash)
+still opens: it loses at most about the last second.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from gpuscope.evidence import System
+from gpuscope.inventory import collect_inventory
+from gpuscope.telemetry.export import ExportSummary, export_csv
+from gpuscope.telemetry.recorder import Recorder, RecordingError
+from gpuscope.telemetry.sampler import MAX_RATE_HZ, MIN_RATE_HZ, DeviceStatus, Sampler
+from gpuscope.telemetry.sources import build_sources
+
+# Headless recording keeps only a short history in memory: the file is the history.
+_RECORD_HISTORY_S = 10.0
+PROGRESS_INTERVAL_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class RecordProgress:
+    elapsed_s: float
+    ticks: int
+    samples_written: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSummary:
+    output: str
+    rate_hz: float
+    duration_s: float  # how long it sampled
+    ticks: int  # ticks written to the file
+    samples: int  # non-missing samples written
+    series: int
+    gpus: int
+    stopped_by: str  # "duration", "interrupt" (Ctrl+C), "signal" (SIGTERM), "stop" (stop_event)
+    dropped_ticks: int
+    notes: tuple[str, ...]  # sources that could not be used, devices lost during the run
+    error: str | None  # the writer's failure, if it had one
+
+
+def record(
+    system: System,
+    output: str | os.PathLike[str],
+    rate_hz: float = 2.0,
+    duration_s: float | None = None,
+    progress: Callable[[RecordProgress], None] | None = None,
+    *,
+    overwrite: bool = False,
+    stop_event: threading.Event | None = None,
+) -> RecordSummary:
+    """Record telemetry of every GPU and the host of `system` into the SQLite file `output`.
+    Runs until `duration_s` (None: until interrupted). Raises RecordingError (one line) for a
+    bad rate or a file that cannot be written; ValueError never escapes."""
+    if not (MIN_RATE_HZ <= rate_hz <= MAX_RATE_HZ):
+        raise RecordingError(f"--rate must be {MIN_RATE_HZ:g} to {MAX_RATE_HZ:g} Hz, "
+                             f"not {rate_hz:g}")
+    if duration_s is not None and duration_s <= 0:
+        raise RecordingError(f"--duration must be positive, not {duration_s:g}")
+    stop = stop_event or threading.Event()
+    inventory = collect_inventory(system)
+    recorder = Recorder(output, rate_hz=rate_hz, inventory=inventory, overwrite=overwrite)
+    try:
+        sources = build_sources(system, inventory)
+    except BaseException:
+        recorder.close()
+        raise
+    sampler = Sampler(sources.sources, rate_hz, _RECORD_HISTORY_S)
+    recorder.attach(sampler)
+
+    stopped_by = "duration"
+    previous_handler: Any = None
+    handler_installed = False
+    signalled = threading.Event()
+
+    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+        signalled.set()
+        stop.set()
+
+    if threading.current_thread() is threading.main_thread():
+        previous_handler = signal.signal(signal.SIGTERM, on_sigterm)
+        handler_installed = True
+    started = time.monotonic()
+    next_progress = started + PROGRESS_INTERVAL_S
+    try:
+        sampler.start()
+        while True:
+            now = time.monotonic()
+            if duration_s is not None and now - started >= duration_s:
+                stopped_by = "duration"
+                break
+            if stop.is_set():
+                stopped_by = "signal" if signalled.is_set() else "stop"
+                break
+            wait = 0.1 if duration_s is None else min(0.1, started + duration_s - now)
+            stop.wait(max(0.0, wait))
+            if progress is not None and time.monotonic() >= next_progress:
+                next_progress += PROGRESS_INTERVAL_S
+                progress(RecordProgress(time.monotonic() - started, sampler.tick_count,
+                                        recorder.rows_written))
+    except KeyboardInterrupt:
+        stopped_by = "interrupt"
+    finally:
+        elapsed = time.monotonic() - started
+        sampler.stop()
+        recorder.close()
+        sources.close()
+        if handler_installed:
+            signal.signal(signal.SIGTERM, previous_handler)
+
+    notes = list(sources.notes)
+    for state in sampler.device_state.values():
+        if state.status in (DeviceStatus.LOST, DeviceStatus.ERROR):
+            notes.append(f"{state.device}: {state.status.value}: {state.reason}")
+    return RecordSummary(
+        output=str(output), rate_hz=rate_hz, duration_s=round(elapsed, 3),
+        ticks=recorder.ticks_written, samples=recorder.rows_written,
+        series=len(sampler.series), gpus=len(inventory.gpus), stopped_by=stopped_by,
+        dropped_ticks=recorder.dropped_ticks, notes=tuple(notes), error=recorder.error,
+    )
+
+
+def export(recording: str | os.PathLike[str], csv_out: str | os.PathLike[str]) -> ExportSummary:
+    """Export a recording as a wide CSV. Raises RecordingError (one line) for a file that is
+    not a readable recording or an output that cannot be written."""
+    return export_csv(recording, csv_out)

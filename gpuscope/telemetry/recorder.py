@@ -1,0 +1,481 @@
+"""Recordings: telemetry samples in an SQLite file that survives a crash.
+
+The file (schema version 1):
+
+- `meta(key, value)`: format "gpuscope-recording", version, gpuscope_version, started_utc,
+  rate_hz, inventory (JSON: which GPUs these are), and ended_utc once closed cleanly;
+- `series(id, name, unit, source)`: "0000:03:00.0/power_w", "W", "sysfs:/sys/...";
+- `samples(t, series_id, value)`: t in unix seconds; missing samples are not stored. Indexed on
+  (series_id, t).
+
+`Recorder` is fed by the sampler's tick callback through a queue; a writer thread inserts and
+commits at least every `commit_interval_s` (0.5 s), in WAL mode with synchronous=NORMAL: a
+commit is in the WAL file once it returns, so `kill -9` of the recording process loses at most
+the last half second or so. SQLite replays the WAL when the file is next opened.
+
+`open_recording` reads one back; a file that is not a gpuscope recording, is newer than this
+gpuscope, or is damaged raises `RecordingError` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import math
+import os
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from gpuscope import __version__
+from gpuscope.model import Inventory, JsonValue, to_jsonable
+from gpuscope.telemetry.metrics import split_series_name, stored_unit
+from gpuscope.telemetry.ring import FloatArray, SeriesRing
+from gpuscope.telemetry.sampler import Sampler, TickEvent
+
+log = logging.getLogger(__name__)
+
+RECORDING_FORMAT = "gpuscope-recording"
+RECORDING_VERSION = 1
+DEFAULT_COMMIT_INTERVAL_S = 0.5
+MAX_QUEUED_TICKS = 100_000  # about 1.4 h at 20 Hz: past that the writer is stuck; drop ticks
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS series (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    unit TEXT NOT NULL,
+    source TEXT
+);
+CREATE TABLE IF NOT EXISTS samples (t REAL NOT NULL, series_id INTEGER NOT NULL, value REAL);
+CREATE INDEX IF NOT EXISTS samples_series_t ON samples (series_id, t);
+"""
+
+
+class RecordingError(Exception):
+    """A recording that cannot be written or read, with a one-line reason for the user."""
+
+
+def _utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+_STOP = object()
+
+
+class Recorder:
+    """Writes ticks into the SQLite file at `path` on a writer thread of its own.
+
+    Feed it with `attach(sampler)` (or subscribe `on_tick` yourself); `close()` flushes what is
+    queued, marks the recording complete and ends the writer. `error` holds the writer's
+    failure (disk full...) once it had one; the sampler is never blocked by the recorder."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        rate_hz: float | None = None,
+        inventory: Inventory | None = None,
+        overwrite: bool = False,
+        commit_interval_s: float = DEFAULT_COMMIT_INTERVAL_S,
+    ) -> None:
+        self.path = Path(path)
+        self.commit_interval_s = commit_interval_s
+        self.error: str | None = None
+        self.ticks_written = 0
+        self.rows_written = 0
+        self.dropped_ticks = 0
+        if self.path.exists():
+            if not overwrite:
+                raise RecordingError(f"{self.path} exists; choose another file name")
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                try:
+                    Path(f"{self.path}{suffix}").unlink()
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise RecordingError(f"cannot replace {self.path}: {exc.strerror}") from exc
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False,
+                                       isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+            meta: dict[str, str] = {
+                "format": RECORDING_FORMAT,
+                "version": str(RECORDING_VERSION),
+                "gpuscope_version": __version__,
+                "started_utc": _utc_now(),
+            }
+            if rate_hz is not None:
+                meta["rate_hz"] = repr(float(rate_hz))
+            if inventory is not None:
+                meta["inventory"] = json.dumps(to_jsonable(inventory), separators=(",", ":"))
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                 sorted(meta.items()))
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise RecordingError(f"cannot write a recording to {self.path}: {exc}") from exc
+        except OSError as exc:
+            raise RecordingError(f"cannot write a recording to {self.path}: "
+                                 f"{exc.strerror or exc}") from exc
+        self._series_ids: dict[str, int] = {}
+        self._series_sources: dict[str, str | None] = {}
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._unsubscribe: Any = None
+        self._closed = False
+        self._writer = threading.Thread(target=self._run, daemon=True,
+                                        name="telemetry-recorder")
+        self._writer.start()
+
+    # ------------------------------------------------------------------ feeding
+
+    def attach(self, sampler: Sampler) -> None:
+        """Record every tick of `sampler`, with its series' units and sources."""
+        for info in sampler.series:
+            reading = sampler.latest.get(info.name)
+            self._queue.put(("series", info.name, info.unit,
+                             reading.source if reading is not None else None))
+        self._unsubscribe = sampler.subscribe(self.on_tick)
+
+    def on_tick(self, event: TickEvent) -> None:
+        """The sampler's tick callback: queue the tick and return at once."""
+        if self._closed:
+            return
+        if self._queue.qsize() >= MAX_QUEUED_TICKS:
+            self.dropped_ticks += 1
+            return
+        self._queue.put(("tick", event.time_s, event.values, event.sources))
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Write what is queued, mark the recording complete, end the writer, close the file."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._queue.put(_STOP)
+        self._writer.join(timeout_s)
+        if self._writer.is_alive():
+            self.error = self.error or f"the writer did not finish within {timeout_s:g} s"
+            return
+        try:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                             ("ended_utc", _utc_now()))
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.close()
+        except sqlite3.Error as exc:
+            self.error = self.error or f"closing {self.path}: {exc}"
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ the writer
+
+    def _run(self) -> None:
+        rows: list[tuple[float, int, float]] = []
+        last_commit = time.monotonic()
+        ticks = 0
+        stop = False
+        while not stop:
+            timeout = max(0.0, last_commit + self.commit_interval_s - time.monotonic())
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                item = None
+            if item is _STOP:
+                stop = True
+            elif item is not None:
+                try:
+                    ticks += self._take(item, rows)
+                except sqlite3.Error as exc:
+                    self._fail(exc)
+                    return
+            due = time.monotonic() - last_commit >= self.commit_interval_s
+            if stop or due or len(rows) >= 50_000:
+                if rows or ticks:
+                    try:
+                        self._db.execute("BEGIN")
+                        self._db.executemany(
+                            "INSERT INTO samples (t, series_id, value) VALUES (?, ?, ?)", rows)
+                        self._db.execute("COMMIT")
+                    except sqlite3.Error as exc:
+                        self._fail(exc)
+                        return
+                    self.rows_written += len(rows)
+                    self.ticks_written += ticks
+                    rows = []
+                    ticks = 0
+                last_commit = time.monotonic()
+
+    def _fail(self, exc: sqlite3.Error) -> None:
+        self.error = f"writing {self.path} failed: {exc}"
+        log.error("%s", self.error)
+        try:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+    def _take(self, item: tuple[Any, ...], rows: list[tuple[float, int, float]]) -> int:
+        if item[0] == "series":
+            _, name, unit, source = item
+            self._series_id(name, unit, source)
+            return 0
+        _, t, values, sources = item
+        for name, source in sources.items():
+            if self._series_sources.get(name) != source:
+                self._series_id(name, None, source)
+        ids = self._series_ids
+        for name, value in values.items():
+            if value != value:  # NaN: a missing sample is not stored
+                continue
+            series_id = ids.get(name)
+            if series_id is None:
+                series_id = self._series_id(name, None, sources.get(name))
+            rows.append((t, series_id, value))
+        return 1
+
+    def _series_id(self, name: str, unit: str | None, source: str | None) -> int:
+        known = self._series_ids.get(name)
+        if known is None:
+            if unit is None:
+                unit = stored_unit(split_series_name(name)[1])
+            self._db.execute("INSERT OR IGNORE INTO series (name, unit, source) VALUES (?, ?, ?)",
+                             (name, unit, source))
+            row = self._db.execute("SELECT id FROM series WHERE name = ?", (name,)).fetchone()
+            known = int(row[0])
+            self._series_ids[name] = int(known)
+            self._series_sources[name] = source
+        elif source is not None and self._series_sources.get(name) != source:
+            self._db.execute("UPDATE series SET source = ? WHERE id = ?", (source, known))
+            self._series_sources[name] = source
+        return int(known)
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingMeta:
+    format: str
+    version: int
+    gpuscope_version: str | None
+    started_utc: str | None
+    ended_utc: str | None  # None: the writer did not close the file (killed, crashed, still on)
+    rate_hz: float | None
+    inventory: JsonValue  # the inventory JSON, or None
+
+    @property
+    def complete(self) -> bool:
+        return self.ended_utc is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedSeries:
+    id: int
+    name: str
+    unit: str
+    source: str | None
+
+    @property
+    def device(self) -> str:
+        return split_series_name(self.name)[0]
+
+    @property
+    def metric(self) -> str:
+        return split_series_name(self.name)[1]
+
+
+class Recording:
+    """A recording opened for reading. Use `open_recording(path)`."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection, meta: RecordingMeta,
+                 series: tuple[RecordedSeries, ...]) -> None:
+        self.path = path
+        self._db = db
+        self.meta = meta
+        self.series = series
+        self._by_name = {s.name: s for s in series}
+
+    @property
+    def devices(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.device for s in self.series))
+
+    def device_labels(self) -> dict[str, str]:
+        """device -> a label from the recorded inventory: "AMD Radeon RX 7900 XTX
+        (0000:03:00.0)", the host's name; the device id itself where the inventory is silent."""
+        labels = {device: device for device in self.devices}
+        inventory = self.meta.inventory if isinstance(self.meta.inventory, dict) else {}
+        gpus = inventory.get("gpus")
+        for gpu in gpus if isinstance(gpus, list) else ():
+            if isinstance(gpu, dict) and gpu.get("pci_bus") in labels:
+                labels[str(gpu["pci_bus"])] = f"{gpu.get('name') or 'GPU'} ({gpu['pci_bus']})"
+        host = inventory.get("host")
+        if "host" in labels and isinstance(host, dict) and host.get("hostname"):
+            labels["host"] = str(host["hostname"])
+        return labels
+
+    def sample_count(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM samples")[0][0])
+
+    def time_range(self) -> tuple[float, float] | None:
+        row = self._query("SELECT MIN(t), MAX(t) FROM samples")[0]
+        return None if row[0] is None else (float(row[0]), float(row[1]))
+
+    def read(self, series: str, since: float | None = None,
+             until: float | None = None) -> tuple[FloatArray, FloatArray]:
+        """(times, values) of one series in time order, `since <= t <= until`."""
+        info = self._by_name.get(series)
+        if info is None:
+            raise RecordingError(f"{self.path} has no series {series!r}")
+        rows = self._query(
+            "SELECT t, value FROM samples WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t",
+            (info.id, -math.inf if since is None else since,
+             math.inf if until is None else until))
+        if not rows:
+            return np.empty(0), np.empty(0)
+        data = np.array(rows, dtype=np.float64)
+        return data[:, 0].copy(), data[:, 1].copy()
+
+    def iter_rows(self) -> Iterator[tuple[float, int, float]]:
+        """Every sample (t, series_id, value) in the order written, streamed."""
+        try:
+            cursor = self._db.execute("SELECT t, series_id, value FROM samples ORDER BY rowid")
+            while True:
+                chunk = cursor.fetchmany(4096)
+                if not chunk:
+                    return
+                yield from chunk
+        except sqlite3.DatabaseError as exc:
+            raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
+
+    def load_into_rings(self, max_rows: int | None = None) -> dict[str, SeriesRing]:
+        """device -> a SeriesRing with its series, holding the whole recording (or its newest
+        `max_rows` ticks): what the Telemetry page scrolls and zooms through."""
+        rings: dict[str, SeriesRing] = {}
+        for device in self.devices:
+            names = [s.name for s in self.series if s.device == device]
+            columns = {name: self.read(name) for name in names}
+            stamps = [times for times, _ in columns.values() if len(times)]
+            times = np.unique(np.concatenate(stamps)) if stamps else np.empty(0)
+            if max_rows is not None and len(times) > max_rows:
+                times = times[-max_rows:]
+            ring = SeriesRing(names, max(1, len(times)))
+            values: dict[str, FloatArray] = {}
+            for name, (series_times, series_values) in columns.items():
+                column = np.full(len(times), np.nan)
+                if len(series_times) and len(times):
+                    index = np.searchsorted(times, series_times)
+                    inside = (index < len(times))
+                    inside[inside] &= times[index[inside]] == series_times[inside]
+                    column[index[inside]] = series_values[inside]
+                values[name] = column
+            ring.append_rows(times, values)
+            rings[device] = ring
+        return rings
+
+    def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return self._db.execute(sql, tuple(args)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Recording:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+
+def open_recording(path: str | os.PathLike[str]) -> Recording:
+    """Open a recording for reading. A file whose writer was killed opens too: SQLite replays
+    its write-ahead log. Raises RecordingError (one line) for anything that is not a readable
+    gpuscope recording."""
+    source = Path(path)
+    try:
+        with open(source, "rb") as handle:
+            head = handle.read(len(_SQLITE_MAGIC))
+    except FileNotFoundError:
+        raise RecordingError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise RecordingError(f"{source} is a directory, not a recording") from None
+    except OSError as exc:
+        raise RecordingError(f"cannot read {source}: {exc.strerror or exc}") from exc
+    if head != _SQLITE_MAGIC:
+        what = "an empty file" if not head else "not an SQLite file"
+        raise RecordingError(f"{source} is not a gpuscope recording ({what})")
+    try:
+        # Opened read-write so that SQLite can replay a killed writer's WAL; nothing is written.
+        db = sqlite3.connect(f"{source.resolve().as_uri()}?mode=rw", uri=True,
+                             check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise RecordingError(f"cannot open {source}: {exc}") from exc
+    try:
+        tables = {row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"meta", "series", "samples"} <= tables:
+            raise RecordingError(f"{source} is an SQLite file but not a gpuscope recording")
+        meta_rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        meta = _parse_meta(source, meta_rows)
+        series = tuple(RecordedSeries(int(r[0]), str(r[1]), str(r[2]),
+                                      None if r[3] is None else str(r[3]))
+                       for r in db.execute("SELECT id, name, unit, source FROM series ORDER BY id"))
+    except RecordingError:
+        db.close()
+        raise
+    except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+        db.close()
+        raise RecordingError(f"{source}: damaged recording ({exc})") from exc
+    return Recording(source, db, meta, series)
+
+
+def _parse_meta(source: Path, meta: Mapping[str, Any]) -> RecordingMeta:
+    if meta.get("format") != RECORDING_FORMAT:
+        raise RecordingError(f"{source} is not a gpuscope recording "
+                             f"(format {meta.get('format')!r})")
+    try:
+        version = int(meta.get("version", ""))
+    except ValueError:
+        raise RecordingError(f"{source}: recording version {meta.get('version')!r} "
+                             "is not a number") from None
+    if version > RECORDING_VERSION:
+        raise RecordingError(f"{source}: recording version {version} is newer than this "
+                             f"gpuscope reads ({RECORDING_VERSION}); update gpuscope")
+    rate: float | None
+    try:
+        rate = float(meta["rate_hz"]) if meta.get("rate_hz") else None
+    except ValueError:
+        rate = None
+    inventory: JsonValue = None
+    if meta.get("inventory"):
+        try:
+            inventory = json.loads(meta["inventory"])
+        except json.JSONDecodeError:
+            inventory = None
+    return RecordingMeta(
+        format=RECORDING_FORMAT, version=version,
+        gpuscope_version=meta.get("gpuscope_version"), started_utc=meta.get("started_utc"),
+        ended_utc=meta.get("ended_utc"), rate_hz=rate, inventory=inventory,
+    )
