@@ -31,6 +31,8 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gpuscope {__version__}")
     parser.add_argument("--replay", metavar="FILE",
                         help="answer from a snapshot file instead of this machine")
+    parser.add_argument("--recording", metavar="FILE",
+                        help="open a recording (gpuscope record) on the Telemetry page")
     parser.add_argument("--from", dest="gui_inputs", action="append", metavar="FILE",
                         help="open the window on pasted outputs (rocminfo, nvidia-smi, "
                              "collect_env, ...; repeatable) instead of this machine")
@@ -272,7 +274,7 @@ def _cmd_gui(args: argparse.Namespace) -> int:
         from gpuscope.ui.app import run_gui
     except ImportError as exc:
         raise CliError(f"the window needs PySide6, which failed to load: {exc}") from exc
-    return run_gui(args.replay, imports=inputs)
+    return run_gui(args.replay, imports=inputs, recording=args.recording)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,9 +34,12 @@ def app_icon() -> QIcon:
     return QIcon(pixmap)
 
 
+DEFAULT_TELEMETRY_HZ = 2.0
+
+
 def run_gui(
     replay_path: str | None = None, argv: list[str] | None = None,
-    imports: Sequence[str] | None = None,
+    imports: Sequence[str] | None = None, recording: str | None = None,
 ) -> int:
     """Open gpuscope's window over this machine, or over a snapshot when `replay_path` is
     given, and run until it closes; with `imports` (files of tool outputs), the window opens
@@ -74,7 +77,21 @@ def run_gui(
     if not icon.isNull():
         app.setWindowIcon(icon)
 
-    window = MainWindow(system)
+    recorded_feed = None
+    if recording is not None:
+        from gpuscope.telemetry.recorder import RecordingError
+        from gpuscope.ui.telemetry_adapters import recording_feed
+
+        try:
+            recorded_feed = recording_feed(recording)
+        except RecordingError as exc:
+            print(f"gpuscope: {exc}", file=sys.stderr)
+            return 1
+    # A recording replaces the live sampler: the page charts what was recorded.
+    window = MainWindow(system, live_telemetry_hz=None if recorded_feed else DEFAULT_TELEMETRY_HZ)
+    if recorded_feed is not None:
+        window.telemetry_page.set_feed(recorded_feed)
+        window.select_page("telemetry")
     if outcome is not None and outcome.machine is not None:
         window.show_imported(outcome.machine, outcome.ignored)
     window.show()

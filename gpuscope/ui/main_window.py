@@ -1,8 +1,9 @@
 """The main window: a sidebar of pages, a replay/import banner, and probe progress in the
 status bar.
 
-The Overview, Stack and Frameworks pages are built; every other page says plainly what it will
-hold. "Import outputs…" (Ctrl+I) switches every page to a machine described by pasted outputs
+The Overview, Stack, Frameworks and Telemetry pages are built; every other page says plainly
+what it will hold. The Telemetry page charts whatever feed `telemetry_page.set_feed()` gives
+it. "Import outputs…" (Ctrl+I) switches every page to a machine described by pasted outputs
 until "Back to this machine".
 """
 
@@ -41,12 +42,16 @@ from gpuscope.inventory import (
 )
 from gpuscope.model import Inventory, Origin, OriginKind, ProbeState
 from gpuscope.probes.python_envs import discover_python_envs
-from gpuscope.ui.doctor_loader import Diagnosis, DoctorLoader, FrameworkCollector
+from gpuscope.telemetry.sampler import Sampler
+from gpuscope.telemetry.sources import SourceSet, build_sources
+from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader, FrameworkCollector
 from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage, plain_tooltip
 from gpuscope.ui.stack_page import StackPage
+from gpuscope.ui.telemetry_adapters import SamplerFeed
+from gpuscope.ui.telemetry_page import TelemetryPage
 from gpuscope.ui.theme import BANNER_BACKGROUND, BANNER_TEXT, MUTED_COLOR
 
 PAGE_NAMES: tuple[str, ...] = (
@@ -54,7 +59,6 @@ PAGE_NAMES: tuple[str, ...] = (
 )
 # What each page not built yet will hold; shown on the page so it never pretends to work.
 PLACEHOLDERS: dict[str, str] = {
-    "Telemetry": "Telemetry: live charts of every GPU",
     "Benchmarks": "Benchmarks: short, safe measurements of each GPU through a framework",
     "Compare": "Compare: two inventories or snapshots side by side",
     "Report": "Report: this machine as a PNG, HTML, Markdown or JSON report to share",
@@ -135,8 +139,18 @@ class MainWindow(QMainWindow):
         framework_timeout_s: float = DEFAULT_FRAMEWORK_TIMEOUT_S,
         find_environments: EnvironmentFinder = discover_python_envs,
         current_python: str = sys.executable,
+        live_telemetry_hz: float | None = None,
     ) -> None:
         super().__init__(parent)
+        # The sampler starts once the probes have finished (it needs the GPU list); None
+        # leaves the Telemetry page without a feed (tests, renders, replays of old files).
+        self._system = system
+        self._live_telemetry_hz = live_telemetry_hz
+        self._sampler: Sampler | None = None
+        self._sources: SourceSet | None = None
+        self._telemetry_task = BackgroundTask("telemetry-start", parent=self)
+        self._telemetry_task.done.connect(self._on_sampler_ready)
+        self._telemetry_task.failed.connect(self._on_sampler_failed)
         self.setWindowTitle("gpuscope")
         self.resize(1100, 750)
         self.loader = InventoryLoader(system, probes, probe_timeout_s, parent=self)
@@ -222,8 +236,10 @@ class MainWindow(QMainWindow):
         self.overview_page = OverviewPage(probes)
         self.stack_page = StackPage()
         self.frameworks_page = FrameworksPage(self.doctor, current_python, find_environments)
+        self.telemetry_page = TelemetryPage()
         built: dict[str, QWidget] = {"Overview": self.overview_page, "Stack": self.stack_page,
-                                     "Frameworks": self.frameworks_page}
+                                     "Frameworks": self.frameworks_page,
+                                     "Telemetry": self.telemetry_page}
         for name in PAGE_NAMES:
             item = QListWidgetItem(name)
             page = built.get(name)
@@ -248,6 +264,8 @@ class MainWindow(QMainWindow):
         self.loader.inventory_changed.connect(self._on_inventory)
         self.loader.probe_finished.connect(self._update_progress)
         self.loader.finished.connect(self._update_progress)
+        if live_telemetry_hz is not None:
+            self.loader.finished.connect(lambda: self.start_live_telemetry(live_telemetry_hz))
         self.loader.start()
         self._on_inventory(self.loader.inventory)
         self._update_progress()
@@ -307,11 +325,39 @@ class MainWindow(QMainWindow):
         self._show_inventory(self.loader.inventory, self.loader.pending)
         self._update_progress()
 
+    def start_live_telemetry(self, rate_hz: float) -> None:
+        """Build the metric sources off the GUI thread (opening NVML or amdsmi can take
+        seconds), then sample and chart."""
+        if self._sampler is not None or self._telemetry_task.is_running:
+            return
+        self._telemetry_task.start(_start_sampler, self._system, self.loader.inventory, rate_hz)
+
+    def _on_sampler_ready(self, started: object) -> None:
+        assert isinstance(started, tuple)
+        sampler, sources = started
+        self._sampler, self._sources = sampler, sources
+        label = None
+        if isinstance(self._system, ReplaySystem):
+            label = (f"Replay of {self._system.source}: values as captured, repeated "
+                     f"at {sampler.rate_hz:g} Hz — not live")
+        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label))
+
+    def _on_sampler_failed(self, message: str) -> None:
+        self.statusBar().showMessage(f"Live telemetry could not start: {message}")
+
     def shutdown(self) -> None:
         """Stop listening to the probes and workers; safe to call more than once."""
+        self._telemetry_task.cancel()
+        if self._sampler is not None:
+            self._sampler.stop()
+            self._sampler = None
+        if self._sources is not None:
+            self._sources.close()
+            self._sources = None
         self.loader.cancel()
         self.doctor.shutdown()
         self.frameworks_page.shutdown()
+        self.telemetry_page.shutdown()
         if self._import_dialog is not None:
             self._import_dialog.cancel_import()
 
@@ -388,3 +434,11 @@ class MainWindow(QMainWindow):
             if timed_out:
                 text += f" ({timed_out} timed out)"
         self.progress_label.setText(text)
+
+
+def _start_sampler(system: System, inventory: Inventory,
+                   rate_hz: float) -> tuple[Sampler, SourceSet]:
+    sources = build_sources(system, inventory)
+    sampler = Sampler(sources.sources, rate_hz=rate_hz)
+    sampler.start()
+    return sampler, sources

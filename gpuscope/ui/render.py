@@ -3,11 +3,13 @@
     python -m gpuscope.ui.render --replay FILE -o out.png [--page overview]
     python -m gpuscope.ui.render --from rocminfo.txt --from torch-error.txt --page stack -o s.png
     python -m gpuscope.ui.render --page frameworks --inspect -o frameworks.png
+    python -m gpuscope.ui.render --page telemetry --demo-telemetry 2 -o telemetry.png
 
 Over a replayed snapshot (`--replay`), imported outputs (`--from`, repeatable) or, with
 neither, this machine. It runs offscreen (no display needed), waits in an event loop until
 every probe has finished (and, with `--inspect` or `--python`, until the frameworks are
-inspected), and writes the window at 1100x750.
+inspected), and writes the window at 1100x750. `--demo-telemetry N` feeds the Telemetry page
+N GPUs of synthetic traces, labelled "demo data" on the page.
 """
 
 from __future__ import annotations
@@ -83,7 +85,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--python", action="append", metavar="PATH",
                         help="inspect the frameworks of this interpreter before rendering "
                              "(repeatable; implies --inspect)")
+    parser.add_argument("--demo-telemetry", type=int, default=None, metavar="N_GPUS",
+                        help="feed the Telemetry page synthetic traces of N GPUs and the "
+                             "host (labelled demo data on the page)")
+    parser.add_argument("--recording", metavar="FILE",
+                        help="chart this recording (gpuscope record) on the Telemetry page")
+    parser.add_argument("--telemetry-window", type=int, default=None, metavar="SECONDS",
+                        help="the Telemetry page's time window (60, 300, 900 or 3600)")
     args = parser.parse_args(argv)
+    if args.demo_telemetry is not None and not 0 <= args.demo_telemetry <= 64:
+        print("gpuscope: --demo-telemetry wants 0 to 64 GPUs", file=sys.stderr)
+        return 2
 
     try:
         width_text, _, height_text = args.size.lower().partition("x")
@@ -131,6 +143,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.close()
         return 2
     window.resize(*size)
+    if args.demo_telemetry is not None:
+        from gpuscope.ui.telemetry_feed import demo_feed
+
+        minutes = max(15.0, (args.telemetry_window or 0) / 60.0)
+        window.telemetry_page.set_feed(demo_feed(args.demo_telemetry, minutes=minutes))
+    if args.recording is not None:
+        from gpuscope.telemetry.recorder import RecordingError
+        from gpuscope.ui.telemetry_adapters import recording_feed
+
+        try:
+            window.telemetry_page.set_feed(recording_feed(args.recording))
+        except RecordingError as exc:
+            print(f"gpuscope: {exc}", file=sys.stderr)
+            window.close()
+            return 1
+    if args.telemetry_window is not None:
+        window.telemetry_page.set_window_s(args.telemetry_window)
     if window.loader.is_running:
         # The loader's own timeouts end it; the deadline is a belt to its braces.
         wait_until(lambda: not window.loader.is_running, timeout_s + 5)
@@ -146,6 +175,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 page.set_checked(args.python)
             page.inspect()
             wait_until(lambda: not page.is_inspecting, DEFAULT_FRAMEWORK_TIMEOUT_S + 15)
+    if window.current_page_name() == "Telemetry":
+        # Lay out at the final size, then draw a frame at the charts' real pixel width.
+        window.resize(*size)
+        for _ in range(3):
+            QApplication.sendPostedEvents()
+            QApplication.processEvents()
+        window.telemetry_page.redraw(force=True)
     try:
         render_widget_png(window, args.output, size)
     except OSError as exc:

@@ -58,3 +58,13 @@ def test_a_killed_recording_keeps_all_but_about_the_last_second(tmp_path: Path) 
         times, _values = opened.read("host/host_ram_used_bytes")
     assert len(times) >= 15
     assert killed_at - times[-1] <= 1.6, f"lost {killed_at - times[-1]:.2f} s"
+
+
+def test_the_window_refuses_a_file_that_is_not_a_recording(tmp_path: Path) -> None:
+    bogus = tmp_path / "not-a-recording.sqlite"
+    bogus.write_text("hello")
+    result = subprocess.run([sys.executable, "-m", "gpuscope", "--recording", str(bogus)],
+                            capture_output=True, text=True, timeout=60, check=False,
+                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 1
+    assert result.stderr.startswith("gpuscope: ") and result.stderr.count("\n") == 1

@@ -249,7 +249,7 @@ def test_sidebar_lists_every_page_and_placeholders_say_so(
     assert window.current_page_name() == "Telemetry"
     texts = [label.text() for label in window.pages.currentWidget().findChildren(
         type(window.banner))]
-    assert "Telemetry: live charts of every GPU — coming in a later release" in texts
+    assert "Live telemetry starts when a sampler is attached" in " ".join(texts)
     for name in PLACEHOLDERS:  # the pages not built yet
         window.select_page(name)
         shown = " ".join(label.text() for label in window.pages.currentWidget().findChildren(
@@ -324,3 +324,22 @@ def test_render_module_reports_a_bad_replay(
     assert render.main(["--replay", str(missing), "-o", str(out)]) == 1
     assert "cannot read" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_live_telemetry_starts_after_the_probes_and_stops_with_the_window(
+    qtbot: Any, make_window: WindowFactory,
+) -> None:
+    """The window's own sampler (over a replayed machine, labelled as such) feeds the page."""
+    from gpuscope.ui.telemetry_adapters import SamplerFeed
+
+    window = make_window(replay("rx7900xtx_rocm.json"), live_telemetry_hz=5.0)
+    wait_finished(qtbot, window)
+    qtbot.waitUntil(lambda: isinstance(window.telemetry_page._feed, SamplerFeed), timeout=10000)
+    feed = window.telemetry_page._feed
+    assert feed.live and "Replay of" in feed.label and "not live" in feed.label
+    assert {d.key for d in feed.devices()} == {"0000:03:00.0", "host"}
+    qtbot.waitUntil(lambda: feed.latest("0000:03:00.0/temp_edge_c") is not None, timeout=10000)
+    sampler = window._sampler
+    assert sampler is not None and sampler.running
+    window.close()
+    assert not sampler.running

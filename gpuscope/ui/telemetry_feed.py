@@ -1,0 +1,296 @@
+"""What the Telemetry page reads: a `TelemetryFeed` (devices, their ring buffers, the latest
+reading of each series with its source or why it is missing, and the time axis's "now").
+
+The live sampler and opened recordings are adapted to this protocol; `RingFeed` is the plain
+implementation over ring buffers that tests, the benchmark and the demo use. The page only
+reads from a feed, on its own timer; nothing here pushes to the page.
+
+`synthetic_telemetry()` makes telemetry-like traces (workload phases, lagging temperatures,
+spikes, gaps, a lost GPU) for the benchmark and `--demo-telemetry`; they are never shown
+except under a label that says "demo data".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuscope.telemetry.metrics import HOST_DEVICE, Metric, Reading, series_name
+from gpuscope.telemetry.ring import SeriesRing
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedDevice:
+    """One device on the page: a GPU (by PCI bus address) or the host."""
+
+    key: str  # "0000:03:00.0" or "host"
+    label: str  # "GPU 0: AMD Radeon RX 7900 XTX" / "Host"
+    gpu_index: int | None  # for theme.gpu_color; None for the host
+    lost_reason: str | None = None  # set while a GPU does not answer
+
+    @property
+    def short_label(self) -> str:
+        """"GPU 0" from "GPU 0: AMD Radeon RX 7900 XTX"; the label when it has no colon."""
+        head, sep, _ = self.label.partition(":")
+        return head.strip() if sep and head.strip() else self.label
+
+
+@runtime_checkable
+class TelemetryFeed(Protocol):
+    """The read side of live telemetry or of a recording."""
+
+    def devices(self) -> Sequence[FeedDevice]: ...
+
+    def ring(self, device_key: str) -> SeriesRing | None: ...
+
+    def latest(self, series: str) -> Reading | None:
+        """The newest reading of a series: value and source, or why it is missing."""
+        ...
+
+    def now_s(self) -> float:
+        """The time axis's "now": time.time() when live, a recording's end otherwise."""
+        ...
+
+    @property
+    def live(self) -> bool: ...
+
+    @property
+    def label(self) -> str:
+        """"Live, 2 Hz" / "Recording r.sqlite, 2026-11-22 10:00–10:05"."""
+        ...
+
+
+LatestSource = Mapping[str, Reading] | Callable[[str], Reading | None]
+NowSource = float | Callable[[], float]
+
+
+class RingFeed:
+    """A `TelemetryFeed` over ring buffers held by the caller.
+
+    `latest` gives readings (with sources and missing reasons) by series name, as a mapping or
+    a function; without it (or for a series it does not know) the newest ring value is the
+    reading. `now` is a fixed time, a function, or None: `time.time()` when `live`, else the
+    newest sample time in the rings."""
+
+    def __init__(self, devices: Sequence[FeedDevice], rings: Mapping[str, SeriesRing],
+                 latest: LatestSource | None = None, now: NowSource | None = None,
+                 live: bool = False, label: str = "Ring buffers") -> None:
+        self._devices: tuple[FeedDevice, ...] = tuple(devices)
+        self._rings = dict(rings)
+        self._latest = latest
+        self._now = now
+        self._live = live
+        self._label = label
+
+    def devices(self) -> Sequence[FeedDevice]:
+        return self._devices
+
+    def set_devices(self, devices: Sequence[FeedDevice]) -> None:
+        """Replace the device list (a GPU lost or back); the page picks it up on its next
+        redraw."""
+        self._devices = tuple(devices)
+
+    def ring(self, device_key: str) -> SeriesRing | None:
+        return self._rings.get(device_key)
+
+    def latest(self, series: str) -> Reading | None:
+        if self._latest is not None:
+            reading = (self._latest(series) if callable(self._latest)
+                       else self._latest.get(series))
+            if reading is not None:
+                return reading
+        device, _, _ = series.rpartition("/")
+        ring = self._rings.get(device)
+        if ring is None:
+            return None
+        value = ring.latest(series)
+        return None if value is None else Reading(value)
+
+    def set_now(self, now: NowSource | None) -> None:
+        self._now = now
+
+    def now_s(self) -> float:
+        if self._now is not None:
+            return float(self._now() if callable(self._now) else self._now)
+        if self._live:
+            return time.time()
+        newest = [float(times[-1]) for times, _ in
+                  (ring.snapshot(series=()) for ring in self._rings.values()) if len(times)]
+        return max(newest) if newest else time.time()
+
+    @property
+    def live(self) -> bool:
+        return self._live
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+
+# ---------------------------------------------------------------------------- demo traces
+
+# The metrics of the benchmark and the demo: eight per GPU, two for the host.
+SYNTHETIC_GPU_METRICS: tuple[Metric, ...] = (
+    Metric.GPU_UTIL_PERCENT, Metric.VRAM_USED_BYTES, Metric.TEMP_JUNCTION_C,
+    Metric.TEMP_EDGE_C, Metric.POWER_W, Metric.SCLK_MHZ, Metric.MCLK_MHZ, Metric.FAN_RPM,
+)
+SYNTHETIC_HOST_METRICS: tuple[Metric, ...] = (
+    Metric.HOST_CPU_PERCENT, Metric.HOST_RAM_USED_BYTES,
+)
+DEMO_LABEL = "Demo data (synthetic traces, not this machine)"
+_GIB = float(2**30)
+
+
+@dataclass
+class SyntheticTelemetry:
+    """Generated traces: one shared time axis and, per device, a value array per series."""
+
+    devices: tuple[FeedDevice, ...]
+    times: FloatArray
+    values: dict[str, dict[str, FloatArray]]  # device key -> series name -> values
+    readings: dict[str, Reading] = field(default_factory=dict)  # series -> why missing
+
+    def rings(self, rows: int, capacity: int | None = None) -> dict[str, SeriesRing]:
+        """Rings of `capacity` rows (default `rows`) holding the first `rows` samples."""
+        capacity = capacity or rows
+        rings: dict[str, SeriesRing] = {}
+        for device in self.devices:
+            columns = self.values[device.key]
+            ring = SeriesRing(tuple(columns), capacity)
+            ring.append_rows(self.times[:rows], {k: v[:rows] for k, v in columns.items()})
+            rings[device.key] = ring
+        return rings
+
+    def append(self, rings: Mapping[str, SeriesRing], start: int, stop: int) -> None:
+        """Append samples [start, stop) to `rings`, as a sampler would."""
+        for key, ring in rings.items():
+            columns = self.values[key]
+            ring.append_rows(self.times[start:stop],
+                             {k: v[start:stop] for k, v in columns.items()})
+
+    def latest(self, series: str) -> Reading | None:
+        return self.readings.get(series)
+
+
+def synthetic_telemetry(n_gpus: int, seconds: float, rate_hz: float = 10.0, seed: int = 0,
+                        end_s: float | None = None, *, lost_gpu: bool = True,
+                        missing_fan: bool = True) -> SyntheticTelemetry:
+    """Telemetry-like traces for `n_gpus` GPUs and the host over `seconds` at `rate_hz`:
+    workload phases (idle, partial, full) as steps, utilization and power following them with
+    jitter and occasional spikes, temperatures lagging power (one GPU runs hot enough to
+    cross the junction warning), clocks and VRAM in steps, the fan following temperature,
+    short NaN gaps, one GPU lost for a while (`lost_gpu`, with 3 GPUs or more), and one GPU
+    whose fan no source reports (`missing_fan`, with 2 GPUs or more)."""
+    rng = np.random.default_rng(seed)
+    n = max(2, round(seconds * rate_hz))
+    end = time.time() if end_s is None else end_s
+    times = end - (n - 1 - np.arange(n, dtype=np.float64)) / rate_hz
+    devices: list[FeedDevice] = []
+    values: dict[str, dict[str, FloatArray]] = {}
+    readings: dict[str, Reading] = {}
+    for index in range(n_gpus):
+        key = f"0000:{3 + index:02x}:00.0"
+        devices.append(FeedDevice(key, f"GPU {index}: Demo GPU {index} (synthetic)", index))
+        traces = _gpu_traces(rng, n, rate_hz, hot=index == (1 if n_gpus > 1 else 0))
+        _punch_gaps(rng, traces, n, rate_hz)
+        if lost_gpu and n_gpus >= 3 and index == n_gpus - 1:
+            start = int(n * 0.55)
+            for trace in traces.values():
+                trace[start:start + int(40 * rate_hz)] = np.nan
+        if missing_fan and n_gpus >= 2 and index == 1:
+            traces[Metric.FAN_RPM][:] = np.nan
+            readings[series_name(key, Metric.FAN_RPM)] = Reading(
+                None, missing_reason="this GPU reports no fan speed (passively cooled)")
+        values[key] = {series_name(key, m): traces[m] for m in SYNTHETIC_GPU_METRICS}
+    devices.append(FeedDevice(HOST_DEVICE, "Host", None))
+    host = _host_traces(rng, n, rate_hz)
+    _punch_gaps(rng, host, n, rate_hz)
+    values[HOST_DEVICE] = {series_name(HOST_DEVICE, m): host[m] for m in SYNTHETIC_HOST_METRICS}
+    return SyntheticTelemetry(tuple(devices), times, values, readings)
+
+
+def demo_feed(n_gpus: int, minutes: float = 15.0, rate_hz: float = 10.0,
+              seed: int = 0) -> RingFeed:
+    """A finished (not live) feed of `minutes` of synthetic traces, labelled as demo data."""
+    data = synthetic_telemetry(n_gpus, minutes * 60.0, rate_hz, seed)
+    rings = data.rings(len(data.times))
+    label = f"{DEMO_LABEL}: {n_gpus} GPU{'s' if n_gpus != 1 else ''}, {rate_hz:g} Hz"
+    return RingFeed(data.devices, rings, latest=data.latest, now=float(data.times[-1]),
+                    live=False, label=label)
+
+
+def _lag(signal: FloatArray, tau_samples: float) -> FloatArray:
+    """First-order lag (exponential smoothing) of `signal`, by FFT convolution: no loop."""
+    n = len(signal)
+    length = int(min(n, max(2, 6 * tau_samples)))
+    kernel = np.exp(-np.arange(length) / max(tau_samples, 1e-9))
+    kernel /= kernel.sum()
+    padded = np.concatenate((np.full(length, signal[0]), signal))
+    size = 1 << int(np.ceil(np.log2(len(padded) + length)))
+    out = np.fft.irfft(np.fft.rfft(padded, size) * np.fft.rfft(kernel, size), size)
+    return np.asarray(out[length:length + n], dtype=np.float64)
+
+
+def _phases(rng: np.random.Generator, n: int, rate_hz: float,
+            levels: Sequence[float], mean_s: float) -> FloatArray:
+    """A step signal: phases of random length (mean `mean_s`) at levels drawn from
+    `levels`."""
+    lengths = rng.exponential(mean_s * rate_hz, size=max(2, int(n / (mean_s * rate_hz)) * 3))
+    counts = np.maximum(1, lengths.astype(np.int64))
+    while counts.sum() < n:
+        counts = np.concatenate((counts, counts))
+    chosen = rng.choice(np.asarray(levels, dtype=np.float64), size=len(counts))
+    return np.repeat(chosen, counts)[:n]
+
+
+def _gpu_traces(rng: np.random.Generator, n: int, rate_hz: float,
+                hot: bool) -> dict[Metric, FloatArray]:
+    load = _phases(rng, n, rate_hz, (2.0, 35.0, 70.0, 97.0, 99.0), 150.0)
+    jitter = _lag(rng.standard_normal(n), 3 * rate_hz) * 25.0
+    util = np.clip(_lag(load, 0.5 * rate_hz) + jitter * (load > 10), 0, 100)
+    tdp, idle_w = (355.0, 28.0) if hot else (rng.uniform(250, 330), rng.uniform(12, 30))
+    power = idle_w + (tdp - idle_w) * util / 100.0 + rng.standard_normal(n) * 3.0
+    spikes = rng.random(n) < 0.0015  # one-sample transients, as power sensors show
+    power[spikes] *= rng.uniform(1.2, 1.45, spikes.sum())
+    ambient = rng.uniform(28, 36)
+    junction = ambient + _lag(power, 45 * rate_hz) * (0.2 if hot else 0.145) + (
+        _lag(rng.standard_normal(n), 2 * rate_hz) * 1.5)
+    edge = junction - 12.0 - util * 0.06
+    boost = rng.uniform(2300, 2550)
+    sclk = np.where(util > 8, boost - util * 1.5 + rng.standard_normal(n) * 25, 50 + util * 10)
+    mclk = np.where(util > 8, 1249.0, np.where(util > 3, 456.0, 96.0))
+    vram_steps = _phases(rng, n, rate_hz, (0.4, 3.5, 9.0, 15.0, 21.0), 400.0)
+    vram = (np.maximum(vram_steps, _lag(vram_steps, 20 * rate_hz)) * _GIB
+            + _lag(rng.standard_normal(n), 30 * rate_hz) * 0.05 * _GIB)
+    fan = np.where(junction > 55, 700 + (junction - 55) * 55, 0.0)
+    fan = _lag(fan, 8 * rate_hz)
+    fan[fan < 1.0] = 0.0  # the FFT's round-off around a stopped fan
+    return {
+        Metric.GPU_UTIL_PERCENT: util, Metric.VRAM_USED_BYTES: np.maximum(vram, 0.2 * _GIB),
+        Metric.TEMP_JUNCTION_C: junction, Metric.TEMP_EDGE_C: edge, Metric.POWER_W: power,
+        Metric.SCLK_MHZ: sclk, Metric.MCLK_MHZ: mclk, Metric.FAN_RPM: fan,
+    }
+
+
+def _host_traces(rng: np.random.Generator, n: int, rate_hz: float) -> dict[Metric, FloatArray]:
+    cpu = np.clip(_lag(_phases(rng, n, rate_hz, (4.0, 12.0, 30.0, 60.0), 90.0), rate_hz)
+                  + _lag(rng.standard_normal(n), rate_hz) * 8, 0, 100)
+    ram = (_lag(_phases(rng, n, rate_hz, (9.0, 14.0, 22.0, 28.0), 500.0), 10 * rate_hz)
+           + _lag(rng.standard_normal(n), 20 * rate_hz) * 0.1) * _GIB
+    return {Metric.HOST_CPU_PERCENT: cpu, Metric.HOST_RAM_USED_BYTES: ram}
+
+
+def _punch_gaps(rng: np.random.Generator, traces: Mapping[Metric, FloatArray], n: int,
+                rate_hz: float) -> None:
+    """A few missing samples and short missing runs, as a sensor read timing out gives."""
+    for trace in traces.values():
+        trace[rng.integers(0, n, size=max(1, n // 4000))] = np.nan
+        for start in rng.integers(0, n, size=max(1, n // 20000)):
+            trace[start:start + int(rng.uniform(1, 6) * rate_hz)] = np.nan
