@@ -43,10 +43,10 @@ from gpuscope.ui.stack_page import (
     FindingRow,
     FixLine,
     clear_layout,
-    make_label,
     mark_badge,
 )
 from gpuscope.ui.theme import BANNER_TEXT, ERROR_COLOR, MUTED_COLOR, gpu_color
+from gpuscope.ui.widgets import make_label
 
 # discover(system, current_python) -> environments; `discover_python_envs` or a test's fake.
 EnvironmentFinder = Callable[[System, str], tuple[PythonEnv, ...]]

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from gpuscope.importer import ImportedMachine, InputFileError, import_texts, read_input
 from gpuscope.ui.doctor_loader import BackgroundTask
-from gpuscope.ui.stack_page import make_label
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
+from gpuscope.ui.widgets import make_label
 
 PASTE_PLACEHOLDER = ("Paste rocminfo, rocm-smi, amd-smi, nvidia-smi, collect_env, dmesg, lspci "
                      "output here")

@@ -48,11 +48,12 @@ from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader, F
 from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
-from gpuscope.ui.overview_page import OverviewPage, plain_tooltip
+from gpuscope.ui.overview_page import OverviewPage
 from gpuscope.ui.stack_page import StackPage
 from gpuscope.ui.telemetry_adapters import SamplerFeed
 from gpuscope.ui.telemetry_page import TelemetryPage
 from gpuscope.ui.theme import BANNER_BACKGROUND, BANNER_TEXT, MUTED_COLOR
+from gpuscope.ui.widgets import plain_tooltip
 
 PAGE_NAMES: tuple[str, ...] = (
     "Overview", "Stack", "Frameworks", "Telemetry", "Benchmarks", "Compare", "Report",

@@ -8,11 +8,9 @@ rich text.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -39,6 +37,7 @@ from gpuscope.model import (
     format_bytes,
 )
 from gpuscope.ui.theme import BANNER_TEXT, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color, state_color
+from gpuscope.ui.widgets import css_color, make_label
 
 # The layers a card ticks off, the probe that speaks for each, and how to say what it is.
 TICK_LAYERS: tuple[tuple[Layer, str, str, str], ...] = (
@@ -82,36 +81,6 @@ def state_text(state: ProbeState) -> str:
     return state.value.replace("_", " ")
 
 
-def _css_color(color: QColor) -> str:
-    return str(color.name())
-
-
-def _label(
-    text: str, *, bold: bool = False, color: QColor | None = None, wrap: bool = True,
-    tooltip: str | None = None, italic: bool = False, scale: float = 1.0,
-) -> QLabel:
-    label = QLabel()
-    label.setTextFormat(Qt.TextFormat.PlainText)  # machine text is never markup
-    label.setText(text)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold or italic or scale != 1.0:
-        font = QFont(label.font())
-        font.setBold(bold)
-        font.setItalic(italic)
-        if scale != 1.0:
-            font.setPointSizeF(font.pointSizeF() * scale)
-        label.setFont(font)
-    if color is not None:
-        label.setStyleSheet(f"color: {_css_color(color)};")
-    if tooltip:
-        label.setToolTip(plain_tooltip(tooltip))
-    return label
-
-
-def plain_tooltip(text: str) -> str:
-    """A tooltip that shows `text` literally (Qt would guess markup in it) and wraps."""
-    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
 
 
 def _clear_layout(layout: QLayout) -> None:
@@ -146,7 +115,7 @@ class GpuCard(QFrame):
         self.color = gpu_color(gpu.index)
         self.setStyleSheet(
             "QFrame#gpuCard { background: palette(base); border: 1px solid palette(mid);"
-            f" border-left: 6px solid {_css_color(self.color)}; border-radius: 4px; }}"
+            f" border-left: 6px solid {css_color(self.color)}; border-radius: 4px; }}"
         )
         self._labels: list[QLabel] = []
         self.ticks: dict[Layer, str] = {}
@@ -158,18 +127,18 @@ class GpuCard(QFrame):
 
         header = QHBoxLayout()
         # Dark text on the GPU's colour reads in light and dark themes alike.
-        badge = self._add(_label(f"GPU {gpu.index}", bold=True, wrap=False))
-        badge.setStyleSheet(f"background: {_css_color(self.color)}; color: "
-                            f"{_css_color(BANNER_TEXT)}; border-radius: 3px; padding: 1px 6px;")
+        badge = self._add(make_label(f"GPU {gpu.index}", bold=True, wrap=False))
+        badge.setStyleSheet(f"background: {css_color(self.color)}; color: "
+                            f"{css_color(BANNER_TEXT)}; border-radius: 3px; padding: 1px 6px;")
         badge.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        self.name_label = self._add(_label(gpu.name or "unnamed GPU", bold=True, scale=1.2,
+        self.name_label = self._add(make_label(gpu.name or "unnamed GPU", bold=True, scale=1.2,
                                            tooltip=gpu.field_sources.get("name")))
         header.addWidget(self.name_label, 1)
         layout.addLayout(header)
 
         if len(gpu.name_candidates) > 1:
-            layout.addWidget(self._add(_label(
+            layout.addWidget(self._add(make_label(
                 "could be: " + format_candidates(gpu.name_candidates), italic=True,
                 color=MUTED_COLOR,
                 tooltip="Several cards share this PCI id, and what gpuscope could read does "
@@ -181,22 +150,23 @@ class GpuCard(QFrame):
         grid.setVerticalSpacing(3)
         grid.setColumnStretch(1, 1)
         for row, (key, value, field) in enumerate(self._rows(inventory)):
-            grid.addWidget(self._add(_label(key, color=MUTED_COLOR, wrap=False)), row, 0,
+            grid.addWidget(self._add(make_label(key, color=MUTED_COLOR, wrap=False)), row, 0,
                            Qt.AlignmentFlag.AlignTop)
             if value is None:
                 reason = gpu.missing_reasons.get(field) if field else None
-                grid.addWidget(self._add(_label("unknown", color=MUTED_COLOR, italic=True,
+                grid.addWidget(self._add(make_label("unknown", color=MUTED_COLOR, italic=True,
                                                 tooltip=reason)), row, 1)
             else:
                 source = gpu.field_sources.get(field) if field else None
-                grid.addWidget(self._add(_label(value, tooltip=source)), row, 1)
+                grid.addWidget(self._add(make_label(value, tooltip=source)), row, 1)
         ticks_row = grid.rowCount()
-        grid.addWidget(self._add(_label("Seen by", color=MUTED_COLOR, wrap=False)), ticks_row, 0)
+        seen_by = make_label("Seen by", color=MUTED_COLOR, wrap=False)
+        grid.addWidget(self._add(seen_by), ticks_row, 0)
         grid.addLayout(self._ticks(statuses, pending), ticks_row, 1)
         layout.addLayout(grid)
 
         for warning in self._warnings(inventory, statuses, pending):
-            layout.addWidget(self._add(_label("⚠ " + warning, color=WARN_COLOR)))
+            layout.addWidget(self._add(make_label("⚠ " + warning, color=WARN_COLOR)))
         layout.addStretch(1)
 
     def _add(self, label: QLabel) -> QLabel:
@@ -258,7 +228,7 @@ class GpuCard(QFrame):
                 if status is not None and not status.available and status.reason:
                     tip += f" {status.reason}"
             self.ticks[layer] = mark
-            row.addWidget(self._add(_label(f"{short} {mark}", color=color, wrap=False,
+            row.addWidget(self._add(make_label(f"{short} {mark}", color=color, wrap=False,
                                            bold=mark == TICK_SEEN, tooltip=tip)))
         row.addStretch(1)
         return row
@@ -398,8 +368,8 @@ class OverviewPage(QWidget):
         self._content.setSpacing(8)
         self.scroll_area.setWidget(content)
 
-        self._content.addWidget(_label("GPUs", bold=True, scale=1.3, wrap=False))
-        self.summary_label = _label("", color=MUTED_COLOR)
+        self._content.addWidget(make_label("GPUs", bold=True, scale=1.3, wrap=False))
+        self.summary_label = make_label("", color=MUTED_COLOR)
         self._content.addWidget(self.summary_label)
 
         self.no_gpu_panel = QFrame()
@@ -410,11 +380,11 @@ class OverviewPage(QWidget):
         )
         panel = QVBoxLayout(self.no_gpu_panel)
         panel.setContentsMargins(14, 12, 14, 12)
-        self.no_gpu_title = _label("", bold=True, scale=1.3)
-        self.no_gpu_reason = _label("")
+        self.no_gpu_title = make_label("", bold=True, scale=1.3)
+        self.no_gpu_reason = make_label("")
         panel.addWidget(self.no_gpu_title)
         panel.addWidget(self.no_gpu_reason)
-        self.no_gpu_note = _label(
+        self.no_gpu_note = make_label(
             "What each layer answered is in the probes table below; the Host section still "
             "describes this machine.", color=MUTED_COLOR)
         panel.addWidget(self.no_gpu_note)
@@ -424,12 +394,12 @@ class OverviewPage(QWidget):
         self._content.addWidget(self.card_grid)
 
         self._content.addSpacing(10)
-        self._content.addWidget(_label("Host", bold=True, scale=1.3, wrap=False))
+        self._content.addWidget(make_label("Host", bold=True, scale=1.3, wrap=False))
         self.host_box, self._host_grid = self._boxed_grid("hostBox")
         self._content.addWidget(self.host_box)
 
         self._content.addSpacing(10)
-        self._content.addWidget(_label("Probes", bold=True, scale=1.3, wrap=False))
+        self._content.addWidget(make_label("Probes", bold=True, scale=1.3, wrap=False))
         self.probes_box, self._probe_grid = self._boxed_grid("probesBox")
         self._probe_grid.setColumnStretch(2, 3)
         self._probe_grid.setColumnStretch(3, 2)
@@ -546,7 +516,7 @@ class OverviewPage(QWidget):
         _clear_layout(self._host_grid)
         self._host_rows = []
         if "host" in self._pending:
-            self._host_grid.addWidget(_label("Reading host details…", color=MUTED_COLOR),
+            self._host_grid.addWidget(make_label("Reading host details…", color=MUTED_COLOR),
                                       0, 0, 1, 2)
             self._host_rows = [("Host", RUNNING)]
             return
@@ -555,21 +525,21 @@ class OverviewPage(QWidget):
             status = _status_by_name(self._inventory).get("host") if self._inventory else None
             why = (status.reason if status is not None and status.reason
                    else "the host probe did not run")
-            self._host_grid.addWidget(_label("No host details: " + why, color=MUTED_COLOR),
+            self._host_grid.addWidget(make_label("No host details: " + why, color=MUTED_COLOR),
                                       0, 0, 1, 2)
             self._host_rows = [("Host", "No host details: " + why)]
             return
         for row, (key, value, field) in enumerate(_host_rows(host)):
-            self._host_grid.addWidget(_label(key, color=MUTED_COLOR, wrap=False), row, 0,
+            self._host_grid.addWidget(make_label(key, color=MUTED_COLOR, wrap=False), row, 0,
                                       Qt.AlignmentFlag.AlignTop)
             if value is None:
                 self._host_grid.addWidget(
-                    _label("unknown", color=MUTED_COLOR, italic=True,
+                    make_label("unknown", color=MUTED_COLOR, italic=True,
                            tooltip=host.missing_reasons.get(field or "")), row, 1)
                 self._host_rows.append((key, "unknown"))
             else:
                 source = host.field_sources.get(field or "")
-                self._host_grid.addWidget(_label(value, tooltip=source), row, 1)
+                self._host_grid.addWidget(make_label(value, tooltip=source), row, 1)
                 self._host_rows.append((key, value))
 
     # ------------------------------------------------------------------ probes
@@ -578,7 +548,7 @@ class OverviewPage(QWidget):
         _clear_layout(self._probe_grid)
         self._probe_rows = []
         for column, heading in enumerate(("Probe", "State", "Reason", "Hint")):
-            self._probe_grid.addWidget(_label(heading, bold=True, wrap=False), 0, column,
+            self._probe_grid.addWidget(make_label(heading, bold=True, wrap=False), 0, column,
                                        Qt.AlignmentFlag.AlignTop)
         statuses = _status_by_name(inventory)
         durations = inventory.origin.probe_durations_s
@@ -599,13 +569,13 @@ class OverviewPage(QWidget):
             else:
                 state, color, reason, hint = "not run", MUTED_COLOR, "", ""
             align = Qt.AlignmentFlag.AlignTop
-            self._probe_grid.addWidget(_label(title, wrap=False, tooltip=tip), row, 0, align)
+            self._probe_grid.addWidget(make_label(title, wrap=False, tooltip=tip), row, 0, align)
             self._probe_grid.addWidget(
-                _label(state, color=color, wrap=False, bold=status is not None
+                make_label(state, color=color, wrap=False, bold=status is not None
                        and status.state is not ProbeState.OK and color != MUTED_COLOR,
                        italic=status is None), row, 1, align)
-            self._probe_grid.addWidget(_label(reason), row, 2, align)
-            self._probe_grid.addWidget(_label(hint, color=MUTED_COLOR), row, 3, align)
+            self._probe_grid.addWidget(make_label(reason), row, 2, align)
+            self._probe_grid.addWidget(make_label(hint, color=MUTED_COLOR), row, 3, align)
             self._probe_rows.append((title, state, reason, hint))
 
 

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 from gpuscope.doctor.layers import LayerRow, LayerState
 from gpuscope.model import Finding, Gpu, GpuKind, Severity, Vendor
 from gpuscope.ui.doctor_loader import Diagnosis
-from gpuscope.ui.overview_page import plain_tooltip
 from gpuscope.ui.theme import (
     BANNER_TEXT,
     ERROR_COLOR,
@@ -37,6 +36,7 @@ from gpuscope.ui.theme import (
     WARN_COLOR,
     gpu_color,
 )
+from gpuscope.ui.widgets import make_label, plain_tooltip
 
 NOT_APPLICABLE_COLOR = QColor("#b9b9b9")
 INFO_COLOR = QColor("#3b7dd8")
@@ -68,30 +68,6 @@ _SHORT_DETAIL_CHARS = 240
 
 
 # ----------------------------------------------------------------------------- small widgets
-
-
-def make_label(
-    text: str, *, bold: bool = False, color: QColor | None = None, wrap: bool = True,
-    tooltip: str | None = None, italic: bool = False, scale: float = 1.0,
-) -> QLabel:
-    """A plain-text, selectable label (machine text is never markup)."""
-    label = QLabel()
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setText(text)
-    label.setWordWrap(wrap)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    if bold or italic or scale != 1.0:
-        font = QFont(label.font())
-        font.setBold(bold)
-        font.setItalic(italic)
-        if scale != 1.0:
-            font.setPointSizeF(font.pointSizeF() * scale)
-        label.setFont(font)
-    if color is not None:
-        label.setStyleSheet(f"color: {color.name()};")
-    if tooltip:
-        label.setToolTip(plain_tooltip(tooltip))
-    return label
 
 
 def clear_layout(layout: QLayout) -> None:

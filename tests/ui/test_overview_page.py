@@ -31,9 +31,9 @@ from gpuscope.ui.overview_page import (
     RUNNING,
     OverviewPage,
     format_candidates,
-    plain_tooltip,
 )
 from gpuscope.ui.theme import gpu_color
+from gpuscope.ui.widgets import plain_tooltip
 
 XTX = Gpu(
     index=0, vendor=Vendor.AMD, name="AMD Radeon RX 7900 XTX",
