@@ -30,7 +30,10 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
-from gpuscope.probes._library_calls import attempt_call
+from gpuscope.probes._library_calls import as_dict as _as_dict
+from gpuscope.probes._library_calls import as_int as _as_int
+from gpuscope.probes._library_calls import as_str as _as_str
+from gpuscope.probes._library_calls import attempt_call, recorded_field
 
 PROBE_NAME = "amdsmi"
 LIBRARY_NAME = "amdsmi"
@@ -431,15 +434,8 @@ def _field(
     record_set: Mapping[str, JsonValue], key: str
 ) -> tuple[JsonValue, str | None, str | None]:
     """(value, source call, reason it failed) of one recorded call."""
-    record = _as_dict(record_set.get(key))
-    if record is None:
-        return None, None, "not read"
-    source = _as_str(record.get("call"))
-    if "error" in record or "error_class" in record:
-        return None, source, _field_reason(record)
-    if "value" not in record:
-        return None, source, "amdsmi gave no value"
-    return record.get("value"), source, None
+    return recorded_field(record_set, key, library="amdsmi", failure_reason=_field_reason,
+                          no_record="not read")
 
 
 def _field_reason(record: Mapping[str, JsonValue]) -> str:
@@ -514,15 +510,3 @@ def _positive_int(value: JsonValue) -> int | None:
 def _non_negative_int(value: JsonValue) -> int | None:
     number = _as_int(value)
     return number if number is not None and number >= 0 else None
-
-
-def _as_dict(value: JsonValue) -> dict[str, JsonValue] | None:
-    return value if isinstance(value, dict) else None
-
-
-def _as_str(value: JsonValue) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _as_int(value: JsonValue) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

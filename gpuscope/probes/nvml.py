@@ -27,7 +27,10 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
-from gpuscope.probes._library_calls import attempt_call
+from gpuscope.probes._library_calls import as_dict as _as_dict
+from gpuscope.probes._library_calls import as_int as _as_int
+from gpuscope.probes._library_calls import as_str as _as_str
+from gpuscope.probes._library_calls import attempt_call, recorded_field
 
 PROBE_NAME = "nvml"
 LIBRARY_NAME = "nvml"
@@ -578,15 +581,8 @@ def _field(
     record_set: Mapping[str, JsonValue], key: str
 ) -> tuple[JsonValue, str | None, str | None]:
     """(value, source call, reason it failed) of one recorded call."""
-    record = _as_dict(record_set.get(key))
-    if record is None:
-        return None, None, "NVML's answer holds no such record"
-    source = _as_str(record.get("call"))
-    if "error" in record or "error_class" in record:
-        return None, source, _failure_reason(record)
-    if "value" not in record:
-        return None, source, "NVML gave no value"
-    return record.get("value"), source, None
+    return recorded_field(record_set, key, library="NVML", failure_reason=_failure_reason,
+                          no_record="NVML's answer holds no such record")
 
 
 def _failure_reason(record: Mapping[str, JsonValue]) -> str:
@@ -630,15 +626,3 @@ def _positive_int(value: JsonValue) -> int | None:
 def _nonempty_str(value: JsonValue) -> str | None:
     text = _as_str(value)
     return text.strip() if text and text.strip() else None
-
-
-def _as_dict(value: JsonValue) -> dict[str, JsonValue] | None:
-    return value if isinstance(value, dict) else None
-
-
-def _as_str(value: JsonValue) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _as_int(value: JsonValue) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

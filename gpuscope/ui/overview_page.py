@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLayout,
-    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -37,7 +36,7 @@ from gpuscope.model import (
     format_bytes,
 )
 from gpuscope.ui.theme import BANNER_TEXT, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color, state_color
-from gpuscope.ui.widgets import css_color, make_label
+from gpuscope.ui.widgets import css_color, make_label, scrolling_page
 
 # The layers a card ticks off, the probe that speaks for each, and how to say what it is.
 TICK_LAYERS: tuple[tuple[Layer, str, str, str], ...] = (
@@ -354,23 +353,9 @@ class OverviewPage(QWidget):
         self._host_rows: list[tuple[str, str]] = []
         self._probe_rows: list[tuple[str, str, str, str]] = []
 
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll_area = QScrollArea(self)
-        self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
-        outer.addWidget(self.scroll_area)
+        self.scroll_area, self._content, self.summary_label = scrolling_page(self, "GPUs")
+        # After the assignment: the filter reads self.scroll_area, and fires at once.
         self.scroll_area.viewport().installEventFilter(self)
-
-        content = QWidget()
-        self._content = QVBoxLayout(content)
-        self._content.setContentsMargins(18, 14, 18, 18)
-        self._content.setSpacing(8)
-        self.scroll_area.setWidget(content)
-
-        self._content.addWidget(make_label("GPUs", bold=True, scale=1.3, wrap=False))
-        self.summary_label = make_label("", color=MUTED_COLOR)
-        self._content.addWidget(self.summary_label)
 
         self.no_gpu_panel = QFrame()
         self.no_gpu_panel.setObjectName("noGpu")

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -36,7 +35,7 @@ from gpuscope.ui.theme import (
     WARN_COLOR,
     gpu_color,
 )
-from gpuscope.ui.widgets import make_label, plain_tooltip
+from gpuscope.ui.widgets import make_label, plain_tooltip, scrolling_page
 
 NOT_APPLICABLE_COLOR = QColor("#b9b9b9")
 INFO_COLOR = QColor("#3b7dd8")
@@ -497,23 +496,9 @@ class StackPage(QWidget):
         self._pending: tuple[str, ...] = ()
         self._system_rows: list[FindingRow] = []
 
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        self.scroll_area = QScrollArea(self)
-        self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
-        outer.addWidget(self.scroll_area)
+        self.scroll_area, self._content, self.summary_label = scrolling_page(self, "Stack")
+        # After the assignment: the filter reads self.scroll_area, and fires at once.
         self.scroll_area.viewport().installEventFilter(self)
-
-        content = QWidget()
-        self._content = QVBoxLayout(content)
-        self._content.setContentsMargins(18, 14, 18, 18)
-        self._content.setSpacing(8)
-        self.scroll_area.setWidget(content)
-
-        self._content.addWidget(make_label("Stack", bold=True, scale=1.3, wrap=False))
-        self.summary_label = make_label("", color=MUTED_COLOR)
-        self._content.addWidget(self.summary_label)
 
         self._content.addSpacing(4)
         self._content.addWidget(make_label("Whole machine", bold=True, scale=1.1, wrap=False))

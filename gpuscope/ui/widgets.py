@@ -6,7 +6,9 @@ import html
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from gpuscope.ui.theme import MUTED_COLOR
 
 
 def css_color(color: QColor) -> str:
@@ -40,3 +42,23 @@ def make_label(
 def plain_tooltip(text: str) -> str:
     """A tooltip that shows `text` literally (Qt would guess markup in it) and wraps."""
     return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+
+
+def scrolling_page(page: QWidget, title: str) -> tuple[QScrollArea, QVBoxLayout, QLabel]:
+    """The frame of a page: a borderless scroll area filling `page`, a content column with a
+    bold title and a muted summary line."""
+    outer = QVBoxLayout(page)
+    outer.setContentsMargins(0, 0, 0, 0)
+    scroll_area = QScrollArea(page)
+    scroll_area.setWidgetResizable(True)
+    scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+    outer.addWidget(scroll_area)
+    content = QWidget()
+    column = QVBoxLayout(content)
+    column.setContentsMargins(18, 14, 18, 18)
+    column.setSpacing(8)
+    scroll_area.setWidget(content)
+    column.addWidget(make_label(title, bold=True, scale=1.3, wrap=False))
+    summary = make_label("", color=MUTED_COLOR)
+    column.addWidget(summary)
+    return scroll_area, column, summary
