@@ -1,0 +1,682 @@
+"""Microbenchmark results against the card's datasheet: the peak a result is a fraction of, and
+a verdict from realistic bands of published measurements (resources/bench_expectations.toml,
+facts.md §4, §3, §6).
+
+`datasheet_peak` finds the figure to compare a benchmark against (PyTorch fp16 matmul against the
+FP32-accumulate rate, a copy against the memory bandwidth, a PCIe transfer against the negotiated
+link); `judge` says whether a measured value is normal for the card and stack, low (a sign of
+trouble, or a known bug it names), high (above what was published: not trouble), or unknown
+(no datasheet entry, or no published measurement to compare with).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.specs import GpuSpec, all_specs
+
+RESOURCE = "bench_expectations.toml"
+SCHEMA_VERSION = 1
+# A table's reference_peak must be the computed peak of its measured_on within this fraction
+# (sources round: MI300X MAMF uses 1300 for the 1307.4 datasheet figure).
+REFERENCE_TOLERANCE = 0.01
+# Far above the datasheet: more likely a wrong card identification or a timing error than boost.
+IMPLAUSIBLE_PCT = 150.0
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkInfo:
+    """What a benchmark id measures."""
+
+    unit: str  # "TFLOPS", "TOPS", "GB/s", "us"
+    label: str  # "FP16", "copy bandwidth"
+    higher_is_better: bool = True
+
+
+BENCHMARKS: Mapping[str, BenchmarkInfo] = {
+    "matmul.fp32": BenchmarkInfo("TFLOPS", "FP32"),
+    "matmul.tf32": BenchmarkInfo("TFLOPS", "TF32"),
+    "matmul.fp16": BenchmarkInfo("TFLOPS", "FP16"),
+    "matmul.bf16": BenchmarkInfo("TFLOPS", "BF16"),
+    "matmul.int8": BenchmarkInfo("TOPS", "INT8"),
+    "matmul.fp8": BenchmarkInfo("TFLOPS", "FP8"),
+    "memory.copy": BenchmarkInfo("GB/s", "memory bandwidth"),
+    "memory.triad": BenchmarkInfo("GB/s", "memory bandwidth"),
+    "transfer.h2d_pinned": BenchmarkInfo("GB/s", "host-to-device (pinned)"),
+    "transfer.d2h_pinned": BenchmarkInfo("GB/s", "device-to-host (pinned)"),
+    "transfer.h2d_pageable": BenchmarkInfo("GB/s", "host-to-device (pageable)"),
+    "transfer.d2h_pageable": BenchmarkInfo("GB/s", "device-to-host (pageable)"),
+    "latency.launch": BenchmarkInfo("us", "kernel launch latency", higher_is_better=False),
+    "latency.sync": BenchmarkInfo("us", "synchronisation latency", higher_is_better=False),
+    "attention.flash": BenchmarkInfo("TFLOPS", "attention (flash)"),
+    "attention.efficient": BenchmarkInfo("TFLOPS", "attention (memory-efficient)"),
+    "attention.math": BenchmarkInfo("TFLOPS", "attention (math)"),
+}
+
+# PCIe generation -> (GT/s per lane, payload bits per transferred bit). Gens 3-5 use 128b/130b
+# (facts.md §4.3 [D]); gens 1-2 use 8b/10b [K]. Gen 6 changes the encoding (FLIT), which the
+# knowledge base does not cover, so it gets no theoretical figure.
+_PCIE: Mapping[int, tuple[float, float, str]] = {
+    1: (2.5, 8 / 10, "K"),
+    2: (5.0, 8 / 10, "K"),
+    3: (8.0, 128 / 130, "D"),
+    4: (16.0, 128 / 130, "D"),
+    5: (32.0, 128 / 130, "D"),
+}
+_PCIE_SOURCE = "facts.md §4.3: theoretical per direction = GT/s x lanes x 128/130 / 8 [D]"
+_PCIE_MAX_WIDTH = 32
+
+
+class ExpectationTableError(ValueError):
+    """resources/bench_expectations.toml does not have the expected shape."""
+
+
+class VerdictLevel(str, enum.Enum):
+    """How a result compares with published measurements. For latencies (lower is better)
+    "low" still means worse than expected."""
+
+    NORMAL = "normal"
+    LOW = "low"
+    HIGH = "high"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Peak:
+    """The datasheet figure a benchmark result is a fraction of."""
+
+    value: float
+    unit: str
+    figure: str  # gpu_specs.toml key ("fp16_fp32acc_tflops") or "pcie_theoretical_gb_s"
+    label: str  # "FP16", "memory bandwidth", "PCIe 4.0 x16"
+    tag: str | None  # V / S / D / K / ?
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One published measurement: a value in the benchmark's unit, or only a percentage."""
+
+    value: float | None
+    pct: float
+    build: str | None
+    ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which cards a row is for: named cards, an architecture, a vendor, or any (all None)."""
+
+    cards: tuple[str, ...] = ()
+    architecture: str | None = None
+    vendor: str | None = None
+
+    def matches(self, spec: GpuSpec | None) -> bool:
+        if self.cards:
+            return spec is not None and spec.name in self.cards
+        if self.architecture is not None:
+            return spec is not None and spec.architecture == self.architecture
+        if self.vendor is not None:
+            return spec is not None and spec.vendor == self.vendor
+        return True
+
+    @property
+    def rank(self) -> int:
+        """Higher is more specific: a card row wins over an architecture row."""
+        if self.cards:
+            return 3
+        if self.architecture is not None:
+            return 2
+        return 1 if self.vendor is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    """Published measurements for a scope, as % of the datasheet peak."""
+
+    benchmarks: tuple[str, ...]
+    scope: Scope
+    measured_on: str
+    reference_peak: float
+    stack: str
+    points: tuple[Point, ...]
+    source: str
+    hint: str = ""
+
+    @property
+    def low_pct(self) -> float:
+        return min(p.pct for p in self.points)
+
+    @property
+    def high_pct(self) -> float:
+        return max(p.pct for p in self.points)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    benchmarks: tuple[str, ...]
+    scope: Scope
+    when: str  # "always" / "above_peak"
+    text: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class KnownIssue:
+    """A published pathological result; a measurement in its range is named as this issue."""
+
+    benchmarks: tuple[str, ...]
+    scope: Scope
+    below_pct: float | None
+    above_value: float | None
+    title: str
+    issue: str
+    text: str
+    source: str
+
+    def matches(self, measured: float, percent: float | None) -> bool:
+        if self.below_pct is not None:
+            return percent is not None and percent < self.below_pct
+        return self.above_value is not None and measured > self.above_value
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectationTable:
+    margin_fraction: float
+    bands: tuple[Band, ...]
+    notes: tuple[Note, ...]
+    known_issues: tuple[KnownIssue, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What a measured value means for this card: a level and a sentence a user understands."""
+
+    level: VerdictLevel
+    percent_of_peak: float | None
+    band_pct: tuple[float, float] | None  # the published range, % of the peak
+    text: str
+    source: str  # the published measurements or known issue the verdict rests on; "" if none
+    peak: Peak | None = None
+    known_issue: str | None = None  # the upstream issue, "ROCm/rocm-libraries #10861"
+
+
+# ----------------------------------------------------------------------------- peaks
+
+
+def pcie_theoretical_gb_s(generation: int, width: int) -> float | None:
+    """Theoretical PCIe rate per direction in GB/s (1e9 B/s): 4.0 x16 -> 31.5; None for a
+    generation or width gpuscope has no formula for."""
+    known = _PCIE.get(generation)
+    if known is None or not 1 <= width <= _PCIE_MAX_WIDTH:
+        return None
+    gt_s, efficiency, _tag = known
+    return gt_s * width * efficiency / 8
+
+
+def datasheet_peak(spec: GpuSpec | None, benchmark_id: str, *,
+                   pcie_generation: int | None = None,
+                   pcie_width: int | None = None) -> Peak | None:
+    """The datasheet figure to compare a result of `benchmark_id` against; None when there is
+    none (no card, the CPU, latencies, a figure the spec table lacks).
+
+    matmul.fp16 uses the FP16-in/FP32-accumulate rate that PyTorch runs at (RTX 4090: 165.2,
+    not 330.3), attention.* the same FP16 matrix peak, memory.* the memory bandwidth.
+    transfer.* needs the *negotiated* link (generation and width) and does not depend on the
+    card; on Radeon cards read it at the upstream port, not the GPU function (facts.md §1.7).
+    """
+    if benchmark_id.startswith("transfer."):
+        return _pcie_peak(pcie_generation, pcie_width) if benchmark_id in BENCHMARKS else None
+    if spec is None or benchmark_id not in BENCHMARKS:
+        return None
+    info = BENCHMARKS[benchmark_id]
+    if benchmark_id in ("matmul.fp16", "attention.flash", "attention.efficient",
+                        "attention.math"):
+        value = spec.pytorch_fp16_tflops
+        if value is None:
+            return None
+        figure = ("fp16_fp32acc_tflops" if spec.fp16_fp32acc_tflops is not None
+                  else "fp16_tflops")
+        if figure == "fp16_fp32acc_tflops":
+            note = (f"FP16 with FP32 accumulate, the rate PyTorch matmul uses (the datasheet's "
+                    f"{_num(spec.fp16_tflops)} is the FP16-accumulate rate)")
+        else:
+            note = "dense FP16 matrix rate"
+        if benchmark_id.startswith("attention."):
+            note += "; attention in fp16 is matmul-bound, so this is its ceiling"
+        label = "FP16" if benchmark_id == "matmul.fp16" else "FP16 matrix"
+        return _spec_peak(spec, value, info.unit, figure, label, note)
+    simple: dict[str, tuple[str, str]] = {
+        "matmul.fp32": ("fp32_tflops", "vector FP32 rate"),
+        "matmul.tf32": ("tf32_tflops", "dense TF32 tensor rate"),
+        "matmul.bf16": ("bf16_tflops", "dense BF16 matrix rate (FP32 accumulate)"),
+        "matmul.int8": ("int8_tops", "dense INT8 matrix rate"),
+        "matmul.fp8": ("fp8_tflops", "dense FP8 matrix rate"),
+        "memory.copy": ("memory_bandwidth_gb_s", "theoretical memory bandwidth"),
+        "memory.triad": ("memory_bandwidth_gb_s", "theoretical memory bandwidth"),
+    }
+    if benchmark_id not in simple:
+        return None  # latency: no datasheet gives one
+    figure, note = simple[benchmark_id]
+    number = getattr(spec, figure)
+    if number is None:
+        return None
+    value = float(number)
+    if figure == "fp32_tflops" and spec.architecture == "RDNA3":
+        note += (f"; counts RDNA3 dual-issue ({_num(value / 2)} single-issue), which GEMM "
+                 "does not reach")
+    return _spec_peak(spec, value, info.unit, figure, info.label, note)
+
+
+def _spec_peak(spec: GpuSpec, value: float, unit: str, figure: str, label: str,
+               note: str) -> Peak:
+    return Peak(value=value, unit=unit, figure=figure, label=label, tag=spec.tag(figure),
+                source=spec.sources[0] if spec.sources else "", note=note)
+
+
+def _pcie_peak(generation: int | None, width: int | None) -> Peak | None:
+    if generation is None or width is None:
+        return None
+    value = pcie_theoretical_gb_s(generation, width)
+    if value is None:
+        return None
+    gt_s, efficiency, tag = _PCIE[generation]
+    encoding = "128/130" if efficiency > 0.9 else "8/10"
+    return Peak(value=value, unit="GB/s", figure="pcie_theoretical_gb_s",
+                label=f"PCIe {generation}.0 x{width}", tag=tag, source=_PCIE_SOURCE,
+                note=f"theoretical per direction: {_num(gt_s)} GT/s x {width} lanes x "
+                     f"{encoding} / 8")
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def band_for(spec: GpuSpec | None, benchmark_id: str, *,
+             table: ExpectationTable | None = None) -> Band | None:
+    """The most specific published band for this card and benchmark (card over architecture
+    over vendor), or None. `table` defaults to the packaged one."""
+    table = expectation_table() if table is None else table
+    rows = [b for b in table.bands
+            if benchmark_id in b.benchmarks and b.scope.matches(spec)]
+    return max(rows, key=lambda b: b.scope.rank) if rows else None
+
+
+def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak | None, *,
+          build: str | None = None, table: ExpectationTable | None = None) -> Verdict:
+    """A verdict for one result. `peak` is normally `datasheet_peak(spec, benchmark_id, ...)`;
+    `build` the torch version of the worker ("2.7.1+rocm6.3") to point at a published
+    measurement of the same stack; `table` defaults to the packaged one. Never raises on odd
+    input: it becomes an unknown verdict."""
+    info = BENCHMARKS.get(benchmark_id)
+    if info is None:
+        return Verdict(VerdictLevel.UNKNOWN, None, None,
+                       f"unknown benchmark {benchmark_id!r}: no expectations", "", peak)
+    if isinstance(measured, bool) or not isinstance(measured, (int, float)) or \
+            not math.isfinite(measured) or measured <= 0:
+        return Verdict(VerdictLevel.UNKNOWN, None, None,
+                       f"{measured!r} is not a valid measurement", "", peak)
+    try:
+        table = expectation_table() if table is None else table
+    except (OSError, ValueError) as exc:  # ExpectationTableError, SpecTableError, TOML errors
+        return Verdict(VerdictLevel.UNKNOWN, None, None,
+                       f"the benchmark expectations table is unreadable: {exc}", "", peak)
+    percent = measured / peak.value * 100 if peak is not None and peak.value > 0 else None
+    notes = [n for n in table.notes if benchmark_id in n.benchmarks and n.scope.matches(spec)]
+    always_notes = [n for n in notes if n.when == "always"]
+    always = " ".join(n.text for n in always_notes)
+
+    for issue in table.known_issues:
+        if (benchmark_id in issue.benchmarks and issue.scope.matches(spec)
+                and issue.matches(float(measured), percent)):
+            head = (f"{_pct(percent)} of the {_peak_words(peak)}: " if percent is not None
+                    and peak is not None else f"{_num(measured)} {info.unit}: ")
+            text = f"{head}low; this matches {issue.title} ({issue.issue}). {issue.text}"
+            return Verdict(VerdictLevel.LOW, percent, None, text, issue.source, peak,
+                           issue.issue)
+
+    if peak is None or percent is None:
+        return Verdict(VerdictLevel.UNKNOWN, None, None,
+                       _join(_no_peak_words(benchmark_id, info, spec), always),
+                       _sources(always_notes), None)
+
+    head = f"{_pct(percent)} of the {_peak_words(peak)}"
+    band = band_for(spec, benchmark_id, table=table)
+    above = [n for n in notes if n.when == "above_peak"]
+    if band is None:
+        if percent > 100 and above:
+            return Verdict(VerdictLevel.HIGH, percent, None,
+                           _join(f"{head}.", " ".join(n.text for n in above)),
+                           _sources(above), peak)
+        if percent > 100:
+            return Verdict(VerdictLevel.HIGH, percent, None,
+                           f"{head}: above the datasheet peak. {_above_words(percent)}",
+                           peak.source, peak)
+        text = (f"{head}; no published reference for this card/precision, so gpuscope "
+                "cannot say whether that is normal.")
+        return Verdict(VerdictLevel.UNKNOWN, percent, None, _join(text, always),
+                       _sources(always_notes), peak)
+
+    low, high = band.low_pct, band.high_pct
+    margin = table.margin_fraction
+    published = f"{_range(low, high)} {_measured_words(band)}"
+    who = _who(band, spec)
+    same_stack = _same_stack(band, build)
+    if percent < low * (1 - margin):
+        text = _join(f"{head}: low for {who} (published: {published}). {_trouble(benchmark_id)}",
+                     band.hint, same_stack)
+        level = VerdictLevel.LOW
+    elif percent > high * (1 + margin):
+        if percent > 100 and above:
+            reason = " ".join(n.text for n in above)
+        else:
+            reason = f"not a sign of trouble. {_above_words(percent)}"
+        text = _join(f"{head}: above what is published for {who} ({published}); {reason}",
+                     same_stack)
+        level = VerdictLevel.HIGH
+    else:
+        text = _join(f"{head}: normal for {who} (published: {published}).", same_stack)
+        level = VerdictLevel.NORMAL
+    return Verdict(level, percent, (low, high), text, band.source, peak)
+
+
+def _trouble(benchmark_id: str) -> str:
+    if benchmark_id.startswith("transfer."):
+        return ("A sign of trouble: look for other traffic on the bus, and check that the "
+                "link gpuscope read is the slot's (on Radeon cards the GPU's own link fields "
+                "describe the on-board PCIe switch, not the slot).")
+    return ("A sign of trouble: look at the clocks, power and temperature recorded during the "
+            "run (throttling, a power cap) and at other work sharing the GPU.")
+
+
+def _who(band: Band, spec: GpuSpec | None) -> str:
+    name = f"this {spec.name}" if spec is not None else "this device"
+    if band.scope.architecture is not None:
+        return f"{band.scope.architecture} cards like {name}"
+    return name
+
+
+def _measured_words(band: Band) -> str:
+    if band.scope.cards:
+        return f"with {band.stack}"
+    if band.measured_on.startswith("PCIe "):
+        return f"on a {band.measured_on} link with {band.stack}"
+    return f"on an {band.measured_on} with {band.stack}"
+
+
+def _same_stack(band: Band, build: str | None) -> str:
+    local = _local_version(build)
+    if local is None:
+        return ""
+    for point in band.points:
+        if _local_version(point.build) == local:
+            return f"A published {point.build} run reached {_pct(point.pct)} ({point.ref})."
+    return ""
+
+
+def _local_version(build: str | None) -> str | None:
+    """"2.7.1+rocm6.3" -> "rocm6.3"; "2.10 nightly+rocm7.0" -> "rocm7.0"."""
+    if not build or "+" not in build:
+        return None
+    local = build.rsplit("+", 1)[1].strip().lower()
+    return local or None
+
+
+def _no_peak_words(benchmark_id: str, info: BenchmarkInfo, spec: GpuSpec | None) -> str:
+    if benchmark_id.startswith("latency."):
+        return f"no datasheet entry: GPU datasheets give no {info.label}."
+    if benchmark_id.startswith("transfer."):
+        return "no datasheet entry: the negotiated PCIe link is not known."
+    if spec is None:
+        return "no datasheet entry: this device is not a GPU in gpuscope's spec table."
+    if (benchmark_id == "matmul.fp16" or benchmark_id.startswith("attention.")) and \
+            spec.fp16_accumulate == "fp16" and spec.fp16_tflops is not None:
+        return (f"no datasheet entry: the {spec.name}'s published FP16 figure "
+                f"({_num(spec.fp16_tflops)} TFLOPS) is the FP16-accumulate rate; the "
+                "FP32-accumulate rate PyTorch uses is not published.")
+    return f"no datasheet entry: the spec table has no {info.label} figure for the {spec.name}."
+
+
+def _above_words(percent: float) -> str:
+    if percent > IMPLAUSIBLE_PCT:
+        return ("So far above it that the card may be identified wrongly or the timing may "
+                "be off.")
+    return "Boost clocks above the rated clock, or a faster library, can do this."
+
+
+def _peak_words(peak: Peak | None) -> str:
+    if peak is None:
+        return "datasheet peak"
+    kind = "theoretical rate" if peak.figure == "pcie_theoretical_gb_s" else "peak"
+    return f"{_num(peak.value)} {peak.unit} {peak.label} {kind}"
+
+
+def _range(low: float, high: float) -> str:
+    if round(low) == round(high):
+        return f"about {_pct(low)}"
+    return f"{round(low)}-{_pct(high)}"
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:.1f}%" if value < 10 else f"{round(value)}%"
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "?"
+    text = f"{value:.2f}" if abs(value) < 10 else f"{value:.1f}"
+    return text.rstrip("0").rstrip(".")
+
+
+def _join(*parts: str) -> str:
+    return " ".join(p.strip() for p in parts if p and p.strip())
+
+
+def _sources(notes: Sequence[Note]) -> str:
+    return "; ".join(dict.fromkeys(n.source for n in notes))
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+def parse_expectation_table(doc: Mapping[str, Any],
+                            specs: Sequence[GpuSpec] | None = None) -> ExpectationTable:
+    """The TOML document to an ExpectationTable, checked against the spec table (`specs`,
+    default the packaged one): every card and architecture exists, every benchmark id is
+    known, every band's reference peak is the datasheet peak gpuscope computes for the card
+    or link it was measured on. Raises ExpectationTableError on any mismatch."""
+    specs = all_specs() if specs is None else tuple(specs)
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        raise ExpectationTableError(f"schema_version must be {SCHEMA_VERSION}")
+    judgement = doc.get("judgement")
+    margin = judgement.get("margin_fraction") if isinstance(judgement, dict) else None
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or \
+            not 0 <= margin < 0.5:
+        raise ExpectationTableError("[judgement] margin_fraction must be a number in 0..0.5")
+    by_name = {s.name: s for s in specs}
+    bands = tuple(_band(row, by_name, specs) for row in _rows(doc, "band"))
+    notes = tuple(_note(row, by_name, specs) for row in _rows(doc, "note"))
+    issues = tuple(_issue(row, by_name, specs) for row in _rows(doc, "known_issue"))
+    if not bands:
+        raise ExpectationTableError("no [[band]] rows")
+    seen: set[tuple[str, Scope]] = set()
+    for band in bands:
+        for benchmark in band.benchmarks:
+            if (benchmark, band.scope) in seen:
+                raise ExpectationTableError(f"two bands for {benchmark} and {band.scope}")
+            seen.add((benchmark, band.scope))
+    return ExpectationTable(margin_fraction=float(margin), bands=bands, notes=notes,
+                            known_issues=issues)
+
+
+def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    rows = doc.get(key, [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ExpectationTableError(f"[[{key}]] is not an array of tables")
+    return rows
+
+
+def _text(row: Mapping[str, Any], key: str, what: str, *, required: bool = True) -> str:
+    value = row.get(key, "")
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ExpectationTableError(f"{what}: {key} must be a non-empty string")
+    return value
+
+
+def _benchmarks(row: Mapping[str, Any]) -> tuple[str, ...]:
+    values = row.get("benchmarks")
+    if not isinstance(values, list) or not values:
+        raise ExpectationTableError(f"a row without benchmarks: {dict(row)!r:.100}")
+    unknown = [v for v in values if v not in BENCHMARKS]
+    if unknown:
+        raise ExpectationTableError(f"unknown benchmark ids {unknown}")
+    return tuple(values)
+
+
+def _scope(row: Mapping[str, Any], what: str, by_name: Mapping[str, GpuSpec],
+           specs: Sequence[GpuSpec]) -> Scope:
+    given = [k for k in ("cards", "architecture", "vendor") if k in row]
+    if len(given) > 1:
+        raise ExpectationTableError(f"{what}: give one of cards, architecture, vendor")
+    cards = row.get("cards", [])
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards) or (
+            "cards" in row and not cards):
+        raise ExpectationTableError(f"{what}: cards must be a non-empty list of names")
+    missing = [c for c in cards if c not in by_name]
+    if missing:
+        raise ExpectationTableError(f"{what}: cards not in gpu_specs.toml: {missing}")
+    architecture, vendor = row.get("architecture"), row.get("vendor")
+    if architecture is not None and architecture not in {s.architecture for s in specs}:
+        raise ExpectationTableError(f"{what}: no card of architecture {architecture!r}")
+    if vendor is not None and vendor not in {s.vendor for s in specs}:
+        raise ExpectationTableError(f"{what}: unknown vendor {vendor!r}")
+    return Scope(cards=tuple(cards), architecture=architecture, vendor=vendor)
+
+
+def _band(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
+          specs: Sequence[GpuSpec]) -> Band:
+    benchmarks = _benchmarks(row)
+    what = f"band {benchmarks}"
+    scope = _scope(row, what, by_name, specs)
+    measured_on = row.get("measured_on", scope.cards[0] if scope.cards else None)
+    if not isinstance(measured_on, str) or not measured_on:
+        raise ExpectationTableError(f"{what}: measured_on is required without cards")
+    reference = row.get("reference_peak")
+    if isinstance(reference, bool) or not isinstance(reference, (int, float)) or \
+            reference <= 0:
+        raise ExpectationTableError(f"{what}: reference_peak must be a positive number")
+    for benchmark in benchmarks:
+        computed = _reference_peak(measured_on, benchmark, by_name)
+        if computed is None:
+            raise ExpectationTableError(
+                f"{what}: no datasheet peak for {benchmark} on {measured_on!r}")
+        if abs(computed - reference) > REFERENCE_TOLERANCE * computed:
+            raise ExpectationTableError(
+                f"{what}: reference_peak {reference} is not the {measured_on} peak {computed}")
+    # A row no card can reach is a typo or a spec-table gap: refuse it rather than keep it dead.
+    for card in scope.cards:
+        for benchmark in benchmarks:
+            if datasheet_peak(by_name[card], benchmark) is None:
+                raise ExpectationTableError(f"{what}: {card} has no peak for {benchmark}")
+    if scope.architecture is not None:
+        for benchmark in benchmarks:
+            if not any(datasheet_peak(s, benchmark) is not None for s in specs
+                       if s.architecture == scope.architecture):
+                raise ExpectationTableError(
+                    f"{what}: no {scope.architecture} card has a peak for {benchmark}")
+    points_raw = row.get("points")
+    if not isinstance(points_raw, list) or not points_raw:
+        raise ExpectationTableError(f"{what}: points must be a non-empty list")
+    points = tuple(_point(p, float(reference), what) for p in points_raw)
+    return Band(benchmarks=benchmarks, scope=scope, measured_on=measured_on,
+                reference_peak=float(reference), stack=_text(row, "stack", what),
+                points=points, source=_source(row, what),
+                hint=_text(row, "hint", what, required=False))
+
+
+def _reference_peak(measured_on: str, benchmark: str,
+                    by_name: Mapping[str, GpuSpec]) -> float | None:
+    if measured_on.startswith("PCIe "):
+        parts = measured_on.split()
+        try:
+            generation = int(parts[1].split(".")[0])
+            width = int(parts[2].removeprefix("x"))
+        except (IndexError, ValueError):
+            return None
+        peak = datasheet_peak(None, benchmark, pcie_generation=generation, pcie_width=width)
+    else:
+        spec = by_name.get(measured_on)
+        peak = datasheet_peak(spec, benchmark) if spec is not None else None
+    return peak.value if peak is not None else None
+
+
+def _point(raw: Any, reference: float, what: str) -> Point:
+    if not isinstance(raw, dict) or set(raw) - {"value", "pct", "build", "ref"}:
+        raise ExpectationTableError(f"{what}: a point is {{value | pct, build, ref}}")
+    value, pct = raw.get("value"), raw.get("pct")
+    if (value is None) == (pct is None):
+        raise ExpectationTableError(f"{what}: a point needs value or pct, not both")
+    number = value if value is not None else pct
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or number <= 0:
+        raise ExpectationTableError(f"{what}: a point's value must be a positive number")
+    percent = float(number) / reference * 100 if value is not None else float(number)
+    if percent > 200:
+        raise ExpectationTableError(f"{what}: a point at {percent:.0f}% of the peak")
+    build, ref = raw.get("build"), raw.get("ref")
+    if build is not None and not isinstance(build, str):
+        raise ExpectationTableError(f"{what}: a point's build must be a string")
+    if not isinstance(ref, str) or not ref:
+        raise ExpectationTableError(f"{what}: every point needs its ref")
+    return Point(value=float(value) if value is not None else None, pct=percent, build=build,
+                 ref=ref)
+
+
+def _source(row: Mapping[str, Any], what: str) -> str:
+    source = _text(row, "source", what)
+    if "facts.md §" not in source or not any(f"[{t}" in source for t in "VSDK?"):
+        raise ExpectationTableError(f"{what}: the source must name its facts.md section "
+                                    "and tag")
+    return source
+
+
+def _note(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
+          specs: Sequence[GpuSpec]) -> Note:
+    benchmarks = _benchmarks(row)
+    what = f"note {benchmarks}"
+    when = row.get("when")
+    if when not in ("always", "above_peak"):
+        raise ExpectationTableError(f"{what}: when must be 'always' or 'above_peak'")
+    return Note(benchmarks=benchmarks, scope=_scope(row, what, by_name, specs), when=when,
+                text=_text(row, "text", what), source=_source(row, what))
+
+
+def _issue(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
+           specs: Sequence[GpuSpec]) -> KnownIssue:
+    benchmarks = _benchmarks(row)
+    what = f"known_issue {benchmarks}"
+    below, above = row.get("below_pct"), row.get("above_value")
+    if (below is None) == (above is None):
+        raise ExpectationTableError(f"{what}: give below_pct or above_value")
+    for value in (below, above):
+        if value is not None and (isinstance(value, bool)
+                                  or not isinstance(value, (int, float)) or value <= 0):
+            raise ExpectationTableError(f"{what}: thresholds must be positive numbers")
+    return KnownIssue(benchmarks=benchmarks, scope=_scope(row, what, by_name, specs),
+                      below_pct=float(below) if below is not None else None,
+                      above_value=float(above) if above is not None else None,
+                      title=_text(row, "title", what), issue=_text(row, "issue", what),
+                      text=_text(row, "text", what), source=_source(row, what))
+
+
+@functools.cache
+def expectation_table() -> ExpectationTable:
+    """The packaged table, loaded and checked once."""
+    return parse_expectation_table(load_toml_resource(RESOURCE))
