@@ -82,6 +82,22 @@ def _build_parser() -> argparse.ArgumentParser:
                              "repeatable; - reads standard input)")
     doctor.add_argument("--no-frameworks", action="store_true",
                         help="do not start Python interpreters to inspect frameworks")
+
+    bench = commands.add_parser(
+        "bench", help="microbenchmarks (matmul, memory, transfer, latency, attention) in a "
+                      "worker process with this or another Python's torch")
+    bench.add_argument("--suite", dest="suites", action="extend", nargs="+", metavar="NAME",
+                       help="quick (default), full, a family (matmul, memory, transfer, "
+                            "latency, attention) or a benchmark id such as matmul.fp16; "
+                            "repeatable")
+    bench.add_argument("--device", metavar="N",
+                       help="GPU index as torch numbers them, or 'cpu' (default: the first "
+                            "GPU, else the CPU)")
+    bench.add_argument("--python", metavar="PATH",
+                       help="the interpreter whose torch runs the benchmarks (default: the "
+                            "one running gpuscope)")
+    bench.add_argument("--json", action="store_true", help="print the run as JSON")
+    bench.add_argument("-o", "--output", metavar="FILE", help="also write the run as JSON")
     return parser
 
 
@@ -238,6 +254,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from gpuscope.bench.command import bench_command
+
+    return bench_command(args.suites, device=args.device, python=args.python,
+                         as_json=args.json, output=args.output)
+
+
 def _display_problem() -> str | None:
     """Why a window cannot open here, or None. Qt itself aborts the process without one."""
     if os.environ.get("QT_QPA_PLATFORM"):
@@ -281,7 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, "doctor": _cmd_doctor,
-                "record": _cmd_record, "export": _cmd_export, None: _cmd_gui}
+                "record": _cmd_record, "export": _cmd_export, "bench": _cmd_bench,
+                None: _cmd_gui}
     try:
         return handlers[args.command](args)
     except CliError as exc:

@@ -20,12 +20,8 @@ import contextlib
 import importlib.resources
 import json
 import os
-import signal
-import subprocess
 import sys
-import threading
 import time
-from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +36,13 @@ from gpuscope.model import (
     ProbeState,
     ProbeStatus,
 )
+from gpuscope.probes.worker_process import (
+    JsonLineReader,
+    WorkerProcess,
+    WorkerStartError,
+    last_error_line,
+    signal_name,
+)
 
 PROTOCOL = 1
 SCRIPT_NAME = "framework_probe_script.py"
@@ -49,11 +52,6 @@ LIBRARY_PREFIX = "python-env:"
 BUILDS = ("rocm", "cuda", "cpu", "xpu", "mps", "directml", "unknown")
 # The order frameworks are listed in, whatever order their results arrived in.
 FRAMEWORK_ORDER = ("torch", "torch_directml", "onnxruntime", "jax", "tensorflow")
-
-_MAX_MESSAGES = 1000
-_MAX_LOG_LINES = 50
-_STDERR_KEEP_BYTES = 64 * 1024
-_STDERR_TAIL_CHARS = 4000
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,45 +81,6 @@ def script_path() -> Iterator[Path]:
         yield Path(path)
 
 
-class JsonLineReader:
-    """Splits a byte stream into JSON messages. A line arrives in pieces: the partial line is
-    kept until its newline comes; a line that is not a JSON object with a `type` is log text."""
-
-    def __init__(self) -> None:
-        self._pending = b""
-        self.messages: list[dict[str, Any]] = []
-        self.log_lines: deque[str] = deque(maxlen=_MAX_LOG_LINES)
-        self.dropped = 0
-
-    def feed(self, data: bytes) -> None:
-        self._pending += data
-        *lines, self._pending = self._pending.split(b"\n")
-        for line in lines:
-            self._take(line)
-
-    def close(self) -> None:
-        """End of stream: a last line without its newline still counts."""
-        pending, self._pending = self._pending, b""
-        if pending:
-            self._take(pending)
-
-    def _take(self, raw: bytes) -> None:
-        text = raw.decode("utf-8", errors="replace").strip()
-        if not text:
-            return
-        try:
-            message = json.loads(text)
-        except ValueError:
-            message = None
-        if isinstance(message, dict) and isinstance(message.get("type"), str):
-            if len(self.messages) < _MAX_MESSAGES:
-                self.messages.append(message)
-            else:
-                self.dropped += 1
-        else:
-            self.log_lines.append(text[:500])
-
-
 # ----------------------------------------------------------------------------- the runner
 
 
@@ -130,72 +89,6 @@ def _script_budget(timeout_s: float) -> float:
     # framework still comes back as a result ("timed out") rather than as a killed probe.
     margin = min(5.0, max(1.0, timeout_s * 0.1))
     return max(1.0, timeout_s - margin)
-
-
-def _wait_unreaped(process: subprocess.Popen[bytes], timeout_s: float) -> bool:
-    """Wait for the process to exit without reaping it (where the OS allows), so that its
-    process group id stays reserved until the group has been swept. True if it exited."""
-    waitid = getattr(os, "waitid", None)
-    if waitid is None or os.name == "nt":
-        try:
-            process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-    deadline = time.monotonic() + timeout_s
-    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
-    while True:
-        try:
-            if waitid(os.P_PID, process.pid, flags) is not None:
-                return True
-        except ChildProcessError:  # already reaped
-            return True
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        time.sleep(min(0.02, remaining))
-
-
-def _kill_tree(process: subprocess.Popen[bytes]) -> None:
-    if os.name == "nt":
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            subprocess.run(["taskkill", "/F", "/T", "/PID", str(process.pid)],
-                           capture_output=True, timeout=10, check=False)
-        with contextlib.suppress(OSError):
-            process.kill()
-        return
-    _kill_group(process.pid)
-    with contextlib.suppress(OSError):
-        process.kill()
-
-
-def _kill_group(pgid: int) -> None:
-    killpg = getattr(os, "killpg", None)
-    if killpg is not None:
-        with contextlib.suppress(OSError):
-            killpg(pgid, signal.SIGKILL)
-
-
-def _signal_name(returncode: int | None) -> str | None:
-    if returncode is None or returncode >= 0 or os.name == "nt":
-        return None
-    try:
-        return signal.Signals(-returncode).name
-    except ValueError:
-        return f"signal {-returncode}"
-
-
-def _stderr_text(chunks: deque[bytes]) -> str:
-    text = b"".join(chunks).decode("utf-8", errors="replace").rstrip()
-    return text[-_STDERR_TAIL_CHARS:]
-
-
-def _last_error_line(stderr: str) -> str | None:
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    for line in reversed(lines):
-        if "Error" in line or "error" in line:
-            return line[:300]
-    return lines[-1][:300] if lines else None
 
 
 def run_probe_script(
@@ -230,66 +123,17 @@ def _run(
         argv.append("--no-smoke-test")
     argv.extend(extra_args)
     started = time.monotonic()
-    popen_options: dict[str, Any] = {}
-    if os.name == "nt":
-        popen_options["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
-    else:
-        popen_options["start_new_session"] = True
     try:
-        process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None, **popen_options,
-        )
-    except FileNotFoundError:
-        return {"status": ProbeState.LIBRARY_MISSING.value, "python": python,
-                "error": f"Python interpreter not found: {python}"}
-    except PermissionError:
-        return {"status": ProbeState.PERMISSION_DENIED.value, "python": python,
-                "error": f"not allowed to run {python}"}
-    except OSError as exc:
-        return {"status": ProbeState.ERROR.value, "python": python,
-                "error": f"cannot run {python}: {exc.strerror or exc}"}
-
-    reader = JsonLineReader()
-    stderr_chunks: deque[bytes] = deque()
-    stderr_size = [0]
-
-    def read_stdout() -> None:
-        assert process.stdout is not None
-        fd = process.stdout.fileno()
-        while chunk := os.read(fd, 65536):
-            reader.feed(chunk)
-
-    def read_stderr() -> None:
-        assert process.stderr is not None
-        fd = process.stderr.fileno()
-        while chunk := os.read(fd, 65536):
-            stderr_chunks.append(chunk)
-            stderr_size[0] += len(chunk)
-            while stderr_size[0] > _STDERR_KEEP_BYTES and len(stderr_chunks) > 1:
-                stderr_size[0] -= len(stderr_chunks.popleft())
-
-    readers = [threading.Thread(target=read_stdout, daemon=True, name="framework-probe-stdout"),
-               threading.Thread(target=read_stderr, daemon=True, name="framework-probe-stderr")]
-    for thread in readers:
-        thread.start()
-    timed_out = not _wait_unreaped(process, timeout_s)
+        worker = WorkerProcess.start(argv, env=env, name="framework-probe")
+    except WorkerStartError as exc:
+        return {"status": exc.state.value, "python": python, "error": exc.message}
+    timed_out = not worker.wait_exit(timeout_s)
     if timed_out:
-        _kill_tree(process)
-    elif os.name != "nt":
-        # Stragglers (a smoke test whose parent the script killed) go with the group. The
-        # script has exited but is not reaped yet, so its group id cannot have been reused.
-        _kill_group(process.pid)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=10)
-    for thread in readers:
-        thread.join(timeout=5)
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            with contextlib.suppress(OSError):
-                stream.close()
-    reader.close()
-    return _answer(python, reader, _stderr_text(stderr_chunks), process.returncode,
+        worker.kill()
+    # finish() also sweeps stragglers (a smoke test whose parent the script killed) with the
+    # group: the script has exited but is not reaped yet, so its group id cannot be reused.
+    returncode = worker.finish()
+    return _answer(python, worker.reader, worker.stderr_tail(), returncode,
                    timed_out, timeout_s, time.monotonic() - started)
 
 
@@ -314,7 +158,7 @@ def _answer(
     answer: dict[str, JsonValue] = {
         "status": ProbeState.OK.value, "python": python, "hello": hello, "results": results,
         "stderr_tail": stderr, "log_lines": list(reader.log_lines),
-        "returncode": returncode, "signal": _signal_name(returncode),
+        "returncode": returncode, "signal": signal_name(returncode),
         "duration_s": round(duration_s, 3),
     }
     if script_errors:
@@ -324,12 +168,12 @@ def _answer(
                       error=f"the framework probe did not finish within {timeout_s:g} s "
                             "and was killed")
     elif hello is None:
-        detail = _last_error_line(stderr)
+        detail = last_error_line(stderr)
         if detail and "SyntaxError" in stderr:
             error = ("this interpreter cannot run the probe script (it needs Python 3.9 or "
                      f"newer): {detail}")
         else:
-            how = _signal_name(returncode) or f"exit status {returncode}"
+            how = signal_name(returncode) or f"exit status {returncode}"
             error = f"the interpreter did not start the probe ({how})" + (
                 f": {detail}" if detail else "")
         answer.update(status=ProbeState.ERROR.value, error=error)
@@ -338,8 +182,8 @@ def _answer(
                       error=f"the probe script speaks protocol {hello.get('protocol')!r}, "
                             f"this gpuscope reads {PROTOCOL}")
     elif not done:
-        how = _signal_name(returncode) or f"exit status {returncode}"
-        detail = _last_error_line(stderr)
+        how = signal_name(returncode) or f"exit status {returncode}"
+        detail = last_error_line(stderr)
         answer.update(status=ProbeState.ERROR.value,
                       error=f"the framework probe ended before it was done ({how})"
                             + (f": {detail}" if detail else ""))

@@ -1,0 +1,92 @@
+"""The benchmarks gpuscope knows and the suites that group them.
+
+The ids are the contract between the worker script (which implements them), the knowledge base
+(`gpuscope.knowledge.bench_expectations`, which keys datasheet peaks and verdicts on them) and
+the views. A test keeps this list, the worker's and the knowledge base's equal.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class Unit(str, enum.Enum):
+    TFLOPS = "TFLOPS"
+    TOPS = "TOPS"  # int8 matmul: integer operations
+    GB_S = "GB/s"  # 1e9 bytes per second
+    US = "us"  # microseconds
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkSpec:
+    id: str  # "matmul.fp16"
+    family: str  # "matmul"
+    title: str  # "FP16 matmul"
+    unit: Unit
+    higher_is_better: bool = True
+    quick: bool = False  # part of the quick suite
+
+
+BENCHMARKS: tuple[BenchmarkSpec, ...] = (
+    BenchmarkSpec("matmul.fp32", "matmul", "FP32 matmul", Unit.TFLOPS, quick=True),
+    BenchmarkSpec("matmul.tf32", "matmul", "TF32 matmul (NVIDIA)", Unit.TFLOPS),
+    BenchmarkSpec("matmul.fp16", "matmul", "FP16 matmul", Unit.TFLOPS, quick=True),
+    BenchmarkSpec("matmul.bf16", "matmul", "BF16 matmul", Unit.TFLOPS, quick=True),
+    BenchmarkSpec("matmul.int8", "matmul", "INT8 matmul (torch._int_mm)", Unit.TOPS),
+    BenchmarkSpec("matmul.fp8", "matmul", "FP8 matmul (torch._scaled_mm)", Unit.TFLOPS),
+    BenchmarkSpec("memory.copy", "memory", "memory copy", Unit.GB_S, quick=True),
+    BenchmarkSpec("memory.triad", "memory", "memory triad", Unit.GB_S, quick=True),
+    BenchmarkSpec("transfer.h2d_pinned", "transfer", "host to device, pinned", Unit.GB_S),
+    BenchmarkSpec("transfer.d2h_pinned", "transfer", "device to host, pinned", Unit.GB_S),
+    BenchmarkSpec("transfer.h2d_pageable", "transfer", "host to device, pageable", Unit.GB_S),
+    BenchmarkSpec("transfer.d2h_pageable", "transfer", "device to host, pageable", Unit.GB_S),
+    BenchmarkSpec("latency.launch", "latency", "kernel launch round trip", Unit.US,
+                  higher_is_better=False, quick=True),
+    BenchmarkSpec("latency.sync", "latency", "synchronise, nothing queued", Unit.US,
+                  higher_is_better=False),
+    BenchmarkSpec("attention.flash", "attention", "attention, flash backend", Unit.TFLOPS),
+    BenchmarkSpec("attention.efficient", "attention", "attention, memory-efficient backend",
+                  Unit.TFLOPS),
+    BenchmarkSpec("attention.math", "attention", "attention, math backend", Unit.TFLOPS),
+)
+
+BENCHMARK_IDS: tuple[str, ...] = tuple(b.id for b in BENCHMARKS)
+_BY_ID = {b.id: b for b in BENCHMARKS}
+FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(b.family for b in BENCHMARKS))
+
+SUITES: dict[str, tuple[str, ...]] = {
+    "quick": tuple(b.id for b in BENCHMARKS if b.quick),
+    "full": BENCHMARK_IDS,
+    **{family: tuple(b.id for b in BENCHMARKS if b.family == family) for family in FAMILIES},
+}
+
+
+class UnknownSuiteError(ValueError):
+    """A suite or benchmark name gpuscope does not know; the message lists the known ones."""
+
+
+def spec(benchmark_id: str) -> BenchmarkSpec | None:
+    return _BY_ID.get(benchmark_id)
+
+
+def suite_names() -> tuple[str, ...]:
+    return tuple(SUITES)
+
+
+def resolve_suites(names: Iterable[str]) -> tuple[str, ...]:
+    """Suite names (quick, full, a family) and single ids to benchmark ids, in catalogue order,
+    each once. No names: the quick suite."""
+    wanted: set[str] = set()
+    given = [n.strip() for n in names if n.strip()]
+    for name in given or ["quick"]:
+        if name in SUITES:
+            wanted.update(SUITES[name])
+        elif name in _BY_ID:
+            wanted.add(name)
+        else:
+            raise UnknownSuiteError(
+                f"unknown suite or benchmark {name!r}; suites: {', '.join(SUITES)}; "
+                f"benchmarks: {', '.join(BENCHMARK_IDS)}")
+    return tuple(b for b in BENCHMARK_IDS if b in wanted)

@@ -1,0 +1,451 @@
+"""Runs the benchmark worker with the user's interpreter and turns what happens into events.
+
+    runner = BenchRunner(BenchRequest(resolve_suites(["quick"])))
+    for event in runner.events():      # blocks the calling thread; yields as things happen
+        ...                            # RunStarted, HelloReceived, BenchmarkProgress,
+                                       # ResultReceived, ErrorRaised, then RunFinished
+    runner.cancel()                    # from any thread: SIGTERM the group, SIGKILL after 2 s
+
+`run(on_event)` is the blocking convenience (the CLI); `start(on_event)` runs it on a thread of
+its own and returns at once (`wait()` gives the BenchRun). A GUI runs either off its GUI thread
+and forwards events through queued signals.
+
+The worker (`worker_script.py`) runs by path in a process group of its own (see
+`gpuscope.probes.worker_process`). It is watched by four clocks: the time to its hello (importing
+torch, initialising the GPU), the time since its last output (it reports progress between timed
+batches, so silence means a hang), the time in one benchmark, and the time of the whole run.
+Whatever ends it, crash, abort, hang, timeout, cancel, the results that arrived before are kept
+and the end is one `BenchError` naming what happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpuscope.bench.protocol import (
+    PROTOCOL,
+    DoneMessage,
+    ErrorMessage,
+    HelloMessage,
+    ProgressMessage,
+    ResultMessage,
+    parse_message,
+)
+from gpuscope.bench.results import (
+    BenchError,
+    BenchmarkResult,
+    BenchRun,
+    ErrorKind,
+    WorkerHello,
+)
+from gpuscope.probes.worker_process import (
+    WorkerProcess,
+    WorkerStartError,
+    key_error_line,
+    signal_name,
+)
+
+SCRIPT_NAME = "worker_script.py"
+
+# Importing torch and creating a GPU context can take tens of seconds on a cold disk; a hang
+# there must still end within a minute (issue #5's acceptance for the quick suite).
+DEFAULT_STARTUP_TIMEOUT_S = 40.0
+# The worker reports between timed batches (about every 0.25 s); a batch is sized to ~50 ms,
+# the slowest step is a first kernel load or a float64 reference: seconds, not tens of them.
+DEFAULT_STALL_TIMEOUT_S = 20.0
+DEFAULT_BENCHMARK_TIMEOUT_S = 120.0
+CANCEL_GRACE_S = 2.0
+EXIT_GRACE_S = 5.0  # after `done` or the end of its output, how long the worker may take
+_POLL_S = 0.1
+
+_CRASH_SIGNALS = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
+
+
+@dataclass(frozen=True, slots=True)
+class BenchRequest:
+    """What to run, with what, and how long to allow."""
+
+    benchmarks: tuple[str, ...]  # ids, in the order to run them (catalog.resolve_suites)
+    python: str = field(default_factory=lambda: sys.executable)
+    device: str = "auto"  # "auto" (first GPU, else the CPU), "cpu", or a GPU index "0"
+    scale: float | None = None  # 0 < F <= 1 shrinks sizes and budgets (tests)
+    budget_s: float | None = None  # measuring time per benchmark (worker default: 2 s)
+    startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S
+    stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S
+    benchmark_timeout_s: float = DEFAULT_BENCHMARK_TIMEOUT_S
+    overall_timeout_s: float | None = None  # None: startup + benchmarks x benchmark timeout
+    env: Mapping[str, str] | None = None  # replaces the inherited environment
+    script: str | None = None  # replaces the packaged worker script (tests)
+
+    @property
+    def overall_limit_s(self) -> float:
+        if self.overall_timeout_s is not None:
+            return self.overall_timeout_s
+        return self.startup_timeout_s + max(1, len(self.benchmarks)) * self.benchmark_timeout_s
+
+
+# ----------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    pid: int
+    python: str
+    benchmarks: tuple[str, ...]
+    started_unix_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class HelloReceived:
+    hello: WorkerHello
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkProgress:
+    benchmark: str
+    index: int  # position in the request, 0-based (-1: not one asked for)
+    count: int  # benchmarks in the request
+    fraction: float  # of this benchmark, 0..1
+    stage: str
+    overall_fraction: float  # of the whole run, 0..1
+
+
+@dataclass(frozen=True, slots=True)
+class ResultReceived:
+    result: BenchmarkResult
+    index: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorRaised:
+    error: BenchError
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    run: BenchRun
+
+
+BenchEvent = RunStarted | HelloReceived | BenchmarkProgress | ResultReceived | ErrorRaised | \
+    RunFinished
+
+
+@contextlib.contextmanager
+def script_path() -> Iterator[Path]:
+    """The worker script as a real file, also from an installed wheel (it is a module of
+    `gpuscope.bench`, packaged with the others)."""
+    resource = importlib.resources.files(__package__ or "gpuscope.bench").joinpath(SCRIPT_NAME)
+    with importlib.resources.as_file(resource) as path:
+        yield Path(path)
+
+
+# ----------------------------------------------------------------------------- the runner
+
+
+class _State:
+    def __init__(self, request: BenchRequest) -> None:
+        self.request = request
+        self.hello: WorkerHello | None = None
+        self.results: list[BenchmarkResult] = []
+        self.errors: list[BenchError] = []
+        self.done = False
+        self.fatal = False  # the runner ended the worker (hang, timeout, cancel, protocol)
+        self.cancelled = False
+        self.current: str | None = None
+        self.current_since = 0.0
+
+    def index(self, benchmark: str) -> int:
+        try:
+            return self.request.benchmarks.index(benchmark)
+        except ValueError:
+            return -1
+
+
+class BenchRunner:
+    """One run of the worker. Not reusable: make a new runner per run."""
+
+    def __init__(self, request: BenchRequest) -> None:
+        self.request = request
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._worker: WorkerProcess | None = None
+        self._used = False
+        self._thread: threading.Thread | None = None
+        self._run: BenchRun | None = None
+
+    # -- control, from any thread
+
+    def cancel(self) -> None:
+        """Stop the run: SIGTERM to the worker's group now, SIGKILL after CANCEL_GRACE_S.
+        The run still finishes with what arrived, and a `cancelled` error."""
+        self._cancel.set()
+        with self._lock:
+            if self._worker is not None:
+                self._worker.terminate()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    # -- running
+
+    def run(self, on_event: Callable[[BenchEvent], None] | None = None) -> BenchRun:
+        """Run to the end in this thread, handing each event to `on_event`."""
+        finished: BenchRun | None = None
+        for event in self.events():
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, RunFinished):
+                finished = event.run
+        assert finished is not None  # events() always ends with RunFinished
+        self._run = finished
+        return finished
+
+    def start(self, on_event: Callable[[BenchEvent], None] | None = None) -> None:
+        """Run on a thread of its own; `on_event` is called on that thread."""
+        if self._thread is not None:
+            raise RuntimeError("this runner was started already")
+        self._thread = threading.Thread(target=self.run, args=(on_event,),
+                                        name="gpuscope-bench", daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout_s: float | None = None) -> BenchRun | None:
+        """The run started with `start`, once it has finished (None on timeout)."""
+        if self._thread is None:
+            return self._run
+        self._thread.join(timeout_s)
+        return None if self._thread.is_alive() else self._run
+
+    def events(self) -> Iterator[BenchEvent]:
+        """Start the worker and yield what happens, ending with RunFinished. The worker is
+        stopped however the iteration ends (an exception, Ctrl-C, the caller breaking off)."""
+        if self._used:
+            raise RuntimeError("a BenchRunner runs once; make a new one")
+        self._used = True
+        if self.request.script is not None:
+            yield from self._events(Path(self.request.script))
+        else:
+            with script_path() as path:
+                yield from self._events(path)
+
+    def _argv(self, script: Path) -> list[str]:
+        request = self.request
+        argv = [request.python, str(script), "--benchmarks", ",".join(request.benchmarks),
+                "--device", request.device]
+        if request.scale is not None:
+            argv += ["--scale", f"{request.scale:g}"]
+        if request.budget_s is not None:
+            argv += ["--budget-s", f"{request.budget_s:g}"]
+        return argv
+
+    def _events(self, script: Path) -> Iterator[BenchEvent]:
+        request = self.request
+        state = _State(request)
+        started_unix = time.time()
+        started = time.monotonic()
+        messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        if self._cancel.is_set():
+            yield from self._finish_unstarted(state, started_unix, BenchError(
+                ErrorKind.CANCELLED, "cancelled before the worker started"))
+            return
+        try:
+            worker = WorkerProcess.start(self._argv(script), env=request.env,
+                                         on_message=messages.put, name="bench-worker")
+        except WorkerStartError as exc:
+            yield from self._finish_unstarted(state, started_unix,
+                                              BenchError(ErrorKind.START, exc.message))
+            return
+        with self._lock:
+            self._worker = worker
+        if self._cancel.is_set():  # cancelled while starting
+            worker.terminate()
+        returncode: int | None = None
+        try:
+            yield RunStarted(worker.pid, request.python, request.benchmarks, started_unix)
+            while True:
+                try:
+                    raw: dict[str, Any] | None = messages.get(timeout=_POLL_S)
+                except queue.Empty:
+                    raw = None
+                if raw is not None:
+                    yield from self._handle(state, raw, worker)
+                    if state.fatal:
+                        break
+                error: BenchError | None = None
+                if self._cancel.is_set() and not state.done:
+                    state.cancelled = True
+                    where = f" while running {state.current}" if state.current else ""
+                    error = BenchError(ErrorKind.CANCELLED, f"cancelled by the user{where}",
+                                       state.current)
+                elif raw is None and (state.done or worker.stdout_closed.is_set()):
+                    # Messages are queued before stdout counts as closed: none is left.
+                    if not worker.wait_exit(EXIT_GRACE_S):
+                        worker.kill()
+                    break
+                else:
+                    error = self._watchdog(state, worker, started)
+                if error is not None:
+                    state.fatal = True
+                    state.errors.append(error)
+                    yield ErrorRaised(error)
+                    worker.stop(CANCEL_GRACE_S)
+                    break
+        finally:
+            with self._lock:
+                self._worker = None
+            worker.stop(CANCEL_GRACE_S)
+            returncode = worker.finish()
+        # A last line without its newline arrives with finish().
+        while not messages.empty():
+            yield from self._handle(state, messages.get_nowait(), worker)
+        if not state.done and not state.fatal:
+            error = self._death(state, worker, returncode)
+            state.errors.append(error)
+            yield ErrorRaised(error)
+        yield RunFinished(self._build(state, started_unix, returncode, worker.stderr_tail()))
+
+    def _handle(self, state: _State, raw: dict[str, Any],
+                worker: WorkerProcess) -> Iterator[BenchEvent]:
+        message = parse_message(raw)
+        count = len(state.request.benchmarks)
+        if isinstance(message, HelloMessage):
+            if state.hello is not None:
+                return
+            state.hello = message.hello
+            yield HelloReceived(message.hello)
+            if message.hello.protocol != PROTOCOL:
+                error = BenchError(
+                    ErrorKind.PROTOCOL,
+                    f"the benchmark worker speaks protocol {message.hello.protocol!r}, this "
+                    f"gpuscope reads {PROTOCOL}")
+                state.fatal = True
+                state.errors.append(error)
+                yield ErrorRaised(error)
+        elif isinstance(message, ProgressMessage):
+            if message.benchmark != state.current:
+                state.current, state.current_since = message.benchmark, time.monotonic()
+            index = state.index(message.benchmark)
+            overall = (max(index, 0) + message.fraction) / max(1, count)
+            yield BenchmarkProgress(message.benchmark, index, count, message.fraction,
+                                    message.stage, min(1.0, overall))
+        elif isinstance(message, ResultMessage):
+            result = message.result
+            state.results = [r for r in state.results if r.id != result.id] + [result]
+            if state.current == result.id:
+                state.current = None
+            yield ResultReceived(result, state.index(result.id), count)
+        elif isinstance(message, ErrorMessage):
+            state.errors.append(message.error)
+            yield ErrorRaised(message.error)
+        elif isinstance(message, DoneMessage):
+            state.done = True
+            state.current = None
+
+    def _watchdog(self, state: _State, worker: WorkerProcess,
+                  started: float) -> BenchError | None:
+        request = self.request
+        now = time.monotonic()
+        where = f" while running {state.current}" if state.current else ""
+        if now - started > request.overall_limit_s:
+            return BenchError(ErrorKind.TIMEOUT,
+                              f"the run did not finish within {request.overall_limit_s:g} s"
+                              f"{where}; the worker was killed", state.current)
+        if state.hello is None:
+            if now - started > request.startup_timeout_s:
+                return BenchError(
+                    ErrorKind.HANG,
+                    f"no output for {request.startup_timeout_s:g} s after the worker started "
+                    f"(importing torch or initialising the GPU hung), killed")
+            return None
+        silent = now - worker.last_output_monotonic
+        if silent > request.stall_timeout_s:
+            return BenchError(ErrorKind.HANG, f"no output for {request.stall_timeout_s:g} s"
+                              f"{where}, killed", state.current)
+        if state.current and now - state.current_since > request.benchmark_timeout_s:
+            return BenchError(ErrorKind.TIMEOUT, f"{state.current} did not finish within "
+                              f"{request.benchmark_timeout_s:g} s; the worker was killed",
+                              state.current)
+        return None
+
+    def _death(self, state: _State, worker: WorkerProcess,
+               returncode: int | None) -> BenchError:
+        """Why the worker ended before `done`, from its exit status and stderr."""
+        stderr = worker.stderr_tail()
+        detail = key_error_line(stderr)
+        signame = signal_name(returncode)
+        benchmark = state.current
+        if benchmark:
+            where = f" while running {benchmark}"
+        elif state.hello is None:
+            where = " before it reported anything"
+        else:
+            where = ""
+        tail = f": {detail}" if detail else ""
+        if signame in _CRASH_SIGNALS:
+            return BenchError(ErrorKind.CRASH, f"the benchmark worker crashed ({signame}){where}"
+                              f"{tail}", benchmark, signame, detail)
+        if signame == "SIGABRT":
+            return BenchError(ErrorKind.ABORT, f"the benchmark worker aborted (SIGABRT){where}"
+                              f"{tail}", benchmark, signame, detail)
+        if signame == "SIGKILL":
+            return BenchError(
+                ErrorKind.KILLED,
+                f"the benchmark worker was killed (SIGKILL){where}; the kernel's out-of-memory "
+                f"killer does this when RAM runs out (see dmesg)", benchmark, signame, detail)
+        if signame is not None:
+            return BenchError(ErrorKind.CRASH, f"the benchmark worker was killed by {signame}"
+                              f"{where}{tail}", benchmark, signame, detail)
+        if state.hello is None:
+            if detail and "SyntaxError" in stderr:
+                message = ("this interpreter cannot run the benchmark worker (it needs Python "
+                           f"3.9 or newer): {detail}")
+            else:
+                message = (f"the interpreter did not run the benchmark worker (exit status "
+                           f"{returncode}){tail}")
+            return BenchError(ErrorKind.START, message, None, None, detail)
+        return BenchError(ErrorKind.EXITED, f"the benchmark worker exited with status "
+                          f"{returncode} before it was done{where}{tail}", benchmark, None, detail)
+
+    def _finish_unstarted(self, state: _State, started_unix: float,
+                          error: BenchError) -> Iterator[BenchEvent]:
+        state.errors.append(error)
+        state.cancelled = error.kind is ErrorKind.CANCELLED
+        yield ErrorRaised(error)
+        yield RunFinished(self._build(state, started_unix, None, None))
+
+    def _build(self, state: _State, started_unix: float, returncode: int | None,
+               stderr: str | None) -> BenchRun:
+        reported = {r.id for r in state.results}
+        by_order = sorted(state.results, key=lambda r: (state.index(r.id) < 0,
+                                                        state.index(r.id)))
+        return BenchRun(
+            python=self.request.python,
+            benchmarks=self.request.benchmarks,
+            device_request=self.request.device,
+            hello=state.hello,
+            results=tuple(by_order),
+            errors=tuple(state.errors),
+            started_unix_s=started_unix,
+            ended_unix_s=time.time(),
+            cancelled=state.cancelled,
+            not_run=tuple(b for b in self.request.benchmarks if b not in reported),
+            returncode=returncode,
+            signal=signal_name(returncode),
+            stderr_tail=stderr or None,
+        )
+
+
+def run_benchmarks(request: BenchRequest,
+                   on_event: Callable[[BenchEvent], None] | None = None) -> BenchRun:
+    """Run `request` to the end in this thread. Never raises for anything the worker does."""
+    return BenchRunner(request).run(on_event)
