@@ -21,6 +21,14 @@ with pyqtgraph's own clipToView + autoDownsample(method='peak') and y auto-range
 The fast page, the full-decimation page and the naive page are measured in turn, frame by
 frame, over one feed, so that they see the same samples and the same machine load.
 
+With `--browse-hours H`, it also writes a recording of H hours of N GPUs at `--browse-rate`
+Hz, opens it as the page does (`load_recording_feed`: read, then summarise into min/max
+pyramids) and times browsing it: a frame is set a range (all of it, then zooms from hours to
+minutes at places across it, and pans), redraw, and repaint the page synchronously.
+Fields `browse_load_s`, `browse_frame_ms_median`, `browse_frame_ms_p95`, `browse_frame_ms_max`,
+and the same frames without the pyramids (`browse_raw_frame_ms_median`, the samples decimated
+every time) for comparison.
+
 Prints JSON: frame_ms_median, frame_ms_p95, frame_ms_median_1gpu, naive_frame_ms_median,
 speedup_vs_naive, rss_mb (after the history is filled and the page drawn), and details,
 among them CPU milliseconds per frame (`cpu_ms_*`), which other processes on the machine
@@ -37,8 +45,10 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -48,6 +58,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from gpuscope.telemetry.recorder import write_recording
+from gpuscope.ui.telemetry_adapters import load_recording_feed
 from gpuscope.ui.telemetry_feed import RingFeed, SyntheticTelemetry, synthetic_telemetry
 from gpuscope.ui.telemetry_page import TelemetryChart, TelemetryPage
 
@@ -112,8 +124,9 @@ def measure(page_classes: Sequence[type[TelemetryPage]], data: SyntheticTelemetr
     load for every page, frame by frame. Per page: wall and CPU milliseconds per frame."""
     rings = data.rings(history_rows, capacity=history_rows)
     cursor = {"row": history_rows, "clock": 0.0}
+    # Live, as a sampler's feed is: "now" moves on with the samples added between frames.
     feed = RingFeed(data.devices, rings, latest=data.latest,
-                    now=lambda: float(data.times[cursor["row"] - 1]),
+                    now=lambda: float(data.times[cursor["row"] - 1]), live=True,
                     label="Benchmark (synthetic traces)")
     pages = []
     for page_class in page_classes:
@@ -162,6 +175,63 @@ def close(page: TelemetryPage) -> None:
     QApplication.processEvents()
 
 
+def browse(gpus: int, hours: float, rate_hz: float, seed: int) -> dict[str, Any]:
+    """Write a recording, open it as the page does, and time browsing through it."""
+    data = synthetic_telemetry(gpus, hours * 3600.0, rate_hz, seed=seed, end_s=1.8e9,
+                               throttle=True, cores=4)
+    columns = {name: values for device in data.values.values()
+               for name, values in device.items()}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "browse.sqlite"
+        started = time.perf_counter()
+        write_recording(path, data.times, columns, rate_hz=rate_hz)
+        write_s = time.perf_counter() - started
+        file_mb = path.stat().st_size / 2**20
+        del data, columns
+        gc.collect()
+        started = time.perf_counter()
+        feed = load_recording_feed(path)
+        load_s = time.perf_counter() - started
+    first, last = min(r.time_span()[0] for d in feed.devices()  # type: ignore[index]
+                      if (r := feed.ring(d.key)) is not None), feed.now_s()
+    span = last - first
+    rng = np.random.default_rng(seed)
+    ranges: list[tuple[float, float]] = [(first, last)]
+    for width in (span / 4, span / 16, span / 64, span / 256, 300.0):
+        for _ in range(4):
+            start = first + rng.uniform(0, max(span - width, 0.0))
+            ranges.append((start, start + width))
+            for _ in range(2):  # pans of a fifth of the range
+                start = min(max(first, start + rng.uniform(-0.2, 0.2) * width), last - width)
+                ranges.append((start, start + width))
+    pyramids = {d.key: feed.summary(d.key) for d in feed.devices()}
+    pyramid_mb = sum(p.nbytes for p in pyramids.values() if p is not None) / 2**20
+    results = {}
+    for label, use in (("pyramid", True), ("raw", False)):
+        if not use:
+            feed._summaries = {}  # the same feed without its pyramids
+        page = build_page(TelemetryPage, feed, time.monotonic)
+        walls: list[float] = []
+        for start, end in ranges:
+            QApplication.processEvents()
+            began = time.perf_counter()
+            page.set_view_range(start, end)  # redraws at once
+            page.grab()
+            walls.append((time.perf_counter() - began) * 1000.0)
+        close(page)
+        results[label] = walls
+    return {
+        "browse_hours": hours, "browse_rate_hz": rate_hz, "browse_frames": len(ranges),
+        "browse_write_s": round(write_s, 2), "browse_file_mb": round(file_mb, 1),
+        "browse_load_s": round(load_s, 2), "browse_pyramid_mb": round(pyramid_mb, 1),
+        "browse_frame_ms_median": round(statistics.median(results["pyramid"]), 2),
+        "browse_frame_ms_p95": round(float(np.percentile(results["pyramid"], 95)), 2),
+        "browse_frame_ms_max": round(max(results["pyramid"]), 2),
+        "browse_raw_frame_ms_median": round(statistics.median(results["raw"]), 2),
+        "browse_raw_frame_ms_p95": round(float(np.percentile(results["raw"], 95)), 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -172,6 +242,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="JSON output (the only format)")
+    parser.add_argument("--browse-hours", type=float, default=0.0,
+                        help="also time browsing a recording of this many hours (0: not)")
+    parser.add_argument("--browse-rate", type=float, default=2.0,
+                        help="samples per second of that recording (default 2)")
     args = parser.parse_args()
 
     _app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -229,6 +303,8 @@ def main() -> None:
         "targets": {"frame_ms_median": 50, "frame_ms_p95": 80, "frame_ms_median_1gpu": 16,
                     "speedup_vs_naive": 5},
     }
+    if args.browse_hours > 0:
+        result.update(browse(args.gpus, args.browse_hours, args.browse_rate, args.seed))
     print(json.dumps(result))
 
 

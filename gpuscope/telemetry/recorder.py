@@ -1,12 +1,18 @@
 """Recordings: telemetry samples in an SQLite file that survives a crash.
 
-The file (schema version 1):
+The file (schema version 2):
 
-- `meta(key, value)`: format "gpuscope-recording", version, gpuscope_version, started_utc,
-  rate_hz, inventory (JSON: which GPUs these are), and ended_utc once closed cleanly;
+- `meta(key, value)`: format "gpuscope-recording", version, min_reader_version (the oldest
+  reader that can read it: 1, since version 2 only adds a table), gpuscope_version,
+  started_utc, rate_hz, inventory (JSON: which GPUs these are), and ended_utc once closed
+  cleanly;
 - `series(id, name, unit, source)`: "0000:03:00.0/power_w", "W", "sysfs:/sys/...";
 - `samples(t, series_id, value)`: t in unix seconds; missing samples are not stored. Indexed on
-  (series_id, t).
+  (series_id, t);
+- `missing(t, series_id, reason)` (version 2): from time t on, the series is missing for
+  `reason`; an empty reason means it has values again. A row per change, not per tick.
+
+Version 1 files (no `missing` table) open as before, without reasons.
 
 `Recorder` is fed by the sampler's tick callback through a queue; a writer thread inserts and
 commits at least every `commit_interval_s` (0.5 s), in WAL mode with synchronous=NORMAL: a
@@ -28,7 +34,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -45,7 +51,9 @@ from gpuscope.telemetry.sampler import Sampler, TickEvent
 log = logging.getLogger(__name__)
 
 RECORDING_FORMAT = "gpuscope-recording"
-RECORDING_VERSION = 1
+RECORDING_VERSION = 2
+# The oldest reader that reads what this writer writes: version 2 only added a table.
+MIN_READER_VERSION = 1
 DEFAULT_COMMIT_INTERVAL_S = 0.5
 MAX_QUEUED_TICKS = 100_000  # about 1.4 h at 20 Hz: past that the writer is stuck; drop ticks
 
@@ -61,11 +69,20 @@ CREATE TABLE IF NOT EXISTS series (
 );
 CREATE TABLE IF NOT EXISTS samples (t REAL NOT NULL, series_id INTEGER NOT NULL, value REAL);
 CREATE INDEX IF NOT EXISTS samples_series_t ON samples (series_id, t);
+CREATE TABLE IF NOT EXISTS missing (t REAL NOT NULL, series_id INTEGER NOT NULL,
+                                    reason TEXT NOT NULL);
 """
 
 
 class RecordingError(Exception):
     """A recording that cannot be written or read, with a one-line reason for the user."""
+
+
+class LoadCancelled(RecordingError):
+    """Loading a recording was cancelled (the user opened another, or closed the page)."""
+
+
+_ROW_DTYPE = np.dtype([("t", np.float64), ("v", np.float64)])
 
 
 def _utc_now() -> str:
@@ -116,6 +133,7 @@ class Recorder:
             meta: dict[str, str] = {
                 "format": RECORDING_FORMAT,
                 "version": str(RECORDING_VERSION),
+                "min_reader_version": str(MIN_READER_VERSION),
                 "gpuscope_version": __version__,
                 "started_utc": _utc_now(),
             }
@@ -158,7 +176,7 @@ class Recorder:
         if self._queue.qsize() >= MAX_QUEUED_TICKS:
             self.dropped_ticks += 1
             return
-        self._queue.put(("tick", event.time_s, event.values, event.sources))
+        self._queue.put(("tick", event.time_s, event.values, event.sources, event.reasons))
 
     def close(self, timeout_s: float = 30.0) -> None:
         """Write what is queued, mark the recording complete, end the writer, close the file."""
@@ -191,6 +209,7 @@ class Recorder:
 
     def _run(self) -> None:
         rows: list[tuple[float, int, float]] = []
+        reasons: list[tuple[float, int, str]] = []
         last_commit = time.monotonic()
         ticks = 0
         stop = False
@@ -204,17 +223,21 @@ class Recorder:
                 stop = True
             elif item is not None:
                 try:
-                    ticks += self._take(item, rows)
+                    ticks += self._take(item, rows, reasons)
                 except sqlite3.Error as exc:
                     self._fail(exc)
                     return
             due = time.monotonic() - last_commit >= self.commit_interval_s
             if stop or due or len(rows) >= 50_000:
-                if rows or ticks:
+                if rows or ticks or reasons:
                     try:
                         self._db.execute("BEGIN")
                         self._db.executemany(
                             "INSERT INTO samples (t, series_id, value) VALUES (?, ?, ?)", rows)
+                        if reasons:
+                            self._db.executemany(
+                                "INSERT INTO missing (t, series_id, reason) VALUES (?, ?, ?)",
+                                reasons)
                         self._db.execute("COMMIT")
                     except sqlite3.Error as exc:
                         self._fail(exc)
@@ -222,6 +245,7 @@ class Recorder:
                     self.rows_written += len(rows)
                     self.ticks_written += ticks
                     rows = []
+                    reasons = []
                     ticks = 0
                 last_commit = time.monotonic()
 
@@ -234,12 +258,13 @@ class Recorder:
         except sqlite3.Error:
             pass
 
-    def _take(self, item: tuple[Any, ...], rows: list[tuple[float, int, float]]) -> int:
+    def _take(self, item: tuple[Any, ...], rows: list[tuple[float, int, float]],
+              reasons: list[tuple[float, int, str]]) -> int:
         if item[0] == "series":
             _, name, unit, source = item
             self._series_id(name, unit, source)
             return 0
-        _, t, values, sources = item
+        _, t, values, sources, changed_reasons = item
         for name, source in sources.items():
             if self._series_sources.get(name) != source:
                 self._series_id(name, None, source)
@@ -251,6 +276,11 @@ class Recorder:
             if series_id is None:
                 series_id = self._series_id(name, None, sources.get(name))
             rows.append((t, series_id, value))
+        for name, reason in changed_reasons.items():
+            series_id = ids.get(name)
+            if series_id is None:
+                series_id = self._series_id(name, None, sources.get(name))
+            reasons.append((t, series_id, reason))
         return 1
 
     def _series_id(self, name: str, unit: str | None, source: str | None) -> int:
@@ -268,6 +298,34 @@ class Recorder:
             self._db.execute("UPDATE series SET source = ? WHERE id = ?", (source, known))
             self._series_sources[name] = source
         return int(known)
+
+
+def write_recording(path: str | os.PathLike[str], times: FloatArray,
+                    columns: Mapping[str, FloatArray], *, rate_hz: float | None = None,
+                    inventory: Inventory | None = None,
+                    sources: Mapping[str, str] | None = None,
+                    reasons: Mapping[str, str] | None = None,
+                    overwrite: bool = False) -> Recorder:
+    """Write samples held in arrays (`times`, and per series name its values, NaN where
+    missing) as a recording, through the same writer as live ticks: for imports, tests and
+    benchmarks. `reasons` gives why a series is missing. Returns the closed recorder."""
+    recorder = Recorder(path, rate_hz=rate_hz, inventory=inventory, overwrite=overwrite)
+    names = list(columns)
+    block = (np.stack([np.asarray(columns[n], dtype=np.float64) for n in names])
+             if names else np.empty((0, len(times))))
+    first_sources = dict(sources or {})
+    first_reasons = dict(reasons or {})
+    try:
+        for index, t in enumerate(np.asarray(times, dtype=np.float64).tolist()):
+            row = block[:, index].tolist()
+            recorder.on_tick(TickEvent(t, index + 1, dict(zip(names, row, strict=True)),
+                                       first_sources if index == 0 else {}, 0.0,
+                                       first_reasons if index == 0 else {}))
+    finally:
+        recorder.close()
+    if recorder.error is not None:
+        raise RecordingError(recorder.error)
+    return recorder
 
 
 # ----------------------------------------------------------------------------- reading
@@ -314,6 +372,12 @@ class Recording:
         self.meta = meta
         self.series = series
         self._by_name = {s.name: s for s in series}
+        try:
+            self._has_missing = bool(db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'missing'"
+            ).fetchone())
+        except sqlite3.DatabaseError:
+            self._has_missing = False
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -346,14 +410,53 @@ class Recording:
         info = self._by_name.get(series)
         if info is None:
             raise RecordingError(f"{self.path} has no series {series!r}")
-        rows = self._query(
-            "SELECT t, value FROM samples WHERE series_id = ? AND t >= ? AND t <= ? ORDER BY t",
-            (info.id, -math.inf if since is None else since,
-             math.inf if until is None else until))
-        if not rows:
-            return np.empty(0), np.empty(0)
-        data = np.array(rows, dtype=np.float64)
-        return data[:, 0].copy(), data[:, 1].copy()
+        try:
+            cursor = self._db.execute(
+                "SELECT t, value FROM samples WHERE series_id = ? AND t >= ? AND t <= ? "
+                "ORDER BY t",
+                (info.id, -math.inf if since is None else since,
+                 math.inf if until is None else until))
+            # Straight from the cursor into one array: no list of a million tuples.
+            data = np.fromiter(((float(t), math.nan if v is None else float(v))
+                                for t, v in cursor), dtype=_ROW_DTYPE)
+        except sqlite3.DatabaseError as exc:
+            raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
+        except (TypeError, ValueError) as exc:  # a value that is not a number
+            raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
+        return data["t"].copy(), data["v"].copy()
+
+    def missing_reasons(self, series: str | None = None,
+                        ) -> dict[str, list[tuple[float, str]]]:
+        """series -> its changes of reason for being missing, in time order: (t, reason), an
+        empty reason meaning it has values again from t on. Empty for a version 1 file."""
+        if not self._has_missing:
+            return {}
+        names = {s.id: s.name for s in self.series}
+        sql = "SELECT t, series_id, reason FROM missing"
+        args: tuple[Any, ...] = ()
+        if series is not None:
+            info = self._by_name.get(series)
+            if info is None:
+                raise RecordingError(f"{self.path} has no series {series!r}")
+            sql += " WHERE series_id = ?"
+            args = (info.id,)
+        out: dict[str, list[tuple[float, str]]] = {}
+        for t, series_id, reason in self._query(sql + " ORDER BY t, rowid", args):
+            name = names.get(int(series_id))
+            if name is not None:
+                out.setdefault(name, []).append((float(t), str(reason)))
+        return out
+
+    def reason_at(self, series: str, time_s: float) -> str | None:
+        """Why `series` was missing at `time_s`, or None (it had values, or no reason was
+        recorded)."""
+        changes = self.missing_reasons(series).get(series, [])
+        reason: str | None = None
+        for t, text in changes:
+            if t > time_s:
+                break
+            reason = text or None
+        return reason
 
     def iter_rows(self) -> Iterator[tuple[float, int, float]]:
         """Every sample (t, series_id, value) in the order written, streamed."""
@@ -367,20 +470,42 @@ class Recording:
         except sqlite3.DatabaseError as exc:
             raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
 
-    def load_into_rings(self, max_rows: int | None = None) -> dict[str, SeriesRing]:
+    def load_into_rings(self, max_rows: int | None = None, *,
+                        progress: Callable[[int, int], None] | None = None,
+                        cancelled: Callable[[], bool] | None = None) -> dict[str, SeriesRing]:
         """device -> a SeriesRing with its series, holding the whole recording (or its newest
-        `max_rows` ticks): what the Telemetry page scrolls and zooms through."""
+        `max_rows` ticks): what the Telemetry page scrolls and zooms through.
+
+        Every ring has a row per tick of the recording (NaN where its device gave nothing,
+        so a lost GPU is a gap, not a line across), and a NaN row in any pause of more than
+        three sampling periods (the recorder was stopped or fell behind).
+        `progress(series_read, series_total)` is called after each series; `cancelled()`,
+        checked between series, ends the load with `LoadCancelled`."""
+        total = len(self.series)
+        columns: dict[str, tuple[FloatArray, FloatArray]] = {}
+        for done, info in enumerate(self.series, start=1):
+            if cancelled is not None and cancelled():
+                raise LoadCancelled(f"loading {self.path} was cancelled")
+            columns[info.name] = self.read(info.name)
+            if progress is not None:
+                progress(done, total)
+        stamps = [times for times, _ in columns.values() if len(times)]
+        times = np.unique(np.concatenate(stamps)) if stamps else np.empty(0)
+        rate = self.meta.rate_hz
+        if rate and len(times) > 1:
+            pauses = np.flatnonzero(np.diff(times) > 3.0 / rate)
+            if len(pauses):
+                breaks = times[pauses] + 1.0 / rate
+                times = np.union1d(times, breaks)
+        if max_rows is not None and len(times) > max_rows:
+            times = times[-max_rows:]
         rings: dict[str, SeriesRing] = {}
         for device in self.devices:
             names = [s.name for s in self.series if s.device == device]
-            columns = {name: self.read(name) for name in names}
-            stamps = [times for times, _ in columns.values() if len(times)]
-            times = np.unique(np.concatenate(stamps)) if stamps else np.empty(0)
-            if max_rows is not None and len(times) > max_rows:
-                times = times[-max_rows:]
             ring = SeriesRing(names, max(1, len(times)))
             values: dict[str, FloatArray] = {}
-            for name, (series_times, series_values) in columns.items():
+            for name in names:
+                series_times, series_values = columns[name]
                 column = np.full(len(times), np.nan)
                 if len(series_times) and len(times):
                     index = np.searchsorted(times, series_times)
@@ -460,7 +585,13 @@ def _parse_meta(source: Path, meta: Mapping[str, Any]) -> RecordingMeta:
     except ValueError:
         raise RecordingError(f"{source}: recording version {meta.get('version')!r} "
                              "is not a number") from None
-    if version > RECORDING_VERSION:
+    try:
+        # A newer writer says which readers can still read it; without the key, only
+        # readers of its own version can.
+        needs = int(meta.get("min_reader_version") or version)
+    except ValueError:
+        needs = version
+    if needs > RECORDING_VERSION:
         raise RecordingError(f"{source}: recording version {version} is newer than this "
                              f"gpuscope reads ({RECORDING_VERSION}); update gpuscope")
     rate: float | None

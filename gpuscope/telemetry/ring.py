@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -87,20 +88,44 @@ class SeriesRing:
         start = (self._next - self._count) % self.capacity
         return (start + np.arange(self._count)) % self.capacity
 
+    def _position(self, time_s: float, side: Literal["left", "right"]) -> int:
+        """The logical row (0 = oldest) where `time_s` would be inserted, found in the two
+        sorted runs of the circular buffer without copying it."""
+        start = (self._next - self._count) % self.capacity
+        first_run = min(self._count, self.capacity - start)
+        head = self._times[start:start + first_run]
+        position = int(np.searchsorted(head, time_s, side=side))
+        if position < first_run or first_run == self._count:
+            return position
+        tail = self._times[:self._count - first_run]
+        return first_run + int(np.searchsorted(tail, time_s, side=side))
+
     def snapshot(self, since_s: float | None = None,
-                 series: Sequence[str] | None = None) -> tuple[FloatArray, dict[str, FloatArray]]:
-        """Copies of (times, {series: values}) in time order, rows at or after `since_s`."""
+                 series: Sequence[str] | None = None,
+                 until_s: float | None = None) -> tuple[FloatArray, dict[str, FloatArray]]:
+        """Copies of (times, {series: values}) in time order, rows with
+        `since_s <= time <= until_s`. Only those rows are copied: a narrow window of a long
+        recording costs what the window holds."""
         names = self.series if series is None else tuple(series)
         with self._lock:
-            order = self._order()
+            first = 0 if since_s is None else self._position(since_s, "left")
+            stop = self._count if until_s is None else self._position(until_s, "right")
+            stop = max(first, stop)
+            start = (self._next - self._count) % self.capacity
+            order = (start + np.arange(first, stop)) % self.capacity
             times = self._times[order]
-            if since_s is not None and len(times):
-                first = int(np.searchsorted(times, since_s, side="left"))
-                order = order[first:]
-                times = times[first:]
             values = {name: self._values[self._column[name], order] for name in names
                       if name in self._column}
         return times, values
+
+    def time_span(self) -> tuple[float, float] | None:
+        """(oldest, newest) sample time, or None while empty."""
+        with self._lock:
+            if self._count == 0:
+                return None
+            start = (self._next - self._count) % self.capacity
+            return (float(self._times[start]),
+                    float(self._times[(self._next - 1) % self.capacity]))
 
     def latest(self, name: str) -> float | None:
         """The newest value of a series, or None when it is missing (NaN) or empty."""

@@ -22,7 +22,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType, TracebackType
 from typing import Any
@@ -80,13 +80,16 @@ class SeriesInfo:
 @dataclass(frozen=True, slots=True)
 class TickEvent:
     """One tick, as subscribers get it. `values` holds every series (NaN where missing);
-    `sources` only the series whose source changed at this tick (all of them at the first)."""
+    `sources` only the series whose source changed at this tick (all of them at the first);
+    `reasons` only the series whose reason for being missing changed at this tick: the new
+    reason, or "" for a series that has a value again."""
 
     time_s: float  # unix time
     index: int
     values: Mapping[str, float]
     sources: Mapping[str, str]
     duration_s: float
+    reasons: Mapping[str, str] = field(default_factory=dict)
 
 
 TickCallback = Callable[[TickEvent], None]
@@ -223,6 +226,7 @@ class Sampler:
             for name in device.series:
                 self._latest[name] = waiting
         self._series_source: dict[str, str] = {}
+        self._series_reason: dict[str, str] = {}
         self._processes: dict[str, ProcessSnapshot] = {}
         self._subscribers: list[TickCallback] = []
         self._thread: threading.Thread | None = None
@@ -436,19 +440,31 @@ class Sampler:
         subscribers = self._subscribers
         values: dict[str, float] | None = {} if subscribers else None
         changed: dict[str, str] | None = {} if subscribers else None
+        reasons: dict[str, str] = {}
         with self._lock:
             for device in self._devices:
                 self._record(device, answers.get(device), t, now_mono, values, changed)
+        if subscribers:
+            self._changed_reasons(reasons)
         self.tick_count += 1
         duration = time.monotonic() - started
         self.last_tick_duration_s = duration
-        event = TickEvent(t, self.tick_count, values or {}, changed or {}, duration)
+        event = TickEvent(t, self.tick_count, values or {}, changed or {}, duration, reasons)
         for callback in subscribers:
             try:
                 callback(event)
             except Exception:  # one subscriber's bug must not stop the others or sampling
                 log.exception("telemetry subscriber failed")
         return event
+
+    def _changed_reasons(self, out: dict[str, str]) -> None:
+        """The series whose missing reason changed since the last tick with subscribers."""
+        known = self._series_reason
+        for name, reading in self._latest.items():
+            reason = "" if reading.value is not None else (reading.missing_reason or "")
+            if known.get(name, "") != reason:
+                known[name] = reason
+                out[name] = reason
 
     @staticmethod
     def _read_inline(source: TelemetrySource) -> tuple[str, Any]:

@@ -421,6 +421,15 @@ class ReaderSource(BaseSource):
                 work(now)
 
     def processes(self) -> ProcessSnapshot | None:
+        """The processes on this GPU from the first reader that lists them; for a GPU that
+        no reader can list, a snapshot saying why (None for the host)."""
+        if not any(getattr(r, "processes", None) is not None for r in self._readers):
+            if self.device == HOST_DEVICE:
+                return None
+            reasons = [f"{name}: {why}" for name, why in self._missing.items()]
+            reasons += [f"{r.name} has no per-process memory" for r in self._readers]
+            return ProcessSnapshot(time.time(), (), None,
+                                   "; ".join(reasons) or "no reader lists processes")
         for reader in self._readers:
             lister = getattr(reader, "processes", None)
             if lister is None:

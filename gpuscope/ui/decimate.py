@@ -17,6 +17,9 @@ once per device, not once per series.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -94,34 +97,47 @@ def _column_extremes(times: FloatArray, window: FloatArray, t_start: float, t_en
     """Per row, the window-relative indices of each column's minimum and maximum in time
     order (-1 where a column has no finite sample or the two are the same sample), shape
     (rows, 2 * non-empty columns)."""
-    rows, count = window.shape
-    bounds = np.searchsorted(times, column_edges(t_start, t_end, columns), side="left")
-    starts = np.concatenate(([0], bounds)).astype(np.intp)
-    lengths = np.diff(np.append(starts, count))
-    nonempty = lengths > 0
-    starts = starts[nonempty]
-    lengths = lengths[nonempty]
-    ncols = len(starts)
-    with np.errstate(invalid="ignore"):
-        # fmin/fmax skip NaN; a column of only NaN gives NaN, which equals nothing below.
-        col_min = np.fmin.reduceat(window, starts, axis=1)
-        col_max = np.fmax.reduceat(window, starts, axis=1)
-    # Where each extreme sits: the first sample equal to it. `(n - index) * match`, reduced
-    # by max per column, is n minus the first matching index: two passes, no sort.
-    countdown = (count - np.arange(count)).astype(np.int32 if count < 2**31 else np.int64)
-    arg_min = count - np.maximum.reduceat(
-        (window == np.repeat(col_min, lengths, axis=1)) * countdown, starts, axis=1)
-    arg_max = count - np.maximum.reduceat(
-        (window == np.repeat(col_max, lengths, axis=1)) * countdown, starts, axis=1)
+    count = window.shape[1]
+    starts, lengths = _segments(times, column_edges(t_start, t_end, columns), count)
+    col_min, _, arg_min, arg_max = _segment_extremes(window, starts, lengths)
     earlier = np.minimum(arg_min, arg_max)
     later = np.maximum(arg_min, arg_max)
     later[later == earlier] = -1  # a flat column: one point is enough
     earlier[np.isnan(col_min)] = -1
     later[np.isnan(col_min)] = -1
-    kept = np.empty((rows, 2 * ncols), dtype=np.intp)
+    kept = np.empty((window.shape[0], 2 * len(starts)), dtype=np.intp)
     kept[:, 0::2] = earlier
     kept[:, 1::2] = later
     return kept
+
+
+def _segments(times: FloatArray, edges: FloatArray, count: int) -> tuple[IntArray, IntArray]:
+    """The start and length of each non-empty run of `times` between consecutive `edges`."""
+    bounds = np.searchsorted(times, edges, side="left")
+    starts = np.concatenate(([0], bounds)).astype(np.intp)
+    lengths = np.diff(np.append(starts, count))
+    nonempty = lengths > 0
+    return starts[nonempty], lengths[nonempty]
+
+
+def _segment_extremes(window: FloatArray, starts: IntArray, lengths: IntArray,
+                      ) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
+    """Per row and segment (non-empty runs of columns of `window`): the minimum, the maximum
+    (NaN for a segment without a number), and the window indices of their first
+    occurrences."""
+    count = window.shape[1]
+    with np.errstate(invalid="ignore"):
+        # fmin/fmax skip NaN; a segment of only NaN gives NaN, which equals nothing below.
+        seg_min = np.fmin.reduceat(window, starts, axis=1)
+        seg_max = np.fmax.reduceat(window, starts, axis=1)
+    # Where each extreme sits: the first sample equal to it. `(n - index) * match`, reduced
+    # by max per segment, is n minus the first matching index: two passes, no sort.
+    countdown = (count - np.arange(count)).astype(np.int32 if count < 2**31 else np.int64)
+    arg_min = count - np.maximum.reduceat(
+        (window == np.repeat(seg_min, lengths, axis=1)) * countdown, starts, axis=1)
+    arg_max = count - np.maximum.reduceat(
+        (window == np.repeat(seg_max, lengths, axis=1)) * countdown, starts, axis=1)
+    return seg_min, seg_max, arg_min.astype(np.intp), arg_max.astype(np.intp)
 
 
 def _with_gaps(nan_index: IntArray, index: IntArray) -> IntArray:
@@ -150,3 +166,263 @@ def _with_gaps(nan_index: IntArray, index: IntArray) -> IntArray:
     merged = np.concatenate((index, next_nan[gap]))
     merged.sort(kind="stable")
     return merged
+
+
+# ------------------------------------------------------------------------- column binning
+
+
+def bin_columns(times: FloatArray, values: FloatArray, t_start: float, t_end: float,
+                columns: int, how: str = "mean") -> FloatArray:
+    """Every row of `values` (shape (series, samples), sharing sorted `times`) reduced to
+    `columns` equal time columns over [t_start, t_end]: shape (series, columns), NaN where a
+    column holds no number. `how`: "mean", "max", or "or" (the bitwise OR of flag values,
+    such as ThrottleReason bits). For strips drawn one pixel column per column."""
+    if columns < 1:
+        raise ValueError("columns must be at least 1")
+    if how not in ("mean", "max", "or"):
+        raise ValueError(f"unknown reduction {how!r}")
+    values = np.asarray(values, dtype=np.float64)
+    rows = values.shape[0]
+    out = np.full((rows, columns), np.nan)
+    first = int(np.searchsorted(times, t_start, side="left"))
+    stop = int(np.searchsorted(times, t_end, side="right"))
+    if stop <= first or t_end <= t_start:
+        return out
+    window = values[:, first:stop]
+    count = stop - first
+    bounds = np.searchsorted(times[first:stop], column_edges(t_start, t_end, columns),
+                             side="left")
+    all_starts = np.concatenate(([0], bounds)).astype(np.intp)
+    lengths = np.diff(np.append(all_starts, count))
+    nonempty = np.flatnonzero(lengths > 0)
+    starts = all_starts[nonempty]
+    finite = ~np.isnan(window)
+    counts = np.add.reduceat(finite, starts, axis=1)
+    if how == "mean":
+        sums = np.add.reduceat(np.where(finite, window, 0.0), starts, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reduced = sums / counts
+    elif how == "max":
+        with np.errstate(invalid="ignore"):
+            reduced = np.fmax.reduceat(window, starts, axis=1)
+    else:
+        flags = np.where(finite, window, 0.0).astype(np.int64)
+        reduced = np.bitwise_or.reduceat(flags, starts, axis=1).astype(np.float64)
+    reduced[counts == 0] = np.nan
+    out[:, nonempty] = reduced
+    return out
+
+
+# ------------------------------------------------------------------------- the pyramid
+
+PYRAMID_FIRST_BLOCK = 16  # samples per block of the finest level
+PYRAMID_FACTOR = 8  # blocks of one level per block of the next
+PYRAMID_MIN_ROWS = 20_000  # below this, decimating the samples themselves is fast enough
+
+
+@dataclass(frozen=True, slots=True)
+class _Level:
+    """Per block of `block` samples: its start time (shared by every series), and per
+    series its minimum and maximum with their times, the sum and count of its numbers (for
+    means), and the times of its first and last missing sample (NaN where none)."""
+
+    block: int
+    starts: FloatArray  # (blocks,)
+    vmin: FloatArray  # (series, blocks)
+    tmin: FloatArray
+    vmax: FloatArray
+    tmax: FloatArray
+    total: FloatArray
+    count: FloatArray
+    gap_first: FloatArray
+    gap_last: FloatArray
+    last: FloatArray | None = None  # the finest level: each block's last number
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.starts, self.vmin, self.tmin, self.vmax, self.tmax, self.total,
+                  self.count, self.gap_first, self.gap_last,
+                  *(() if self.last is None else (self.last,)))
+        return int(sum(a.nbytes for a in arrays))
+
+
+@dataclass(frozen=True, slots=True)
+class RangeStats:
+    """One series over a time range, in stored units; None where it has no number."""
+
+    last: float | None
+    minimum: float | None
+    mean: float | None
+    maximum: float | None
+
+
+class MinMaxPyramid:
+    """Coarser and coarser min/max summaries of a block of series that no longer changes (an
+    opened recording), so that a wide time range is decimated from a few points per pixel
+    column instead of from every sample: zooming out over a day of samples costs what a few
+    thousand blocks cost.
+
+    Level k holds blocks of 16 * 8**k samples. `decimate` uses the coarsest level that
+    still has at least `min_blocks_per_column` blocks per pixel column, and answers None
+    when even the finest has fewer (decimate the samples then: they are few). Its output
+    follows `decimate`'s contract except at block granularity: every point is an input
+    point, each column's extremes are kept (a block that straddles a column edge counts in
+    the column of its start), and a column with missing samples holds NaN points at the
+    first and the last of them, so lines break there (a gap narrower than a pixel column
+    may be drawn over).
+
+    Building it reads every sample once; do it off the GUI thread (the recording loader
+    does)."""
+
+    def __init__(self, times: FloatArray, values: FloatArray, *,
+                 first_block: int = PYRAMID_FIRST_BLOCK, factor: int = PYRAMID_FACTOR,
+                 min_blocks_per_column: float = 2.0) -> None:
+        times = np.asarray(times, dtype=np.float64)
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim != 2 or values.shape[1] != len(times):
+            raise ValueError("values must have shape (series, len(times))")
+        if first_block < 2 or factor < 2:
+            raise ValueError("blocks must hold at least two samples or blocks")
+        self.series_count = values.shape[0]
+        self.min_blocks_per_column = min_blocks_per_column
+        self.levels: list[_Level] = []
+        if len(times) < 2 * first_block:
+            return
+        level = _first_level(times, values, first_block)
+        self.levels.append(level)
+        while len(level.starts) >= 2 * factor:
+            level = _next_level(level, factor)
+            self.levels.append(level)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(level.nbytes for level in self.levels)
+
+    def _level_for(self, t_start: float, t_end: float, columns: int,
+                   ) -> tuple[_Level, int, int] | None:
+        for level in reversed(self.levels):
+            first = int(np.searchsorted(level.starts, t_start, side="left"))
+            stop = int(np.searchsorted(level.starts, t_end, side="right"))
+            if stop - first >= self.min_blocks_per_column * columns:
+                return level, first, stop
+        return None
+
+    def decimate(self, t_start: float, t_end: float, columns: int,
+                 rows: Sequence[int] | None = None,
+                 ) -> list[tuple[FloatArray, FloatArray]] | None:
+        """Per series (or per series of `rows`, in that order), (times, values) of about two
+        points per column over [t_start, t_end]; None when no level is coarse enough to
+        help."""
+        if columns < 1:
+            raise ValueError("columns must be at least 1")
+        if t_end <= t_start:
+            return None
+        found = self._level_for(t_start, t_end, columns)
+        if found is None:
+            return None
+        level, first, stop = found
+        count = stop - first
+        starts, lengths = _segments(level.starts[first:stop],
+                                    column_edges(t_start, t_end, columns), count)
+        pick = (np.arange(self.series_count) if rows is None
+                else np.asarray(rows, dtype=np.intp))
+        vmin = level.vmin[pick, first:stop]
+        vmax = level.vmax[pick, first:stop]
+        col_min, _, arg_min, _ = _segment_extremes(vmin, starts, lengths)
+        _, col_max, _, arg_max = _segment_extremes(vmax, starts, lengths)
+        ncols = len(starts)
+        with np.errstate(invalid="ignore"):
+            gap_first = np.fmin.reduceat(level.gap_first[pick, first:stop], starts, axis=1)
+            gap_last = np.fmax.reduceat(level.gap_last[pick, first:stop], starts, axis=1)
+        count_rows = len(pick)
+        row_index = np.arange(count_rows)[:, np.newaxis]
+        empty = np.isnan(col_min)
+        safe_min = np.where(empty, 0, arg_min)
+        safe_max = np.where(empty, 0, arg_max)
+        t_lo = level.tmin[pick, first:stop][row_index, safe_min]
+        t_hi = level.tmax[pick, first:stop][row_index, safe_max]
+        point_t = np.full((count_rows, 4 * ncols), np.nan)
+        point_v = np.full((count_rows, 4 * ncols), np.nan)
+        point_t[:, 0::4] = np.where(empty, np.nan, t_lo)
+        point_v[:, 0::4] = col_min
+        same = t_hi == t_lo
+        point_t[:, 1::4] = np.where(empty | same, np.nan, t_hi)
+        point_v[:, 1::4] = col_max
+        # The column's first and last missing samples: NaN values, so lines break there.
+        point_t[:, 2::4] = gap_first
+        point_t[:, 3::4] = np.where(gap_last == gap_first, np.nan, gap_last)
+        results: list[tuple[FloatArray, FloatArray]] = []
+        for row in range(count_rows):
+            keep = np.flatnonzero(~np.isnan(point_t[row]))
+            order = keep[np.argsort(point_t[row, keep], kind="stable")]
+            results.append((point_t[row, order], point_v[row, order]))
+        return results
+
+    def stats(self, t_start: float, t_end: float) -> list[RangeStats] | None:
+        """Per series, last/min/mean/max of the blocks that start in [t_start, t_end] (the
+        finest level; None when there is no level)."""
+        if not self.levels or t_end < t_start:
+            return None
+        level = self.levels[0]
+        first = int(np.searchsorted(level.starts, t_start, side="left"))
+        stop = int(np.searchsorted(level.starts, t_end, side="right"))
+        if stop <= first:
+            return [RangeStats(None, None, None, None)] * self.series_count
+        with np.errstate(invalid="ignore"):
+            low = np.fmin.reduce(level.vmin[:, first:stop], axis=1)
+            high = np.fmax.reduce(level.vmax[:, first:stop], axis=1)
+        total = level.total[:, first:stop].sum(axis=1)
+        count = level.count[:, first:stop].sum(axis=1)
+        out: list[RangeStats] = []
+        for row in range(self.series_count):
+            if count[row] == 0:
+                out.append(RangeStats(None, None, None, None))
+                continue
+            has = np.flatnonzero(level.count[row, first:stop] > 0)
+            last = None if level.last is None else float(level.last[row, first + has[-1]])
+            out.append(RangeStats(last, float(low[row]), float(total[row] / count[row]),
+                                  float(high[row])))
+        return out
+
+
+def _first_level(times: FloatArray, values: FloatArray, block: int) -> _Level:
+    n = len(times)
+    starts = np.arange(0, n, block, dtype=np.intp)
+    lengths = np.diff(np.append(starts, n))
+    vmin, vmax, arg_min, arg_max = _segment_extremes(values, starts, lengths)
+    finite = ~np.isnan(values)
+    count = np.add.reduceat(finite, starts, axis=1).astype(np.float64)
+    total = np.add.reduceat(np.where(finite, values, 0.0), starts, axis=1)
+    missing = ~finite
+    countdown = (n - np.arange(n)).astype(np.int64)
+    first_nan = n - np.maximum.reduceat(missing * countdown, starts, axis=1)
+    last_nan = np.maximum.reduceat(missing * np.arange(1, n + 1), starts, axis=1) - 1
+    has_nan = last_nan >= 0
+    gap_first = np.where(has_nan, times[np.minimum(first_nan, n - 1)], np.nan)
+    gap_last = np.where(has_nan, times[np.maximum(last_nan, 0)], np.nan)
+    empty = np.isnan(vmin)
+    tmin = np.where(empty, np.nan, times[np.minimum(arg_min, n - 1)])
+    tmax = np.where(empty, np.nan, times[np.minimum(arg_max, n - 1)])
+    # Each block's last number: its index is the largest (index + 1) * finite, less one.
+    last_index = np.maximum.reduceat(finite * np.arange(1, n + 1), starts, axis=1) - 1
+    rows = np.arange(values.shape[0])[:, np.newaxis]
+    last = np.where(last_index >= 0, values[rows, np.maximum(last_index, 0)], np.nan)
+    return _Level(block, times[starts].copy(), vmin, tmin, vmax, tmax, total, count,
+                  gap_first, gap_last, last)
+
+
+def _next_level(level: _Level, factor: int) -> _Level:
+    n = len(level.starts)
+    starts = np.arange(0, n, factor, dtype=np.intp)
+    lengths = np.diff(np.append(starts, n))
+    vmin, _, arg_min, _ = _segment_extremes(level.vmin, starts, lengths)
+    _, vmax, _, arg_max = _segment_extremes(level.vmax, starts, lengths)
+    rows = np.arange(level.vmin.shape[0])[:, np.newaxis]
+    empty = np.isnan(vmin)
+    tmin = np.where(empty, np.nan, level.tmin[rows, np.minimum(arg_min, n - 1)])
+    tmax = np.where(empty, np.nan, level.tmax[rows, np.minimum(arg_max, n - 1)])
+    return _Level(level.block * factor, level.starts[starts].copy(), vmin, tmin, vmax, tmax,
+                  np.add.reduceat(level.total, starts, axis=1),
+                  np.add.reduceat(level.count, starts, axis=1),
+                  np.fmin.reduceat(level.gap_first, starts, axis=1),
+                  np.fmax.reduceat(level.gap_last, starts, axis=1))

@@ -1,18 +1,30 @@
-"""The live sampler and saved recordings as `TelemetryFeed`s for the Telemetry page."""
+"""The live sampler and saved recordings as `TelemetryFeed`s for the Telemetry page.
+
+A recording is read whole into ring buffers (`load_recording_feed`), with a min/max pyramid
+of every long ring so that zooming out over hours stays fast; reading a long one takes
+seconds, so the page does it on a thread of its own (`telemetry_loader.RecordingLoader`).
+"""
 
 from __future__ import annotations
 
-import datetime as _dt
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from gpuscope.model import Gpu
-from gpuscope.telemetry.metrics import HOST_DEVICE, Reading
-from gpuscope.telemetry.recorder import open_recording
+from gpuscope.telemetry.metrics import HOST_DEVICE, ProcessSnapshot, Reading
+from gpuscope.telemetry.recorder import LoadCancelled, open_recording
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.telemetry.sampler import Sampler
+from gpuscope.ui.decimate import PYRAMID_MIN_ROWS, MinMaxPyramid
 from gpuscope.ui.telemetry_feed import FeedDevice, RingFeed
+
+# Progress of a load: (fraction done 0..1, what is being done).
+LoadProgress = Callable[[float, str], None]
+# Reading the samples is most of the work; building the pyramids the rest.
+_READ_SHARE = 0.85
 
 
 def _gpu_device(key: str, gpus: Sequence[Gpu], fallback_label: str) -> FeedDevice:
@@ -47,6 +59,9 @@ class SamplerFeed:
     def latest(self, series: str) -> Reading | None:
         return self._sampler.latest.get(series)
 
+    def processes(self, device_key: str) -> ProcessSnapshot | None:
+        return self._sampler.processes.get(device_key)
+
     def now_s(self) -> float:
         return time.time()
 
@@ -59,32 +74,85 @@ class SamplerFeed:
         return self._label or f"Live, {self._sampler.rate_hz:g} Hz"
 
 
-def _utc(time_s: float) -> str:
-    return _dt.datetime.fromtimestamp(time_s, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+def _local(time_s: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
+    return time.strftime(fmt, time.localtime(time_s))
 
 
-def recording_feed(path: str | Path) -> RingFeed:
-    """A whole recording in ring buffers, to scroll and zoom through. Raises RecordingError
-    (one line) for a file that is not a readable recording."""
+def recording_label(path: str | Path, span: tuple[float, float] | None,
+                    complete: bool) -> str:
+    """"Recording r.sqlite, 2026-11-22 10:00:00 to 10:05:00 CET" (local time)."""
+    if span is None:
+        when = ", empty"
+    else:
+        same_day = _local(span[0], "%Y-%m-%d") == _local(span[1], "%Y-%m-%d")
+        end = _local(span[1], "%H:%M:%S %Z" if same_day else "%Y-%m-%d %H:%M:%S %Z")
+        when = f", {_local(span[0])} to {end}"
+    cut = "" if complete else " (the recorder stopped without closing it)"
+    return f"Recording {Path(path).name}{when}{cut}"
+
+
+def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
+                        cancelled: Callable[[], bool] | None = None) -> RingFeed:
+    """A whole recording in ring buffers, to scroll and zoom through, with a min/max pyramid
+    of each long ring. `progress(fraction, what)` follows the load; `cancelled()` ends it
+    with LoadCancelled. Raises RecordingError (one line) for a file that is not a readable
+    recording."""
+
+    def read_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress(_READ_SHARE * done / max(total, 1), f"reading series {done} of {total}")
+
     with open_recording(path) as recording:
-        rings: Mapping[str, SeriesRing] = recording.load_into_rings()
+        rings: Mapping[str, SeriesRing] = recording.load_into_rings(
+            progress=read_progress, cancelled=cancelled)
         labels = recording.device_labels()
+        reason_changes = recording.missing_reasons()
+        sources = {info.name: info.source for info in recording.series}
         span = recording.time_range()
         complete = recording.meta.complete
         inventory = recording.meta.inventory if isinstance(recording.meta.inventory, dict) else {}
+    summaries: dict[str, MinMaxPyramid] = {}
+    long_rings = [(key, ring) for key, ring in rings.items() if len(ring) >= PYRAMID_MIN_ROWS]
+    for number, (key, ring) in enumerate(long_rings):
+        if cancelled is not None and cancelled():
+            raise LoadCancelled(f"loading {path} was cancelled")
+        if progress is not None:
+            progress(_READ_SHARE + (1 - _READ_SHARE) * number / len(long_rings),
+                     f"summarising {key} for zooming out")
+        times, columns = ring.snapshot()
+        block = (np.stack([columns[name] for name in ring.series]) if ring.series
+                 else np.empty((0, len(times))))
+        summaries[key] = MinMaxPyramid(times, block)
+    if progress is not None:
+        progress(1.0, "done")
     listed = inventory.get("gpus")
     gpus_json = listed if isinstance(listed, list) else []
     index_by_bus = {g.get("pci_bus"): g.get("index") for g in gpus_json if isinstance(g, dict)}
     devices = []
+    taken = {i for i in index_by_bus.values() if isinstance(i, int)}
+    spare = (i for i in range(len(rings) + len(taken)) if i not in taken)
     for key in rings:
         if key == HOST_DEVICE:
             devices.append(FeedDevice(key, "Host", None))
             continue
         index = index_by_bus.get(key)
         label = labels.get(key, key)
-        devices.append(FeedDevice(key, f"GPU {index}: {label}" if isinstance(index, int)
-                                  else label, index if isinstance(index, int) else None))
-    when = f", {_utc(span[0])} to {_utc(span[1])} UTC" if span else ", empty"
-    cut = "" if complete else " (the recorder stopped without closing it)"
-    return RingFeed(devices, rings, now=span[1] if span else None, live=False,
-                    label=f"Recording {Path(path).name}{when}{cut}")
+        if isinstance(index, int):
+            devices.append(FeedDevice(key, f"GPU {index}: {label}", index))
+        else:
+            # Not in the recorded inventory: still a GPU, with a number and colour of its own.
+            spare_index = next(spare)
+            devices.append(FeedDevice(key, f"GPU {spare_index}: {label}", spare_index))
+    # The state at the end: series missing then, with why.
+    latest = {name: Reading(None, sources.get(name), changes[-1][1])
+              for name, changes in reason_changes.items() if changes and changes[-1][1]}
+    return RingFeed(devices, rings, latest=latest, now=span[1] if span else None, live=False,
+                    label=recording_label(path, span, complete),
+                    processes_missing="process lists are not stored in recordings",
+                    summaries=summaries, reason_changes=reason_changes)
+
+
+def recording_feed(path: str | Path) -> RingFeed:
+    """`load_recording_feed` without progress: for the CLI and tests, never the GUI thread
+    with a long recording."""
+    return load_recording_feed(path)

@@ -12,6 +12,7 @@ except under a label that says "demo data".
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +21,18 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from gpuscope.telemetry.metrics import HOST_DEVICE, Metric, Reading, series_name
+from gpuscope.telemetry.metrics import (
+    HOST_DEVICE,
+    GpuProcess,
+    Metric,
+    ProcessSnapshot,
+    Reading,
+    ThrottleReason,
+    cpu_core_metric,
+    series_name,
+)
 from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.ui.decimate import MinMaxPyramid
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -67,8 +78,35 @@ class TelemetryFeed(Protocol):
         ...
 
 
+@runtime_checkable
+class ProcessFeed(Protocol):
+    """A feed that knows the processes on each GPU (live: the sampler's slow process list)."""
+
+    def processes(self, device_key: str) -> ProcessSnapshot | None:
+        """The newest process list of a GPU, or a snapshot saying why there is none; None
+        while none was taken yet."""
+        ...
+
+
+@runtime_checkable
+class SummaryFeed(Protocol):
+    """A feed whose rings no longer change (an opened recording) and that holds a min/max
+    pyramid of each, so that wide time ranges are decimated from it."""
+
+    def summary(self, device_key: str) -> MinMaxPyramid | None: ...
+
+
+@runtime_checkable
+class ReasonFeed(Protocol):
+    """A feed that knows why a series was missing at any time (a recording that stored its
+    reasons), not only now."""
+
+    def reason_at(self, series: str, time_s: float) -> str | None: ...
+
+
 LatestSource = Mapping[str, Reading] | Callable[[str], Reading | None]
 NowSource = float | Callable[[], float]
+ProcessSource = Mapping[str, ProcessSnapshot] | Callable[[str], ProcessSnapshot | None]
 
 
 class RingFeed:
@@ -81,13 +119,22 @@ class RingFeed:
 
     def __init__(self, devices: Sequence[FeedDevice], rings: Mapping[str, SeriesRing],
                  latest: LatestSource | None = None, now: NowSource | None = None,
-                 live: bool = False, label: str = "Ring buffers") -> None:
+                 live: bool = False, label: str = "Ring buffers", *,
+                 processes: ProcessSource | None = None, processes_missing: str | None = None,
+                 summaries: Mapping[str, MinMaxPyramid] | None = None,
+                 reason_changes: Mapping[str, Sequence[tuple[float, str]]] | None = None,
+                 ) -> None:
         self._devices: tuple[FeedDevice, ...] = tuple(devices)
         self._rings = dict(rings)
         self._latest = latest
         self._now = now
         self._live = live
         self._label = label
+        self._processes = processes
+        self._processes_missing = processes_missing
+        self._summaries = dict(summaries or {})
+        self._reason_changes = {name: tuple(changes)
+                                for name, changes in (reason_changes or {}).items()}
 
     def devices(self) -> Sequence[FeedDevice]:
         return self._devices
@@ -112,6 +159,36 @@ class RingFeed:
             return None
         value = ring.latest(series)
         return None if value is None else Reading(value)
+
+    def processes(self, device_key: str) -> ProcessSnapshot | None:
+        """From `processes`; else, with `processes_missing`, a snapshot giving that reason
+        ("process lists are not stored in this recording")."""
+        if self._processes is not None:
+            snapshot = (self._processes(device_key) if callable(self._processes)
+                        else self._processes.get(device_key))
+            if snapshot is not None:
+                return snapshot
+        if self._processes_missing is not None:
+            return ProcessSnapshot(self.now_s(), (), None, self._processes_missing)
+        return None
+
+    def reason_at(self, series: str, time_s: float) -> str | None:
+        """Why `series` was missing at `time_s`, from `reason_changes` ((t, reason) in time
+        order, "" once it has values again); else its latest reading's reason."""
+        changes = self._reason_changes.get(series)
+        if changes is None:
+            reading = self.latest(series)
+            return reading.missing_reason if reading is not None else None
+        reason: str | None = None
+        for t, text in changes:
+            if t > time_s:
+                break
+            reason = text or None
+        return reason
+
+    def summary(self, device_key: str) -> MinMaxPyramid | None:
+        pyramid = self._summaries.get(device_key)
+        return pyramid if pyramid is not None and pyramid.levels else None
 
     def set_now(self, now: NowSource | None) -> None:
         self._now = now
@@ -156,6 +233,7 @@ class SyntheticTelemetry:
     times: FloatArray
     values: dict[str, dict[str, FloatArray]]  # device key -> series name -> values
     readings: dict[str, Reading] = field(default_factory=dict)  # series -> why missing
+    processes: dict[str, ProcessSnapshot] = field(default_factory=dict)  # at the end
 
     def rings(self, rows: int, capacity: int | None = None) -> dict[str, SeriesRing]:
         """Rings of `capacity` rows (default `rows`) holding the first `rows` samples."""
@@ -181,13 +259,19 @@ class SyntheticTelemetry:
 
 def synthetic_telemetry(n_gpus: int, seconds: float, rate_hz: float = 10.0, seed: int = 0,
                         end_s: float | None = None, *, lost_gpu: bool = True,
-                        missing_fan: bool = True) -> SyntheticTelemetry:
+                        missing_fan: bool = True, throttle: bool = False, cores: int = 0,
+                        processes: bool = False) -> SyntheticTelemetry:
     """Telemetry-like traces for `n_gpus` GPUs and the host over `seconds` at `rate_hz`:
     workload phases (idle, partial, full) as steps, utilization and power following them with
     jitter and occasional spikes, temperatures lagging power (one GPU runs hot enough to
     cross the junction warning), clocks and VRAM in steps, the fan following temperature,
     short NaN gaps, one GPU lost for a while (`lost_gpu`, with 3 GPUs or more), and one GPU
-    whose fan no source reports (`missing_fan`, with 2 GPUs or more)."""
+    whose fan no source reports (`missing_fan`, with 2 GPUs or more).
+
+    With `throttle`, a throttle-reason series per GPU (power cap near the power limit,
+    thermal on the hot GPU, idle when idle; the fourth GPU reports none); with `cores`, that
+    many per-core host CPU series; with `processes`, a process list per GPU at the end (the
+    third GPU's cannot be read)."""
     rng = np.random.default_rng(seed)
     n = max(2, round(seconds * rate_hz))
     end = time.time() if end_s is None else end_s
@@ -195,6 +279,7 @@ def synthetic_telemetry(n_gpus: int, seconds: float, rate_hz: float = 10.0, seed
     devices: list[FeedDevice] = []
     values: dict[str, dict[str, FloatArray]] = {}
     readings: dict[str, Reading] = {}
+    processes_of: dict[str, ProcessSnapshot] = {}
     for index in range(n_gpus):
         key = f"0000:{3 + index:02x}:00.0"
         devices.append(FeedDevice(key, f"GPU {index}: Demo GPU {index} (synthetic)", index))
@@ -209,21 +294,85 @@ def synthetic_telemetry(n_gpus: int, seconds: float, rate_hz: float = 10.0, seed
             readings[series_name(key, Metric.FAN_RPM)] = Reading(
                 None, missing_reason="this GPU reports no fan speed (passively cooled)")
         values[key] = {series_name(key, m): traces[m] for m in SYNTHETIC_GPU_METRICS}
+        if throttle:
+            name = series_name(key, Metric.THROTTLE_REASONS)
+            if index == 3:
+                values[key][name] = np.full(n, np.nan)
+                readings[name] = Reading(None, missing_reason=(
+                    "amdsmi: this GPU's gpu_metrics has no throttle status"))
+            else:
+                values[key][name] = _throttle_trace(rng, traces, n)
+        if processes:
+            processes_of[key] = _demo_processes(index, float(times[-1]),
+                                                float(traces[Metric.VRAM_USED_BYTES][-1]))
     devices.append(FeedDevice(HOST_DEVICE, "Host", None))
     host = _host_traces(rng, n, rate_hz)
     _punch_gaps(rng, host, n, rate_hz)
     values[HOST_DEVICE] = {series_name(HOST_DEVICE, m): host[m] for m in SYNTHETIC_HOST_METRICS}
-    return SyntheticTelemetry(tuple(devices), times, values, readings)
+    for core in range(cores):
+        values[HOST_DEVICE][series_name(HOST_DEVICE, cpu_core_metric(core))] = _core_trace(
+            rng, host[Metric.HOST_CPU_PERCENT], core, n, rate_hz)
+    return SyntheticTelemetry(tuple(devices), times, values, readings, processes_of)
+
+
+def _throttle_trace(rng: np.random.Generator, traces: Mapping[Metric, FloatArray],
+                    n: int) -> FloatArray:
+    """ThrottleReason bits as a GPU reports them: power cap while drawing near its limit,
+    thermal past 93 °C junction, idle when idle, and a rare hardware slowdown."""
+    power = traces[Metric.POWER_W]
+    util = traces[Metric.GPU_UTIL_PERCENT]
+    junction = traces[Metric.TEMP_JUNCTION_C]
+    with np.errstate(invalid="ignore"):
+        limit = np.nanpercentile(power, 97) * 0.97 if np.isfinite(power).any() else np.inf
+        flags = np.where(power >= limit, int(ThrottleReason.POWER), 0)
+        flags |= np.where(junction >= 93.0, int(ThrottleReason.THERMAL), 0)
+        flags |= np.where(util < 4.0, int(ThrottleReason.IDLE), 0)
+    slowdown = rng.random(n) < 0.0002
+    runs = np.minimum(np.flatnonzero(slowdown)[:, None] + np.arange(30)[None, :], n - 1)
+    flags[runs.ravel()] |= int(ThrottleReason.HARDWARE)
+    out = flags.astype(np.float64)
+    out[np.isnan(util)] = np.nan
+    return out
+
+
+def _core_trace(rng: np.random.Generator, total: FloatArray, core: int, n: int,
+                rate_hz: float) -> FloatArray:
+    """One core: the host's load, more or less of it per core, with phases of its own."""
+    share = 0.4 + 1.4 * rng.random()
+    own = _phases(rng, n, rate_hz, (0.0, 5.0, 40.0, 95.0), 60.0 + 20.0 * core)
+    noise = _lag(rng.standard_normal(n), rate_hz) * 6.0
+    trace = np.clip(total * share * 0.7 + own * 0.5 + noise, 0.0, 100.0)
+    trace[np.isnan(total)] = np.nan
+    return trace
+
+
+_DEMO_PROCESS_NAMES = (("python3", "compute"), ("ollama", "compute"),
+                       ("Xorg", "graphics"), ("firefox", "graphics"))
+
+
+def _demo_processes(index: int, time_s: float, vram_used_bytes: float) -> ProcessSnapshot:
+    if index == 2:
+        return ProcessSnapshot(time_s, (), None,
+                               "nvml: nvmlDeviceGetComputeRunningProcesses: Insufficient "
+                               "Permissions")
+    shares = ((0.78, 0), (0.17, 1), (0.04, 2)) if index % 2 == 0 else ((0.9, 0), (0.08, 3))
+    used = max(vram_used_bytes, 0.5 * _GIB) if math.isfinite(vram_used_bytes) else _GIB
+    found = tuple(GpuProcess(4100 + 37 * index + slot, _DEMO_PROCESS_NAMES[slot][0],
+                             used * share, _DEMO_PROCESS_NAMES[slot][1])
+                  for share, slot in shares)
+    return ProcessSnapshot(time_s, found, "demo:synthetic process list")
 
 
 def demo_feed(n_gpus: int, minutes: float = 15.0, rate_hz: float = 10.0,
-              seed: int = 0) -> RingFeed:
-    """A finished (not live) feed of `minutes` of synthetic traces, labelled as demo data."""
-    data = synthetic_telemetry(n_gpus, minutes * 60.0, rate_hz, seed)
+              seed: int = 0, *, cores: int = 8) -> RingFeed:
+    """A finished (not live) feed of `minutes` of synthetic traces, with throttle reasons,
+    `cores` per-core CPU series and process lists, labelled as demo data."""
+    data = synthetic_telemetry(n_gpus, minutes * 60.0, rate_hz, seed, throttle=True,
+                               cores=cores, processes=True)
     rings = data.rings(len(data.times))
     label = f"{DEMO_LABEL}: {n_gpus} GPU{'s' if n_gpus != 1 else ''}, {rate_hz:g} Hz"
     return RingFeed(data.devices, rings, latest=data.latest, now=float(data.times[-1]),
-                    live=False, label=label)
+                    live=False, label=label, processes=data.processes)
 
 
 def _lag(signal: FloatArray, tau_samples: float) -> FloatArray:

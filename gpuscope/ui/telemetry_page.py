@@ -1,51 +1,49 @@
 """The Telemetry page: one chart per metric, one line per GPU (in the GPU's colour used across
-the app), over a time window ending "now", read from a `TelemetryFeed`.
+the app), read from a `TelemetryFeed`; a strip of throttle reasons per GPU, a heat strip of
+the host's CPU cores, a table of the processes on each GPU, and an overview of everything
+there is with the visible range boxed.
 
-Charts redraw on the page's own timer (4 Hz by default), never on sample arrival. Each redraw
-takes the window from each device's ring buffer, decimates it to about two points per pixel
-column (`decimate.py`: spikes and gaps survive) and `setData`s curves created once. Texts
-(legend tables, the y range) change at most once a second, and only when they differ. While
-paused the charts hold still; the feed keeps filling its rings, and Resume catches up.
+Two ways to look: *following* (the last 1/5/15/60 min, or all, ending "now"; live feeds move
+on) and *browsing* a fixed range of time (wheel zoom, drag pan, the overview's box, or
+`set_view_range`). Zooming or panning a live feed into the past stops following; "Back to
+live" (or a window preset) follows again. Every chart and strip shows the same range.
+
+Charts redraw on the page's own timer (4 Hz by default), never on sample arrival. While
+following, each redraw takes the window from each device's ring buffer, decimates it to about
+two points per pixel column (`decimate.py`: spikes and gaps survive) and `setData`s curves
+created once; between full passes (about every 4 s) it appends the newer samples. While
+browsing, the visible range and one range-width on each side (so a drag shows data at once)
+are decimated afresh only when the range, the width or the data in it change; an opened
+recording's min/max pyramid makes that cheap however wide the range. The stats (now or last,
+min, avg, max) are over the visible range. Texts (legend tables, the y range, the process
+table) change at most once a second, and only when they differ.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer
-from PySide6.QtGui import (
-    QColor,
-    QFont,
-    QHelpEvent,
-    QHideEvent,
-    QPainter,
-    QPainterPath,
-    QPaintEvent,
-    QPalette,
-    QPixmap,
-    QPolygonF,
-    QResizeEvent,
-    QShowEvent,
-)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
-    QGraphicsItem,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QProgressBar,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QStackedWidget,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -53,15 +51,60 @@ from PySide6.QtWidgets import (
 from gpuscope.telemetry.metrics import (
     CATALOGUE,
     GPU_METRICS,
+    HOST_DEVICE,
     HOST_METRICS,
     Metric,
-    MetricInfo,
+    MetricKind,
     series_name,
+    throttle_reason_names,
 )
 from gpuscope.telemetry.ring import SeriesRing
-from gpuscope.ui.decimate import decimate_block
-from gpuscope.ui.telemetry_feed import FeedDevice, TelemetryFeed
+from gpuscope.ui.decimate import MinMaxPyramid, bin_columns, decimate_block
+from gpuscope.ui.telemetry_chart import (
+    _NO_STATS,
+    HOST_COLOR,
+    LEGEND_HEADERS,
+    PLOT_HEIGHT,
+    FastCurve,
+    LegendRow,
+    LegendTable,
+    RelativeTimeAxis,
+    SeriesStats,
+    TelemetryChart,
+    chart_title,
+    format_ago,
+    format_value,
+    nice_ceiling,
+    window_label,
+)
+from gpuscope.ui.telemetry_feed import (
+    FeedDevice,
+    ProcessFeed,
+    ReasonFeed,
+    SummaryFeed,
+    TelemetryFeed,
+)
+from gpuscope.ui.telemetry_loader import RecordingLoader
+from gpuscope.ui.telemetry_overview import OverviewStrip
+from gpuscope.ui.telemetry_processes import ProcessRow, ProcessTable, process_rows
+from gpuscope.ui.telemetry_strips import (
+    CORE_ROW_PX_RANGE,
+    StripChart,
+    heat_gradient_css,
+    heat_rgba,
+    throttle_legend_html,
+    throttle_rgba,
+    throttle_shares,
+)
+from gpuscope.ui.telemetry_time import MIN_VIEW_S, TimeRange, clamp_range
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
+
+__all__ = [
+    "CHART_METRICS", "DEFAULT_REDRAW_HZ", "DEFAULT_WINDOW_S", "HOST_COLOR", "LEGEND_HEADERS",
+    "NO_FEED_TEXT", "PLOT_HEIGHT", "WINDOWS_S", "FastCurve", "LegendRow", "LegendTable",
+    "RelativeTimeAxis", "SeriesStats", "TelemetryChart", "TelemetryPage", "chart_title",
+    "format_ago", "format_value", "nice_ceiling", "window_label",
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -71,556 +114,82 @@ DEFAULT_WINDOW_S = 300
 DEFAULT_REDRAW_HZ = 4.0
 TEXT_INTERVAL_S = 1.0  # legend tables and y ranges change at most this often
 BASE_REFRESH_S = 4.0  # a device's window is decimated afresh about this often
-HOST_COLOR = QColor("#5b5b5b")
+OVERVIEW_REFRESH_S = 2.0  # a live overview is redrawn about this often
+RANGE_SETTLE_MS = 40  # after a wheel step or drag move, redraw once the burst settles
+ALL_BUTTON_ID = 0
 # Shown as the top of another chart's y range, not as charts of their own.
 REFERENCE_TOPS: dict[Metric, Metric] = {
     Metric.VRAM_USED_BYTES: Metric.VRAM_TOTAL_BYTES, Metric.POWER_W: Metric.POWER_CAP_W,
 }
+# Throttle reasons are flags, drawn as a strip, never as a line.
 CHART_GPU_METRICS: tuple[Metric, ...] = tuple(
-    m for m in GPU_METRICS if m not in REFERENCE_TOPS.values())
+    m for m in GPU_METRICS
+    if m not in REFERENCE_TOPS.values() and CATALOGUE[m].kind is not MetricKind.FLAGS)
 CHART_METRICS: tuple[Metric, ...] = CHART_GPU_METRICS + HOST_METRICS
-PLOT_HEIGHT = 180
 MIN_CHART_WIDTH = 380
-# Axis tick spacing (major, minor) in seconds for each window.
-_TICKS_S: dict[int, tuple[float, float]] = {
-    60: (10, 5), 300: (60, 30), 900: (180, 60), 3600: (600, 300),
-}
-_WARN_HALO = QColor(ERROR_COLOR.red(), ERROR_COLOR.green(), ERROR_COLOR.blue(), 110)
+_CORE_METRIC = re.compile(r"^cpu(\d+)_percent$")
+OVERVIEW_METRICS: tuple[Metric, ...] = (Metric.GPU_UTIL_PERCENT, Metric.HOST_CPU_PERCENT)
 
 
-def window_label(seconds: int) -> str:
-    return f"{seconds // 60} min" if seconds >= 60 else f"{seconds} s"
-
-
-def format_value(value: float | None) -> str:
-    """A shown value with precision that suits its size: 1234, 73.4, 5.27."""
-    if value is None or not math.isfinite(value):
-        return "—"
-    magnitude = abs(value)
-    if magnitude < 0.005:
-        return "0"
-    if magnitude >= 100:
-        return f"{value:.0f}"
-    if magnitude >= 10:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
-
-
-def format_ago(seconds: float) -> str:
-    """"now", "−45 s", "−2:35"."""
+def span_text(seconds: float) -> str:
+    """"45 s", "5 min", "2 h 13 min", "3 d 4 h"."""
     seconds = max(0.0, seconds)
-    if seconds < 0.5:
-        return "now"
-    if seconds < 60:
-        return f"−{seconds:.0f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    return f"−{minutes}:{rest:02d}"
-
-
-def chart_title(info: MetricInfo) -> str:
-    return f"{info.label} ({info.unit})" if info.unit else info.label
-
-
-class RelativeTimeAxis(pg.AxisItem):  # type: ignore[misc]
-    """The x axis in seconds before "now": "−5 min … now"."""
-
-    def __init__(self) -> None:
-        super().__init__(orientation="bottom")
-        self.window_s = DEFAULT_WINDOW_S
-
-    def set_window(self, seconds: int) -> None:
-        self.window_s = seconds
-        major, minor = _TICKS_S.get(seconds, (seconds / 5, seconds / 10))
-        self.setTickSpacing(major, minor)
-
-    def boundingRect(self) -> QRectF:
-        # Room for the labels centred on the two ends ("−5 min", "now"); with a grid,
-        # pyqtgraph's own rect has none and drops them.
-        rect: QRectF = super().boundingRect()
-        return rect.adjusted(-30, 0, 30, 0)
-
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        strings = []
-        for value in values:
-            ago = -value
-            if abs(ago) < 1e-6:
-                strings.append("now")
-            elif self.window_s >= 300:
-                strings.append(f"−{ago / 60:g} min")
-            else:
-                strings.append(f"−{ago:g} s")
-        return strings
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} d {hours} h" if hours else f"{days} d"
 
 
 @dataclass(frozen=True, slots=True)
-class SeriesStats:
-    """One series over the window on show, in display units; None where it has no sample."""
+class _Base:
+    """Following: a device's last full decimation of its window."""
 
-    current: float | None
-    minimum: float | None
-    mean: float | None
-    maximum: float | None
-
-
-_NO_STATS = SeriesStats(None, None, None, None)
-
-
-def nice_ceiling(value: float) -> float:
-    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k at or above `value` (> 0)."""
-    if value <= 0 or not math.isfinite(value):
-        return 1.0
-    exponent = math.floor(math.log10(value))
-    for step in (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0):
-        candidate = step * 10.0**exponent
-        if candidate >= value * (1 - 1e-12):
-            return candidate
-    return 10.0 ** (exponent + 1)
+    key: tuple[int, int]  # (window, columns) it was decimated for
+    last_time: float  # the newest sample it holds
+    points: list[tuple[FloatArray, FloatArray]]  # per series: absolute times, stored values
+    means: tuple[float | None, ...]  # per series, over the window, in stored units
+    built_at: float  # page clock
 
 
 @dataclass(frozen=True, slots=True)
-class LegendRow:
-    """One device's line in a chart's table: its numbers, or a note (lost, not available)."""
+class _Browsed:
+    """Browsing: what a device's curves show, and its stats over the visible range."""
 
-    color: str  # "#4c8df6"
-    name: str  # "GPU 0"
-    cells: tuple[str, str, str, str] = ("", "", "", "")  # now, min, avg, max
-    note: str = ""  # replaces the cells: "lost: …", "not available: …"
-    note_is_error: bool = False
-    warning: bool = False  # "now" at or above the chart's warning threshold
-    tooltip: str = ""
-
-    def plain_text(self) -> str:
-        return f"{self.name}  {self.note}" if self.note else "  ".join((self.name, *self.cells))
+    key: tuple[float, float, int, float | None]  # (start, end, columns, newest sample)
+    stats: tuple[SeriesStats, ...]  # per charted series, in stored units
 
 
-LEGEND_HEADERS = ("now", "min", "avg", "max")
+@dataclass(frozen=True, slots=True)
+class _StripBuild:
+    key: tuple[float, float, int, float | None]  # (lo, hi, columns, newest sample)
+    lo: float  # unix seconds of the image's two ends
+    hi: float
 
 
-class LegendTable(QWidget):
-    """A chart's table of current/min/avg/max per device, painted directly: a change of
-    numbers repaints it, and only a change in the number of rows changes its size, so the
-    once-a-second update never re-lays out the page."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("legend")
-        self.rows: tuple[LegendRow, ...] = ()
-        # The painted table, kept until the rows or the size change: repaints just blit it.
-        self._picture: QPixmap | None = None
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setMouseTracking(True)
-        self._resize_for(0)
-
-    def line_height(self) -> int:
-        return self.fontMetrics().height() + 1
-
-    def _resize_for(self, count: int) -> None:
-        self.setFixedHeight((count + 1) * self.line_height() + 2)
-
-    def set_rows(self, rows: Sequence[LegendRow]) -> bool:
-        """Show `rows`; whether anything changed."""
-        rows = tuple(rows)
-        if rows == self.rows:
-            return False
-        if len(rows) != len(self.rows):
-            self._resize_for(len(rows))
-        self.rows = rows
-        self._picture = None
-        self.update()
-        return True
-
-    def plain_text(self) -> str:
-        return "\n".join(row.plain_text() for row in self.rows)
-
-    def _columns(self) -> tuple[int, int]:
-        """x of the end of the name column, and the width of a number column."""
-        metrics = self.fontMetrics()
-        name_width = max((metrics.horizontalAdvance(row.name) for row in self.rows),
-                         default=0)
-        return 14 + name_width + 8, metrics.horizontalAdvance("−00000.0") + 10
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            index = event.pos().y() // self.line_height() - 1
-            tip = self.rows[index].tooltip if 0 <= index < len(self.rows) else ""
-            if tip:
-                QToolTip.showText(event.globalPos(), tip, self)
-            else:
-                QToolTip.hideText()
-            return True
-        return super().event(event)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        ratio = self.devicePixelRatioF()
-        picture = self._picture
-        if (picture is None or picture.deviceIndependentSize().toSize() != self.size()
-                or picture.devicePixelRatioF() != ratio):
-            picture = QPixmap((self.size().toSizeF() * ratio).toSize())
-            picture.setDevicePixelRatio(ratio)
-            picture.fill(Qt.GlobalColor.transparent)
-            self._paint_table(picture)
-            self._picture = picture
-        painter = QPainter(self)
-        painter.drawPixmap(0, 0, picture)
-        painter.end()
-
-    def _paint_table(self, device: QPixmap) -> None:
-        painter = QPainter(device)
-        painter.setFont(self.font())
-        metrics = self.fontMetrics()
-        line = self.line_height()
-        name_end, number_width = self._columns()
-        text_color = self.palette().color(QPalette.ColorRole.WindowText)
-        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        painter.setPen(MUTED_COLOR)
-        for column, header in enumerate(LEGEND_HEADERS):
-            x = name_end + column * number_width
-            painter.drawText(QRectF(x, 0, number_width, line), right, header)
-        bold = QFont(self.font())
-        bold.setBold(True)
-        for index, row in enumerate(self.rows):
-            y = (index + 1) * line
-            swatch = max(6, metrics.ascent() - 3)
-            painter.fillRect(QRectF(1, y + (line - swatch) / 2, swatch, swatch),
-                             QColor(row.color))
-            painter.setPen(text_color)
-            painter.drawText(QRectF(14, y, name_end - 14, line), left, row.name)
-            if row.note:
-                painter.setPen(ERROR_COLOR if row.note_is_error else MUTED_COLOR)
-                width = max(0, self.width() - name_end - 4)
-                painter.drawText(QRectF(name_end + 6, y, width, line), left,
-                                 metrics.elidedText(row.note, Qt.TextElideMode.ElideRight,
-                                                    width))
-                continue
-            for column, cell in enumerate(row.cells):
-                x = name_end + column * number_width
-                if column == 0 and row.warning:
-                    painter.setFont(bold)
-                    painter.setPen(ERROR_COLOR)
-                else:
-                    painter.setPen(text_color)
-                painter.drawText(QRectF(x, y, number_width, line), right, cell)
-                if column == 0 and row.warning:
-                    painter.setFont(self.font())
-        painter.end()
-
-
-# What PlotCurveItem.updateData resets; `FastCurve.set_points` resets the same, and falls back
-# to setData if a pyqtgraph release names them differently.
-_CURVE_CACHES = ("path", "fillPath", "_fillPathList", "_mouseShape")
-
-
-class FastCurve(pg.PlotCurveItem):  # type: ignore[misc]
-    """A PlotCurveItem for the redraw loop: `set_points` takes arrays as they are (no checks,
-    signals or per-call profiling), its bounds come from the data once per update instead of
-    at every paint, and its path is one polygon per run of finite points (NaN = a gap), or
-    pyqtgraph's fastest path when there is no gap."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        self._bounds: tuple[float, float, float, float] | None = None
-        self._bounds_known = True
-        super().__init__(*args, **kwargs)
-        self._fast = all(hasattr(self, name) for name in (*_CURVE_CACHES, "xData", "yData"))
-
-    def set_points(self, x: FloatArray, y: FloatArray) -> None:
-        """Show points (x, y), x increasing, y NaN where a sample is missing. Bounds and the
-        path are worked out when the curve is painted, so a curve off screen costs nothing
-        more."""
-        if not self._fast:
-            self._bounds_known = False
-            self.setData(x, y)
-            return
-        self.prepareGeometryChange()  # with the old bounds, as Qt asks
-        self._bounds_known = False
-        self.xData = x
-        self.yData = y
-        for name in _CURVE_CACHES:
-            setattr(self, name, None)
-        self._lineSegmentsRendered = False
-        self.invalidateBounds()
-        self.update()
-
-    def _data_bounds(self) -> tuple[float, float, float, float] | None:
-        if not self._bounds_known:
-            self._bounds_known = True
-            self._bounds = None
-            x, y = self.xData, self.yData
-            if x is not None and y is not None and len(y):
-                with np.errstate(invalid="ignore"):
-                    low, high = float(np.fmin.reduce(y)), float(np.fmax.reduce(y))
-                if math.isfinite(low) and math.isfinite(high):
-                    self._bounds = (float(x[0]), float(x[-1]), low, high)
-        return self._bounds
-
-    def generatePath(self, x: FloatArray, y: FloatArray) -> QPainterPath:
-        finite = ~np.isnan(y)
-        if finite.all():
-            whole: QPainterPath = pg.functions.arrayToQPath(x, y, connect="all",
-                                                            finiteCheck=False)
-            return whole
-        path = QPainterPath()
-        edges = np.flatnonzero(np.diff(np.concatenate(([0], finite.view(np.int8), [0]))))
-        for start, stop in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
-            if stop - start >= 2:  # one point alone draws no line
-                path.addPolygon(_polygon(x[start:stop], y[start:stop]))
-        return path
-
-    def dataBounds(self, ax: int, frac: float = 1.0,
-                   orthoRange: object = None) -> tuple[float | None, float | None]:
-        bounds = self._data_bounds()
-        if bounds is None or frac < 1.0 or orthoRange is not None:
-            return super().dataBounds(ax, frac, orthoRange)  # type: ignore[no-any-return]
-        x0, x1, y0, y1 = bounds
-        return (x0, x1) if ax == 0 else (y0, y1)
-
-    def boundingRect(self) -> QRectF:
-        bounds = self._data_bounds()
-        if bounds is None:
-            return QRectF()
-        x0, x1, y0, y1 = bounds
-        pad_x = (x1 - x0) * 0.01 + 1e-9
-        pad_y = (y1 - y0) * 0.02 + 1e-9
-        return QRectF(x0 - pad_x, y0 - pad_y, (x1 - x0) + 2 * pad_x, (y1 - y0) + 2 * pad_y)
-
-
-def _polygon(x: FloatArray, y: FloatArray) -> QPolygonF:
-    polygon: QPolygonF = pg.functions.create_qpolygonf(len(x))
-    points = pg.functions.ndarray_from_qpolygonf(polygon)
-    points[:, 0] = x
-    points[:, 1] = y
-    return polygon
-
-
-class TelemetryChart(QFrame):
-    """One metric: a title with the crosshair readout, the plot (or why it is not available),
-    and a table of current/min/avg/max per device over the window."""
-
-    def __init__(self, metric: Metric, devices: Sequence[FeedDevice],
-                 parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.chart_metric = metric
-        self.info = CATALOGUE[metric]
-        self.devices: tuple[FeedDevice, ...] = tuple(devices)
-        self.setObjectName("telemetryChart")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(3)
-
-        header = QHBoxLayout()
-        header.setSpacing(8)
-        self.title = QLabel(chart_title(self.info))
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        self.readout = QLabel()
-        self.readout.setObjectName("readout")
-        self.readout.setTextFormat(Qt.TextFormat.RichText)
-        self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        header.addWidget(self.title)
-        header.addWidget(self.readout, 1)
-        column.addLayout(header)
-
-        palette = self.palette()
-        background = palette.color(QPalette.ColorRole.Base)
-        foreground = palette.color(QPalette.ColorRole.Text)
-        self.time_axis = RelativeTimeAxis()
-        self.plot_widget = pg.PlotWidget(background=background,
-                                         axisItems={"bottom": self.time_axis})
-        self.plot_widget.setFixedHeight(PLOT_HEIGHT)
-        self.plot_item = self.plot_widget.getPlotItem()
-        self.view_box = self.plot_item.getViewBox()
-        self.plot_item.setMenuEnabled(False)
-        self.plot_item.hideButtons()
-        self.plot_item.setMouseEnabled(x=False, y=False)
-        self.plot_item.disableAutoRange()
-        self.plot_item.showGrid(x=True, y=True, alpha=0.18)
-        for name in ("left", "bottom"):
-            axis = self.plot_item.getAxis(name)
-            axis.setPen(pg.mkPen(foreground))
-            axis.setTextPen(pg.mkPen(foreground))
-        self.plot_item.getAxis("left").setWidth(44)
-        # Keep the edge labels ("now", the range's ends) instead of dropping them.
-        self.time_axis.setStyle(hideOverlappingLabels=False)
-        self.plot_item.getAxis("left").setStyle(hideOverlappingLabels=False)
-        for name in ("left", "bottom"):
-            # Ticks, labels and grid change only with the range: paint them from a pixmap.
-            self.plot_item.getAxis(name).setCacheMode(
-                QGraphicsItem.CacheMode.DeviceCoordinateCache)
-
-        self.not_available = QLabel()
-        self.not_available.setObjectName("notAvailable")
-        self.not_available.setTextFormat(Qt.TextFormat.PlainText)
-        self.not_available.setWordWrap(True)
-        self.not_available.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.not_available.setFixedHeight(PLOT_HEIGHT)
-        self.not_available.setStyleSheet(f"color: {MUTED_COLOR.name()};")
-        self.body = QStackedWidget()
-        self.body.addWidget(self.plot_widget)
-        self.body.addWidget(self.not_available)
-        self.body.setFixedHeight(PLOT_HEIGHT)
-        column.addWidget(self.body)
-
-        self.legend = LegendTable()
-        column.addWidget(self.legend)
-
-        self.curves: dict[str, pg.GraphicsObject] = {}
-        self.curve_data: dict[str, tuple[FloatArray, FloatArray]] = {}
-        self.threshold: pg.InfiniteLine | None = None
-        self.warn_curve: pg.PlotCurveItem | None = None
-        self.warn_at = (None if self.info.warn_at is None
-                        else self.info.warn_at * self.info.display_scale)
-        if self.warn_at is not None:
-            self.threshold = pg.InfiniteLine(
-                pos=self.warn_at, angle=0, movable=False,
-                pen=pg.mkPen(ERROR_COLOR, width=1, style=Qt.PenStyle.DashLine),
-                label=f"{self.warn_at:g} {self.info.unit}",
-                labelOpts={"position": 0.04, "color": ERROR_COLOR, "anchors": [(0, 1), (0, 1)]})
-            self.plot_item.addItem(self.threshold, ignoreBounds=True)
-            self.warn_curve = pg.PlotCurveItem(pen=pg.mkPen(_WARN_HALO, width=5),
-                                               antialias=False)
-            self.warn_curve.setZValue(-5)
-            self.warn_curve.setVisible(False)
-            self.plot_item.addItem(self.warn_curve)
-        self.crosshair = pg.InfiniteLine(angle=90, movable=False,
-                                         pen=pg.mkPen(MUTED_COLOR, width=1))
-        self.crosshair.setVisible(False)
-        self.plot_item.addItem(self.crosshair, ignoreBounds=True)
-        self.warning_keys: frozenset[str] = frozenset()
-        self.stats: dict[str, SeriesStats] = {}
-        self.y_range: tuple[float, float] | None = None
-        self._message = ""
-        self._hover: Callable[[Metric, float | None], None] | None = None
-        self._proxy: pg.SignalProxy | None = None
-
-    # ------------------------------------------------------------------ hover
-
-    def connect_hover(self, handler: Callable[[Metric, float | None], None]) -> None:
-        """Call `handler(metric, x_s)` as the mouse moves over the plot (throttled to 30 Hz),
-        and `handler(metric, None)` when it leaves."""
-        self._hover = handler
-        self._proxy = pg.SignalProxy(self.plot_widget.scene().sigMouseMoved, rateLimit=30,
-                                     slot=self._on_mouse_moved, threadSafe=False)
-
-    def stop_proxy(self) -> None:
-        if self._proxy is not None:
-            self._proxy.timer.stop()
-
-    def _on_mouse_moved(self, event: object) -> None:
-        point = _hover_point(event)
-        if point is None or self._hover is None:
-            return
-        if not self.view_box.sceneBoundingRect().contains(point):
-            self._hover(self.chart_metric, None)
-            return
-        self._hover(self.chart_metric, float(self.view_box.mapSceneToView(point).x()))
-
-    def leaveEvent(self, event: QEvent) -> None:
-        if self._hover is not None:
-            self._hover(self.chart_metric, None)
-        super().leaveEvent(event)
-
-    # ------------------------------------------------------------------ curves
-
-    def color_of(self, device: FeedDevice) -> QColor:
-        return HOST_COLOR if device.gpu_index is None else gpu_color(device.gpu_index)
-
-    def add_curve(self, device: FeedDevice, curve: pg.GraphicsObject) -> None:
-        self.curves[device.key] = curve
-        self.curve_data[device.key] = (np.empty(0), np.empty(0))
-        self.plot_item.addItem(curve)
-
-    def set_curve(self, key: str, x: FloatArray, y: FloatArray) -> None:
-        curve = self.curves.get(key)
-        if curve is None:
-            return
-        self.curve_data[key] = (x, y)
-        if isinstance(curve, FastCurve):
-            curve.set_points(x, y)
-        elif isinstance(curve, pg.PlotCurveItem):
-            finite = ~np.isnan(y)
-            if finite.all():
-                # No gaps: pyqtgraph can skip its own per-point finiteness pass.
-                curve.setData(x, y, connect="all", skipFiniteCheck=True)
-            else:
-                # Gaps: say which points join, which takes pyqtgraph's vectorized path
-                # builder instead of one polygon per finite run.
-                joins = np.zeros(len(y), dtype=bool)
-                joins[:-1] = finite[:-1] & finite[1:]
-                curve.setData(x, y, connect=joins)
-        else:
-            curve.setData(x, y)
-
-    def update_warning_overlay(self) -> None:
-        """The segments at or above the warning threshold, as a red halo under the lines."""
-        if self.warn_curve is None or self.warn_at is None:
-            return
-        xs: list[FloatArray] = []
-        ys: list[FloatArray] = []
-        links: list[npt.NDArray[np.bool_]] = []
-        for x, y in self.curve_data.values():
-            if len(y) < 2:
-                continue
-            with np.errstate(invalid="ignore"):
-                above = y >= self.warn_at
-            if not above.any():
-                continue
-            link = (above[:-1] | above[1:]) & np.isfinite(y[:-1]) & np.isfinite(y[1:])
-            xs.append(x)
-            ys.append(np.nan_to_num(y, nan=self.warn_at))
-            links.append(np.append(link, False))
-        if not xs:
-            if self.warn_curve.isVisible():
-                self.warn_curve.setVisible(False)
-            return
-        self.warn_curve.setData(np.concatenate(xs), np.concatenate(ys),
-                                connect=np.concatenate(links))
-        self.warn_curve.setVisible(True)
-
-    # ------------------------------------------------------------------ texts
-
-    def set_x_window(self, window_s: int) -> None:
-        self.time_axis.set_window(window_s)
-        # A sliver past "now", so that its tick label has room.
-        self.plot_item.setXRange(-window_s, window_s * 0.03, padding=0)
-
-    def set_y_range(self, low: float, high: float) -> None:
-        if self.y_range != (low, high):
-            self.y_range = (low, high)
-            self.plot_item.setYRange(low, high, padding=0.04)
-
-    def show_message(self, message: str) -> None:
-        """Replace the plot by `message` ("not available: …"); an empty message shows the
-        plot."""
-        if message == self._message:
-            return
-        self._message = message
-        self.not_available.setText(message)
-        self.body.setCurrentWidget(self.not_available if message else self.plot_widget)
-
-    @property
-    def message(self) -> str:
-        return self._message
-
-    def set_legend(self, rows: Sequence[LegendRow]) -> None:
-        self.legend.set_rows(rows)
-
-    @property
-    def legend_text(self) -> str:
-        """The table as plain text, a line per device."""
-        return self.legend.plain_text()
+@dataclass(frozen=True, slots=True)
+class _ThrottleRow:
+    device: FeedDevice
+    name: str | None  # the series, None where the ring has none
+    last: float | None  # the newest flags in the shown range
+    shares: tuple[float, dict[str, float]] | None  # slowed share and per reason, in range
 
 
 class TelemetryPage(QWidget):
-    """Live charts of every GPU and the host from a `TelemetryFeed` (`set_feed`)."""
+    """Charts of every GPU and the host from a `TelemetryFeed` (`set_feed`, or
+    `open_recording(path)`)."""
 
     # Reuse each device's decimated window between text refreshes (the benchmark's naive
     # page turns it off).
     reuse_base = True
+
+    recording_opened = Signal(str)  # path
+    recording_failed = Signal(str, str)  # path, reason
 
     def __init__(self, parent: QWidget | None = None, *,
                  redraw_hz: float = DEFAULT_REDRAW_HZ) -> None:
@@ -628,16 +197,30 @@ class TelemetryPage(QWidget):
         self._feed: TelemetryFeed | None = None
         self._devices: tuple[FeedDevice, ...] = ()
         self._window_s = DEFAULT_WINDOW_S
+        self._fit_all = False  # following everything there is, not a window
+        self._following = True
+        self._view: TimeRange | None = None  # browsing: the range on show (unix seconds)
+        self._origin = 0.0  # browsing: the time at chart x = 0
+        self._x_origin = 0.0  # the time at chart x = 0 in the frame on show
+        self._frame_window = float(DEFAULT_WINDOW_S)
         self._paused = False
         self._frame_now: float | None = None
         self._texts_due_at = 0.0
+        self._overview_due_at = 0.0
+        self._overview_key: tuple[tuple[float, float], int, int] | None = None
         self._columns_count = 0
         self.charts: dict[Metric, TelemetryChart] = {}
+        self.throttle_strip: StripChart | None = None
+        self.cores_strip: StripChart | None = None
         # Per device: the (metric, series name) pairs charted from its ring.
         self._device_series: dict[str, list[tuple[Metric, str]]] = {}
-        # Per device: the last full decimation of its window, reused until the next text
-        # refresh (newer samples are appended to it as they are).
         self._bases: dict[str, _Base] = {}
+        self._browsed: dict[str, _Browsed] = {}
+        self._throttle_rows: tuple[_ThrottleRow, ...] = ()
+        self._throttle_build: _StripBuild | None = None
+        self._core_series: tuple[tuple[int, str], ...] = ()
+        self._cores_build: _StripBuild | None = None
+        self._core_means: tuple[float | None, ...] = ()
         self.frames_drawn = 0
         # The clock of the once-a-second text refresh; the benchmark steps it per frame.
         self.clock: Callable[[], float] = time.monotonic
@@ -646,11 +229,67 @@ class TelemetryPage(QWidget):
         self.timer.setObjectName("telemetryRedrawTimer")
         self.timer.setInterval(max(10, round(1000.0 / redraw_hz)))
         self.timer.timeout.connect(self.redraw)
+        self._settle = QTimer(self)
+        self._settle.setObjectName("telemetryRangeSettleTimer")
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(RANGE_SETTLE_MS)
+        self._settle.timeout.connect(lambda: self.redraw(force=True))
+        self.loader = RecordingLoader(self)
+        self.loader.progress.connect(self._on_load_progress)
+        self.loader.loaded.connect(self._on_recording_loaded)
+        self.loader.failed.connect(self._on_recording_failed)
 
         column = QVBoxLayout(self)
         column.setContentsMargins(16, 12, 16, 8)
-        column.setSpacing(8)
+        column.setSpacing(6)
+        column.addLayout(self._build_bar())
 
+        self.device_legend = QLabel()
+        self.device_legend.setObjectName("deviceLegend")
+        self.device_legend.setTextFormat(Qt.TextFormat.RichText)
+        self.device_legend.setWordWrap(True)
+        column.addWidget(self.device_legend)
+        self.overview = OverviewStrip()
+        self.overview.range_requested.connect(self._on_overview_range)
+        column.addWidget(self.overview)
+        self.view_note = QLabel()
+        self.view_note.setObjectName("viewNote")
+        self.view_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.view_note.setStyleSheet(f"color: {MUTED_COLOR.name()};")
+        self.view_note.setWordWrap(True)
+        column.addWidget(self.view_note)
+        self.pause_note = QLabel()
+        self.pause_note.setObjectName("pauseNote")
+        self.pause_note.setStyleSheet(f"color: {MUTED_COLOR.name()};")
+        self.pause_note.setVisible(False)
+        column.addWidget(self.pause_note)
+
+        self.stack = QStackedWidget()
+        self.empty_label = QLabel(NO_FEED_TEXT)
+        self.empty_label.setObjectName("noFeed")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setStyleSheet(f"color: {MUTED_COLOR.name()};")
+        self.loading_panel = self._build_loading_panel()
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.grid_host = QWidget()
+        self.grid = QGridLayout(self.grid_host)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(10)
+        self.grid.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.process_table = ProcessTable()
+        self.process_table.setVisible(False)
+        self.scroll_area.setWidget(self.grid_host)
+        self.stack.addWidget(self.empty_label)
+        self.stack.addWidget(self.loading_panel)
+        self.stack.addWidget(self.scroll_area)
+        column.addWidget(self.stack, 1)
+        self._show_feed_state()
+
+    def _build_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
         bar.setSpacing(6)
         title = QLabel("Telemetry")
@@ -665,6 +304,13 @@ class TelemetryPage(QWidget):
         self.source_label.setStyleSheet(f"color: {MUTED_COLOR.name()};")
         self.source_label.setWordWrap(True)  # a long label wraps, never widens the window
         bar.addWidget(self.source_label, 1)
+        self.live_button = QPushButton("Back to live")
+        self.live_button.setObjectName("liveButton")
+        self.live_button.setToolTip("Follow the newest samples again")
+        self.live_button.setStyleSheet(f"color: {ERROR_COLOR.name()}; font-weight: bold;")
+        self.live_button.clicked.connect(self.follow_live)
+        self.live_button.setVisible(False)
+        bar.addWidget(self.live_button)
         self.window_buttons = QButtonGroup(self)
         self.window_buttons.setExclusive(True)
         for seconds in WINDOWS_S:
@@ -674,45 +320,38 @@ class TelemetryPage(QWidget):
             button.setToolTip(f"Show the last {window_label(seconds)}")
             self.window_buttons.addButton(button, seconds)
             bar.addWidget(button)
-        self.window_buttons.idClicked.connect(self.set_window_s)
+        self.all_button = QPushButton("All")
+        self.all_button.setCheckable(True)
+        self.all_button.setToolTip("Fit everything there is")
+        self.window_buttons.addButton(self.all_button, ALL_BUTTON_ID)
+        bar.addWidget(self.all_button)
+        self.window_buttons.idClicked.connect(self._on_window_button)
         self.pause_button = QPushButton("Pause")
         self.pause_button.setToolTip("Hold the charts still; samples keep being collected")
         self.pause_button.clicked.connect(self.toggle_pause)
         bar.addSpacing(8)
         bar.addWidget(self.pause_button)
-        column.addLayout(bar)
+        return bar
 
-        self.device_legend = QLabel()
-        self.device_legend.setObjectName("deviceLegend")
-        self.device_legend.setTextFormat(Qt.TextFormat.RichText)
-        self.device_legend.setWordWrap(True)
-        column.addWidget(self.device_legend)
-        self.pause_note = QLabel()
-        self.pause_note.setObjectName("pauseNote")
-        self.pause_note.setStyleSheet(f"color: {MUTED_COLOR.name()};")
-        self.pause_note.setVisible(False)
-        column.addWidget(self.pause_note)
-
-        self.stack = QStackedWidget()
-        self.empty_label = QLabel(NO_FEED_TEXT)
-        self.empty_label.setObjectName("noFeed")
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_label.setWordWrap(True)
-        self.empty_label.setStyleSheet(f"color: {MUTED_COLOR.name()};")
-        self.scroll_area = QScrollArea()
-        self.scroll_area.setWidgetResizable(True)
-        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.grid_host = QWidget()
-        self.grid = QGridLayout(self.grid_host)
-        self.grid.setContentsMargins(0, 0, 0, 0)
-        self.grid.setSpacing(10)
-        self.grid.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.scroll_area.setWidget(self.grid_host)
-        self.stack.addWidget(self.empty_label)
-        self.stack.addWidget(self.scroll_area)
-        column.addWidget(self.stack, 1)
-        self._show_feed_state()
+    def _build_loading_panel(self) -> QWidget:
+        panel = QWidget()
+        column = QVBoxLayout(panel)
+        column.addStretch(1)
+        self.loading_label = QLabel()
+        self.loading_label.setObjectName("loadingLabel")
+        self.loading_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.loading_label.setWordWrap(True)
+        column.addWidget(self.loading_label)
+        self.loading_bar = QProgressBar()
+        self.loading_bar.setRange(0, 1000)
+        self.loading_bar.setTextVisible(False)
+        self.loading_bar.setMaximumWidth(420)
+        column.addWidget(self.loading_bar, 0, Qt.AlignmentFlag.AlignHCenter)
+        self.loading_cancel = QPushButton("Cancel")
+        self.loading_cancel.clicked.connect(self.cancel_loading)
+        column.addWidget(self.loading_cancel, 0, Qt.AlignmentFlag.AlignHCenter)
+        column.addStretch(2)
+        return panel
 
     # ------------------------------------------------------------------ public
 
@@ -721,30 +360,105 @@ class TelemetryPage(QWidget):
         return self._feed
 
     def set_feed(self, feed: TelemetryFeed | None) -> None:
-        """Chart `feed` (None: show that no sampler is attached)."""
+        """Chart `feed` (None: show that no sampler is attached), following its newest
+        samples with the current window."""
         self._feed = feed
         self._frame_now = None
+        self._following = True
+        self._fit_all = False
+        self._view = None
         self._rebuild_charts()
         self._show_feed_state()
+        self._sync_buttons()
         if feed is not None:
             self.redraw(force=True)
         self._sync_timer()
+
+    def open_recording(self, path: str | Path) -> None:
+        """Read the recording at `path` off the GUI thread (with progress and Cancel) and
+        chart all of it; `recording_opened(path)` or `recording_failed(path, reason)` follows.
+        """
+        self.loading_label.setText(f"Opening {Path(path).name}…")
+        self.loading_bar.setValue(0)
+        self.stack.setCurrentWidget(self.loading_panel)
+        self.loader.start(path)
+
+    def cancel_loading(self) -> None:
+        """Stop opening a recording; the page shows what it showed before."""
+        self.loader.cancel()
+        self._show_feed_state()
+
+    @property
+    def is_loading(self) -> bool:
+        return self.loader.is_running
 
     @property
     def window_s(self) -> int:
         return self._window_s
 
     def set_window_s(self, seconds: int) -> None:
-        """Show the last `seconds` (one of WINDOWS_S, or any positive number)."""
+        """Show a window of `seconds` (one of WINDOWS_S, or any positive number): the last
+        `seconds` of a live feed, following it; of anything else, the `seconds` up to the end
+        of the range on show."""
         if seconds <= 0:
             raise ValueError("the window must be positive")
         self._window_s = int(seconds)
-        button = self.window_buttons.button(self._window_s)
-        if button is not None and not button.isChecked():
-            button.setChecked(True)
-        for chart in self.charts.values():
-            chart.set_x_window(self._window_s)
-        self.redraw(force=True)
+        self._fit_all = False
+        feed = self._feed
+        if feed is not None and not feed.live and not self._following and self._view:
+            end = self._view.end_s
+            self._browse_to(end - seconds, end, defer=False)
+            self._sync_buttons()
+            return
+        self._start_following()
+
+    def fit_all(self) -> None:
+        """Show everything there is: a live feed's whole history, following it; all of a
+        recording."""
+        feed = self._feed
+        self._fit_all = True
+        if feed is None or feed.live:
+            self._start_following()
+            return
+        extent = self._extent(feed, feed.now_s())
+        if extent is not None:
+            self._browse_to(extent[0], extent[1], defer=False, fit_all=True)
+        self._sync_buttons()
+
+    def set_view_range(self, start_s: float, end_s: float) -> None:
+        """Browse [start, end] (unix seconds, kept inside the data): a live feed stops being
+        followed until `follow_live()`."""
+        self._browse_to(start_s, end_s, defer=False)
+
+    def data_extent(self) -> tuple[float, float] | None:
+        """(first, last) unix time of the data (a live feed's last is "now")."""
+        feed = self._feed
+        if feed is None:
+            return None
+        return self._extent(feed, self._frame_now if self._frame_now is not None
+                            else feed.now_s())
+
+    @property
+    def view_range(self) -> TimeRange | None:
+        """The range on show, in unix seconds (None before the first frame)."""
+        if not self._following:
+            return self._view
+        if self._frame_now is None:
+            return None
+        return TimeRange(self._frame_now - self._frame_window, self._frame_now)
+
+    @property
+    def is_following(self) -> bool:
+        return self._following
+
+    def follow_live(self) -> None:
+        """Follow the newest samples again, with the last window chosen (resumes if
+        paused)."""
+        if self._paused:
+            self._paused = False
+            self._show_pause_state()
+        self._start_following()
+        self._sync_timer()
 
     @property
     def is_paused(self) -> bool:
@@ -755,23 +469,14 @@ class TelemetryPage(QWidget):
         if self._paused:
             return
         self._paused = True
-        self.pause_button.setText("Resume")
-        self.pause_button.setToolTip("Catch up with the samples collected while paused")
-        when = (time.strftime("%H:%M:%S", time.localtime(self._frame_now))
-                if self._frame_now is not None else "")
-        self.pause_note.setText(f"Paused at {when}: charts hold still while samples keep "
-                                "being collected. Resume to catch up." if when else
-                                "Paused: samples keep being collected. Resume to catch up.")
-        self.pause_note.setVisible(True)
+        self._show_pause_state()
         self._sync_timer()
 
     def resume(self) -> None:
         if not self._paused:
             return
         self._paused = False
-        self.pause_button.setText("Pause")
-        self.pause_button.setToolTip("Hold the charts still; samples keep being collected")
-        self.pause_note.setVisible(False)
+        self._show_pause_state()
         self.redraw(force=True)
         self._sync_timer()
 
@@ -787,14 +492,18 @@ class TelemetryPage(QWidget):
         return self._frame_now
 
     def shutdown(self) -> None:
-        """Stop redrawing (the window closes); safe to call more than once."""
+        """Stop redrawing and loading (the window closes); safe to call more than once."""
         self.timer.stop()
+        self._settle.stop()
+        self.loader.cancel()
         for chart in self.charts.values():
             chart.stop_proxy()
+        for strip in self._strips():
+            strip.stop_proxy()
 
     def redraw(self, force: bool = False) -> None:
-        """One frame: take the window from the rings, decimate, update every chart. The timer
-        calls it; `force` redraws even while paused and refreshes every text now."""
+        """One frame: take the range on show from the rings, decimate, update every chart.
+        The timer calls it; `force` redraws even while paused and refreshes every text now."""
         feed = self._feed
         if feed is None or (self._paused and not force):
             return
@@ -809,18 +518,28 @@ class TelemetryPage(QWidget):
         now = frozen if frozen is not None else feed.now_s()
         self._frame_now = now
         texts_due = force or self.clock() >= self._texts_due_at
-        self._draw_frame(feed, now, force, texts_due)
+        if self._following:
+            self._draw_following(feed, now, force, texts_due)
+        else:
+            self._draw_browsing(feed, force, texts_due)
+        self._draw_strips(feed, force or texts_due)
+        self._draw_overview(feed, now)
         if texts_due:
             self._texts_due_at = self.clock() + TEXT_INTERVAL_S
+            self._update_device_legend()
+            self._update_strip_texts(feed)
+            self._update_processes(feed)
+            self._update_view_note()
         self.frames_drawn += 1
 
     def readout_text(self, metric: Metric, x_s: float) -> str:
-        """The crosshair readout of chart `metric` at `x_s` seconds relative to the frame's
-        "now": the time, then each device's value there (plain text)."""
+        """The crosshair readout of chart `metric` at `x_s` seconds from the frame's origin
+        (its "now" while following): the time, then each device's value there (plain
+        text)."""
         chart = self.charts.get(metric)
         if chart is None or self._feed is None or self._frame_now is None:
             return ""
-        when = self._frame_now + x_s
+        when = self._x_origin + x_s
         parts = [self._when_text(when)]
         for device, value in self._values_at(chart, when):
             parts.append(f"{device.short_label} {format_value(value)}")
@@ -837,7 +556,7 @@ class TelemetryPage(QWidget):
             return
         chart.crosshair.setPos(x_s)
         chart.crosshair.setVisible(True)
-        when = self._frame_now + x_s
+        when = self._x_origin + x_s
         pieces = [html.escape(self._when_text(when))]
         for device, value in self._values_at(chart, when):
             color = chart.color_of(device).name()
@@ -845,6 +564,31 @@ class TelemetryPage(QWidget):
                           f"{html.escape(device.short_label)}&nbsp;{format_value(value)}")
         unit = f" {html.escape(chart.info.unit)}" if chart.info.unit else ""
         chart.readout.setText("&nbsp;&nbsp;".join(pieces) + unit)
+
+    def strip_readout_text(self, strip: StripChart, x_s: float, row: int | None) -> str:
+        """The hover readout of a strip at `x_s` (plain text): the time, then the reasons of
+        each GPU (or the one under the mouse), or the load of the core under the mouse."""
+        feed = self._feed
+        if feed is None:
+            return ""
+        when = self._x_origin + x_s
+        tolerance = self._tolerance()
+        parts = [self._when_text(when)]
+        if strip is self.throttle_strip:
+            rows = self._throttle_rows
+            chosen = [rows[row]] if row is not None and row < len(rows) else list(rows)
+            for entry in chosen:
+                value = (None if entry.name is None else
+                         _value_near(feed.ring(entry.device.key), entry.name, when,
+                                     tolerance, 1.0))
+                words = ("no sample" if value is None else
+                         ", ".join(throttle_reason_names(value)) or "not throttled")
+                parts.append(f"{entry.device.short_label}: {words}")
+        elif strip is self.cores_strip and row is not None and row < len(self._core_series):
+            core, name = self._core_series[row]
+            value = _value_near(feed.ring(HOST_DEVICE), name, when, tolerance, 1.0)
+            parts.append(f"core {core}: {format_value(value)} %")
+        return "  ".join(parts)
 
     # ------------------------------------------------------------------ events
 
@@ -856,15 +600,166 @@ class TelemetryPage(QWidget):
 
     def hideEvent(self, event: QHideEvent) -> None:
         self.timer.stop()
+        self._settle.stop()
         for chart in self.charts.values():
             chart.stop_proxy()
+        for strip in self._strips():
+            strip.stop_proxy()
         super().hideEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._layout_charts()
 
+    # ------------------------------------------------------------------ the range
+
+    def _on_window_button(self, button_id: int) -> None:
+        if button_id == ALL_BUTTON_ID:
+            self.fit_all()
+        else:
+            self.set_window_s(button_id)
+
+    def _start_following(self) -> None:
+        self._following = True
+        self._view = None
+        self._bases = {}
+        self._browsed = {}
+        self._sync_buttons()
+        self.redraw(force=True)
+
+    def _browse_to(self, start_s: float, end_s: float, *, defer: bool,
+                   fit_all: bool = False) -> None:
+        """Show [start, end] (kept inside the data), not following. `defer`: a burst of
+        mouse moves is redrawn once it settles; the axes move at once."""
+        feed = self._feed
+        if feed is None:
+            return
+        now = self._frame_now if self._frame_now is not None else feed.now_s()
+        extent = self._extent(feed, now)
+        if extent is None:
+            return
+        first, last = extent
+        pad = (end_s - start_s) * 0.03 if feed.live else 0.0
+        view = clamp_range(start_s, end_s, first, last, min(MIN_VIEW_S, max(last - first, 1e-3)),
+                           pad)
+        self._fit_all = fit_all
+        if self._following:
+            self._origin = self._x_origin if self._frame_now is not None else now
+            self._following = False
+            self._sync_buttons()
+        self._view = view
+        self._x_origin = self._origin
+        self._sync_buttons()
+        self._apply_x_range(view.start_s - self._origin, view.end_s - self._origin)
+        self._update_view_note()
+        self.overview.set_region(view.start_s, view.end_s)
+        if defer:
+            self._settle.start()
+        else:
+            self._settle.stop()
+            self.redraw(force=True)
+
+    def _on_manual_range(self, view_box: pg.ViewBox) -> None:
+        """The user zoomed or panned one chart: every chart follows, and it stops following
+        the newest samples."""
+        (x0, x1), _ = view_box.viewRange()
+        # Moved by the mouse: set it again (clamped) even where it equals the last range set.
+        for chart in self.charts.values():
+            if chart.view_box is view_box:
+                chart.x_range = None
+        for strip in self._strips():
+            if strip.view_box is view_box:
+                strip.x_range = None
+        self._browse_to(self._x_origin + float(x0), self._x_origin + float(x1), defer=True)
+
+    def _on_overview_range(self, start_s: float, end_s: float) -> None:
+        self._browse_to(start_s, end_s, defer=True)
+
+    def _apply_x_range(self, x0: float, x1: float) -> None:
+        for chart in self.charts.values():
+            chart.set_x_range(x0, x1)
+        for strip in self._strips():
+            strip.set_x_range(x0, x1)
+
+    def _set_axes(self, clock: bool, origin: float, window_s: float) -> None:
+        axes = [chart.time_axis for chart in self.charts.values()]
+        axes += [strip.time_axis for strip in self._strips()]
+        for axis in axes:
+            if clock:
+                axis.set_clock(origin)
+            elif axis.clock or axis.window_s != round(window_s):
+                axis.set_window(round(window_s))
+
+    def _extent(self, feed: TelemetryFeed, now: float) -> tuple[float, float] | None:
+        """(first, last) sample time over every device; a live feed's last is "now"."""
+        spans = [span for d in self._devices
+                 if (ring := feed.ring(d.key)) is not None and (span := ring.time_span())]
+        if not spans:
+            return None
+        first = min(s[0] for s in spans)
+        last = max(s[1] for s in spans)
+        return first, max(last, now) if feed.live else last
+
+    def _sync_buttons(self) -> None:
+        feed = self._feed
+        live = feed is not None and feed.live
+        self.live_button.setVisible(live and not self._following)
+        wanted = (self.all_button if self._fit_all and (self._following or not live)
+                  else self.window_buttons.button(self._window_s) if self._following
+                  else None)
+        if wanted is not None:
+            wanted.setChecked(True)
+        elif (checked := self.window_buttons.checkedButton()) is not None:
+            # A range of the user's own: no preset is on.
+            self.window_buttons.setExclusive(False)
+            checked.setChecked(False)
+            self.window_buttons.setExclusive(True)
+        for seconds in WINDOWS_S:
+            label = window_label(seconds)
+            self.window_buttons.button(seconds).setToolTip(
+                f"Show the last {label}" if live or self._following else
+                f"Show {label} up to the end of the range on show")
+
+    def _update_view_note(self) -> None:
+        feed = self._feed
+        if feed is None:
+            self.view_note.setVisible(False)
+            return
+        view = self.view_range
+        if self._following or view is None:
+            text = ("Wheel over a chart zooms, dragging pans; the overview's box moves too."
+                    if feed.live else
+                    "Wheel over a chart zooms, dragging pans; drag the overview's box to go "
+                    "anywhere.")
+        else:
+            extent = self._extent(feed, self._frame_now or view.end_s)
+            of_all = f" of {span_text(extent[1] - extent[0])}" if extent else ""
+            day = time.strftime("%Y-%m-%d ", time.localtime(view.start_s))
+            text = (f"Showing {day}{_clock(view.start_s)} to {_clock(view.end_s)} "
+                    f"({span_text(view.width_s)}{of_all}); stats are over this range.")
+            if feed.live:
+                text += " Not following live: “Back to live” follows the newest samples."
+        if self.view_note.text() != text:
+            self.view_note.setText(text)
+        self.view_note.setVisible(True)
+
     # ------------------------------------------------------------------ internals
+
+    def _show_pause_state(self) -> None:
+        if self._paused:
+            self.pause_button.setText("Resume")
+            self.pause_button.setToolTip("Catch up with the samples collected while paused")
+            when = (time.strftime("%H:%M:%S", time.localtime(self._frame_now))
+                    if self._frame_now is not None else "")
+            self.pause_note.setText(
+                f"Paused at {when}: charts hold still while samples keep being collected. "
+                "Resume to catch up." if when else
+                "Paused: samples keep being collected. Resume to catch up.")
+            self.pause_note.setVisible(True)
+        else:
+            self.pause_button.setText("Pause")
+            self.pause_button.setToolTip("Hold the charts still; samples keep being collected")
+            self.pause_note.setVisible(False)
 
     def _sync_timer(self) -> None:
         running = self._feed is not None and not self._paused and self.isVisible()
@@ -875,7 +770,9 @@ class TelemetryPage(QWidget):
 
     def _show_feed_state(self) -> None:
         feed = self._feed
-        if feed is None:
+        if self.loader.is_running:
+            self.stack.setCurrentWidget(self.loading_panel)
+        elif feed is None:
             self.source_label.setText("")
             self.stack.setCurrentWidget(self.empty_label)
         else:
@@ -884,20 +781,64 @@ class TelemetryPage(QWidget):
         self.pause_button.setEnabled(feed is not None)
         for button in self.window_buttons.buttons():
             button.setEnabled(feed is not None)
+        self.overview.setVisible(feed is not None)
+        self._update_view_note()
+
+    def _on_load_progress(self, fraction: float, what: str) -> None:
+        self.loading_bar.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
+        path = self.loader.path
+        name = Path(path).name if path else "the recording"
+        self.loading_label.setText(f"Opening {name}: {what}")
+
+    def _on_recording_loaded(self, path: str, feed: object) -> None:
+        if not isinstance(feed, TelemetryFeed):
+            return
+        self.set_feed(feed)
+        self.fit_all()
+        self.recording_opened.emit(path)
+
+    def _on_recording_failed(self, path: str, reason: str) -> None:
+        self._show_feed_state()
+        message = f"Could not open {Path(path).name}: {reason}"
+        if self._feed is None:
+            self.empty_label.setText(message)
+        else:
+            self.view_note.setText(message)
+            self.view_note.setVisible(True)
+        self.recording_failed.emit(path, reason)
+
+    def _strips(self) -> list[StripChart]:
+        return [s for s in (self.throttle_strip, self.cores_strip) if s is not None]
 
     def _rebuild_charts(self) -> None:
         for chart in self.charts.values():
             chart.stop_proxy()
             self.grid.removeWidget(chart)
             chart.deleteLater()
+        for strip in self._strips():
+            strip.stop_proxy()
+            self.grid.removeWidget(strip)
+            strip.deleteLater()
+        self.grid.removeWidget(self.process_table)
         self.charts = {}
+        self.throttle_strip = None
+        self.cores_strip = None
         self._device_series = {}
         self._bases = {}
+        self._browsed = {}
+        self._throttle_rows = ()
+        self._throttle_build = None
+        self._core_series = ()
+        self._cores_build = None
+        self._core_means = ()
         self._columns_count = 0
+        self.overview.extent = None  # a new feed: a new origin
+        self._overview_key = None
         feed = self._feed
         self._devices = tuple(feed.devices()) if feed is not None else ()
         self._update_device_legend()
         if feed is None:
+            self.process_table.setVisible(False)
             return
         rings = {d.key: feed.ring(d.key) for d in self._devices}
         for metric in CHART_METRICS:
@@ -917,12 +858,61 @@ class TelemetryPage(QWidget):
                 if ring is not None and name in ring.series:
                     self._device_series.setdefault(device.key, []).append((metric, name))
             chart.connect_hover(self.show_readout)
+            chart.view_box.sigRangeChangedManually.connect(
+                lambda _mask, box=chart.view_box: self._on_manual_range(box))
             self._init_y_range(chart)
             self.charts[metric] = chart
+        self._build_strips(feed, rings)
         self._layout_charts()
 
+    def _build_strips(self, feed: TelemetryFeed,
+                      rings: dict[str, SeriesRing | None]) -> None:
+        rows: list[_ThrottleRow] = []
+        for device in self._devices:
+            if device.gpu_index is None:
+                continue
+            name = series_name(device.key, Metric.THROTTLE_REASONS)
+            ring = rings[device.key]
+            in_ring = ring is not None and name in ring.series
+            if in_ring or feed.latest(name) is not None:
+                rows.append(_ThrottleRow(device, name if in_ring else None, None, None))
+        if rows:
+            strip = StripChart("Throttling (why the clocks are held back)")
+            strip.set_rows([r.device.short_label for r in rows])
+            self._connect_strip(strip)
+            self.throttle_strip = strip
+            self._throttle_rows = tuple(rows)
+        host = rings.get(HOST_DEVICE)
+        if host is not None:
+            cores = sorted((int(m.group(1)), name) for name in host.series
+                           if (m := _CORE_METRIC.match(name.rpartition("/")[2])))
+            if cores:
+                low, high = CORE_ROW_PX_RANGE
+                row_px = max(low, min(high, 120 // len(cores)))
+                strip = StripChart("Host CPU per core (%)", row_px=row_px)
+                every = max(1, math.ceil(14 / row_px))
+                strip.set_rows([str(core) for core, _ in cores], every)
+                self._connect_strip(strip)
+                self.cores_strip = strip
+                self._core_series = tuple(cores)
+
+    def _connect_strip(self, strip: StripChart) -> None:
+        strip.time_axis.set_window(self._window_s)
+        strip.connect_hover(self._on_strip_hover)
+        strip.view_box.sigRangeChangedManually.connect(
+            lambda _mask, box=strip.view_box: self._on_manual_range(box))
+
+    def _on_strip_hover(self, strip: StripChart, x_s: float | None, row: int | None) -> None:
+        if x_s is None or self._frame_now is None:
+            strip.crosshair.setVisible(False)
+            strip.readout.setText("")
+            return
+        strip.crosshair.setPos(x_s)
+        strip.crosshair.setVisible(True)
+        strip.readout.setText(html.escape(self.strip_readout_text(strip, x_s, row)))
+
     def _layout_charts(self) -> None:
-        if not self.charts:
+        if not self.charts and not self._strips():
             return
         layout = self.layout()
         margins = layout.contentsMargins() if layout is not None else None
@@ -931,10 +921,26 @@ class TelemetryPage(QWidget):
         if count == self._columns_count:
             return
         self._columns_count = count
-        for chart in self.charts.values():
-            self.grid.removeWidget(chart)
-        for position, chart in enumerate(self.charts.values()):
-            self.grid.addWidget(chart, position // count, position % count)
+        for widget in (*self.charts.values(), *self._strips(), self.process_table):
+            self.grid.removeWidget(widget)
+        row = 0
+        if self.throttle_strip is not None:
+            self.grid.addWidget(self.throttle_strip, row, 0, 1, count)
+            row += 1
+        charts = list(self.charts.values())
+        # The process table under the first row of charts (utilization, VRAM): near the
+        # VRAM it breaks down.
+        first_row, rest = charts[:count], charts[count:]
+        for position, chart in enumerate(first_row):
+            self.grid.addWidget(chart, row, position)
+        row += 1
+        self.grid.addWidget(self.process_table, row, 0, 1, count)
+        row += 1
+        for position, chart in enumerate(rest):
+            self.grid.addWidget(chart, row + position // count, position % count)
+        row += math.ceil(len(rest) / count)
+        if self.cores_strip is not None:
+            self.grid.addWidget(self.cores_strip, row, 0, 1, count)
         for col in range(2):
             self.grid.setColumnStretch(col, 1 if col < count else 0)
 
@@ -955,12 +961,31 @@ class TelemetryPage(QWidget):
         widest = max(widths, default=0)
         return widest if widest >= 16 else 400
 
-    def _draw_frame(self, feed: TelemetryFeed, now: float, force: bool,
-                    texts_due: bool) -> None:
-        window = float(self._window_s)
+    def _tolerance(self) -> float:
+        view = self.view_range
+        width = view.width_s if view is not None else float(self._window_s)
+        return max(2.0 * width / self._plot_columns(), 1.0)
+
+    # ------------------------------------------------------------------ following
+
+    def _draw_following(self, feed: TelemetryFeed, now: float, force: bool,
+                        texts_due: bool) -> None:
+        if self._fit_all:
+            extent = self._extent(feed, now)
+            span = now - extent[0] if extent is not None else float(self._window_s)
+            # Whole minutes, so that the axes change once a minute, not every frame.
+            window = float(max(60, math.ceil(span / 60.0) * 60))
+            key_window = -1
+        else:
+            window = float(self._window_s)
+            key_window = self._window_s
+        self._frame_window = window
+        self._x_origin = now
+        self._set_axes(not feed.live, now, window)
+        self._apply_x_range(-window, window * 0.03)
         start = now - window
         columns = self._plot_columns()
-        key = (self._window_s, columns)
+        key = (key_window, columns)
         # Enough before the window for the sample that carries the line to its left edge.
         slack = max(2.0 * window / columns, 5.0)
         clock = self.clock()
@@ -1003,16 +1028,15 @@ class TelemetryPage(QWidget):
         for chart in self.charts.values():
             chart.update_warning_overlay()
             if texts_due:
+                chart.legend.set_headers(LEGEND_HEADERS)
                 chart.stats = {d.key: self._curve_stats(chart, d.key) for d in chart.devices}
                 self._update_texts(feed, chart)
-        if texts_due:
-            self._update_device_legend()
 
     def _curve_stats(self, chart: TelemetryChart, key: str) -> SeriesStats:
         """Now/min/max from the curve on show (decimation keeps every column's extremes),
         the mean from the device's last full pass over the window."""
         x, y = chart.curve_data.get(key, (np.empty(0), np.empty(0)))
-        inside = y[x >= -self._window_s]
+        inside = y[x >= -self._frame_window]
         finite = inside[np.isfinite(inside)]
         if len(finite) == 0:
             return _NO_STATS
@@ -1024,6 +1048,293 @@ class TelemetryPage(QWidget):
                 raw = base.means[row.index(chart.chart_metric)]
                 mean = None if raw is None else raw * chart.info.display_scale
         return SeriesStats(float(finite[-1]), float(finite.min()), mean, float(finite.max()))
+
+    # ------------------------------------------------------------------ browsing
+
+    def _draw_browsing(self, feed: TelemetryFeed, force: bool, texts_due: bool) -> None:
+        view = self._view
+        if view is None:
+            return
+        origin = self._origin
+        self._x_origin = origin
+        self._frame_window = view.width_s
+        self._set_axes(True, origin, view.width_s)
+        self._apply_x_range(view.start_s - origin, view.end_s - origin)
+        columns = self._plot_columns()
+        # One range width either side, at the same density, so a drag shows data at once.
+        lo, hi = view.start_s - view.width_s, view.end_s + view.width_s
+        total_columns = columns * 3
+        slack = max(2.0 * view.width_s / columns, 1e-3)
+        changed = False
+        for device in self._devices:
+            pairs = self._device_series.get(device.key)
+            ring = feed.ring(device.key)
+            if not pairs or ring is None:
+                continue
+            span = ring.time_span()
+            newest = span[1] if span is not None and span[1] >= lo else None
+            key = (view.start_s, view.end_s, columns, newest)
+            done = self._browsed.get(device.key)
+            # The same range: redone only for new samples in it, and those at most once a
+            # second (a live feed browsed near "now").
+            if done is not None and not force and (
+                    done.key == key or (done.key[:3] == key[:3] and not texts_due)):
+                continue
+            changed = True
+            names = [name for _, name in pairs]
+            pyramid = feed.summary(device.key) if isinstance(feed, SummaryFeed) else None
+            results, stats = self._browse_data(ring, pyramid, names, lo, hi, total_columns,
+                                               view, slack)
+            for (metric, _), (x, y) in zip(pairs, results, strict=True):
+                chart = self.charts[metric]
+                scale = chart.info.display_scale
+                chart.set_curve(device.key, x - origin, y * scale if scale != 1.0 else y)
+            self._browsed[device.key] = _Browsed(key, stats)
+        for chart in self.charts.values():
+            if changed:
+                chart.update_warning_overlay()
+            if texts_due or changed:
+                chart.legend.set_headers(("last", "min", "avg", "max"))
+                chart.stats = {d.key: self._browse_stats(chart, d.key) for d in chart.devices}
+                self._update_texts(feed, chart)
+
+    def _browse_data(self, ring: SeriesRing, pyramid: MinMaxPyramid | None,
+                     names: list[str], lo: float, hi: float, columns: int, view: TimeRange,
+                     slack: float,
+                     ) -> tuple[list[tuple[FloatArray, FloatArray]], tuple[SeriesStats, ...]]:
+        """The curves over lo..hi and the stats over the view: from the pyramid when the
+        range is wide, from the samples otherwise."""
+        if pyramid is not None:
+            rows = [ring.series.index(name) for name in names]
+            decimated = pyramid.decimate(lo, hi, columns, rows)
+            summary = pyramid.stats(view.start_s, view.end_s) if decimated else None
+            if decimated is not None and summary is not None:
+                return (decimated,
+                        tuple(SeriesStats(summary[r].last, summary[r].minimum, summary[r].mean,
+                                          summary[r].maximum) for r in rows))
+        times, block = _take(ring, names, lo - slack, hi + slack)
+        results = self._series_data(times, block, lo, hi, columns)
+        first = int(np.searchsorted(times, view.start_s, side="left"))
+        stop = int(np.searchsorted(times, view.end_s, side="right"))
+        return results, _range_stats(block[:, first:stop])
+
+    def _browse_stats(self, chart: TelemetryChart, key: str) -> SeriesStats:
+        done = self._browsed.get(key)
+        row = [metric for metric, _ in self._device_series.get(key, [])]
+        if done is None or chart.chart_metric not in row:
+            return _NO_STATS
+        stats = done.stats[row.index(chart.chart_metric)]
+        scale = chart.info.display_scale
+
+        def shown(value: float | None) -> float | None:
+            return None if value is None else value * scale
+        return SeriesStats(shown(stats.current), shown(stats.minimum), shown(stats.mean),
+                           shown(stats.maximum))
+
+    # ------------------------------------------------------------------ strips
+
+    def _strip_range(self) -> tuple[float, float, float]:
+        """(lo, hi, density factor): what the strips bin, in unix seconds."""
+        view = self.view_range
+        if view is None:
+            return 0.0, 0.0, 1.0
+        if self._following:
+            return view.start_s, view.end_s, 1.0
+        return view.start_s - view.width_s, view.end_s + view.width_s, 3.0
+
+    def _draw_strips(self, feed: TelemetryFeed, due: bool) -> None:
+        if not self._strips() or self._frame_now is None:
+            return
+        lo, hi, factor = self._strip_range()
+        if hi <= lo:
+            return
+        for strip in self._strips():
+            columns = max(16, int(strip.view_box.width()) or 400)
+            step = (hi - lo) / (columns * factor)
+            build = (self._throttle_build if strip is self.throttle_strip
+                     else self._cores_build)
+            rebuild = (build is None or due or build.key[2] != columns
+                       or abs((build.hi - build.lo) - (hi - lo)) > step
+                       or (not self._following and build.key[:2] != (lo, hi))
+                       or (self._following and abs(lo - build.lo) >= step))
+            if rebuild:
+                bins = round(columns * factor)
+                if strip is self.throttle_strip:
+                    self._throttle_build = self._bin_throttle(feed, strip, lo, hi, bins,
+                                                              columns)
+                else:
+                    self._cores_build = self._bin_cores(feed, strip, lo, hi, bins, columns)
+                build = (self._throttle_build if strip is self.throttle_strip
+                         else self._cores_build)
+            if build is not None:
+                strip.place(build.lo - self._x_origin, build.hi - self._x_origin)
+
+    def _bin_throttle(self, feed: TelemetryFeed, strip: StripChart, lo: float, hi: float,
+                      bins: int, columns: int) -> _StripBuild:
+        flags = np.full((len(self._throttle_rows), bins), np.nan)
+        view = self.view_range
+        rows: list[_ThrottleRow] = []
+        newest: float | None = None
+        for index, entry in enumerate(self._throttle_rows):
+            ring = feed.ring(entry.device.key)
+            last: float | None = None
+            shares = None
+            if entry.name is not None and ring is not None:
+                times, columns_of = ring.snapshot(lo, (entry.name,), hi)
+                values = columns_of[entry.name]
+                flags[index] = _stretch(bin_columns(
+                    times, values[np.newaxis, :], lo, hi, _bins_for(bins, len(times)),
+                    "or")[0], bins)
+                if view is not None:
+                    first = int(np.searchsorted(times, view.start_s, side="left"))
+                    stop = int(np.searchsorted(times, view.end_s, side="right"))
+                    inside = values[first:stop]
+                    shares = throttle_shares(inside)
+                    finite = inside[~np.isnan(inside)]
+                    last = float(finite[-1]) if len(finite) else None
+                if len(times):
+                    newest = max(newest or float(times[-1]), float(times[-1]))
+            rows.append(_ThrottleRow(entry.device, entry.name, last, shares))
+        self._throttle_rows = tuple(rows)
+        strip.set_image(throttle_rgba(flags), lo - self._x_origin, hi - self._x_origin)
+        return _StripBuild((lo, hi, columns, newest), lo, hi)
+
+    def _bin_cores(self, feed: TelemetryFeed, strip: StripChart, lo: float, hi: float,
+                   bins: int, columns: int) -> _StripBuild:
+        ring = feed.ring(HOST_DEVICE)
+        names = [name for _, name in self._core_series]
+        if ring is None:
+            strip.set_image(np.zeros((0, 0, 4), dtype=np.uint8), 0.0, 0.0)
+            return _StripBuild((lo, hi, columns, None), lo, hi)
+        times, block = _take(ring, names, lo, hi)
+        binned = bin_columns(times, block, lo, hi, _bins_for(bins, len(times)), "mean")
+        view = self.view_range
+        if view is not None:
+            first = int(np.searchsorted(times, view.start_s, side="left"))
+            stop = int(np.searchsorted(times, view.end_s, side="right"))
+            self._core_means = tuple(m for m in _means(block[:, first:stop]))
+        strip.set_image(heat_rgba(binned), lo - self._x_origin, hi - self._x_origin)
+        newest = float(times[-1]) if len(times) else None
+        return _StripBuild((lo, hi, columns, newest), lo, hi)
+
+    def _update_strip_texts(self, feed: TelemetryFeed) -> None:
+        strip = self.throttle_strip
+        if strip is not None:
+            lines = []
+            where = "now" if self._following and feed.live else "at the end"
+            for entry in self._throttle_rows:
+                device = entry.device
+                color = gpu_color(device.gpu_index or 0).name()
+                head = (f"<span style='color:{color}'>■</span>&nbsp;"
+                        f"{html.escape(device.short_label)}")
+                reading = feed.latest(series_name(device.key, Metric.THROTTLE_REASONS))
+                reason = self._reason(feed, series_name(device.key, Metric.THROTTLE_REASONS))
+                if entry.shares is None:
+                    why = reason or "no samples in this range"
+                    lines.append(f"{head}: <span style='color:{MUTED_COLOR.name()}'>not "
+                                 f"available: {html.escape(why)}</span>")
+                    continue
+                value = (reading.value if self._following and feed.live and reading is not None
+                         and reading.value is not None else entry.last)
+                words = ", ".join(throttle_reason_names(value)) or "not throttled"
+                slowed, per_reason = entry.shares
+                detail = ", ".join(f"{word} {_percent(share)}" for word, share in
+                                   sorted(per_reason.items(), key=lambda kv: -kv[1]))
+                text = (f"{head}: {html.escape(words)} {where}; slowed {_percent(slowed)} of "
+                        "the range")
+                if detail:
+                    text += f" ({html.escape(detail)})"
+                lines.append(text)
+            lines.append(f"<span style='color:{MUTED_COLOR.name()}'>"
+                         f"{throttle_legend_html()}</span>")
+            strip.set_caption("<br>".join(lines))
+        cores = self.cores_strip
+        if cores is not None:
+            busiest = [(mean, core) for (core, _), mean in
+                       zip(self._core_series, self._core_means, strict=False)
+                       if mean is not None]
+            note = ""
+            if busiest:
+                mean, core = max(busiest)
+                note = f"; busiest in the range: core {core} (avg {mean:.0f} %)"
+            gradient = (f"<span style='{heat_gradient_css()}'>"
+                        "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</span>")
+            cores.set_caption(f"<span style='color:{MUTED_COLOR.name()}'>Mean load per "
+                              f"column: 0 %</span> {gradient} <span style='color:"
+                              f"{MUTED_COLOR.name()}'>100 %{html.escape(note)}</span>")
+
+    # ------------------------------------------------------------------ overview, processes
+
+    def _draw_overview(self, feed: TelemetryFeed, now: float) -> None:
+        extent = self._extent(feed, now)
+        if extent is None:
+            return
+        clock = self.clock()
+        columns = max(64, int(self.overview.view_box.width()) or 600)
+        key = (extent, columns, len(self._devices))
+        # Not on every forced frame (each step of a zoom is one) but when what it shows
+        # changed; live, once time has moved on by a pixel column (and not more often).
+        if key != self._overview_key and (not feed.live or clock >= self._overview_due_at
+                                          or self._overview_key is None):
+            self._overview_key = key
+            self._overview_due_at = clock + max(OVERVIEW_REFRESH_S,
+                                                (extent[1] - extent[0]) / columns)
+            lines: list[tuple[QColor, FloatArray, FloatArray]] = []
+            first, last = extent
+            for device in self._devices:
+                ring = feed.ring(device.key)
+                if ring is None:
+                    continue
+                for metric in OVERVIEW_METRICS:
+                    name = series_name(device.key, metric)
+                    if name not in ring.series:
+                        continue
+                    pyramid = feed.summary(device.key) if isinstance(feed, SummaryFeed) else None
+                    points = (pyramid.decimate(first, last, columns,
+                                               [ring.series.index(name)])
+                              if pyramid is not None else None)
+                    if points is not None:
+                        x, y = points[0]
+                    else:
+                        times, block = _take(ring, [name], first, last)
+                        x, y = decimate_block(times, block, first, last, columns)[0]
+                    color = (HOST_COLOR if device.gpu_index is None
+                             else gpu_color(device.gpu_index))
+                    lines.append((color, x, y))
+            origin = self.overview.origin_s if self.overview.extent is not None else last
+            self.overview.set_lines(lines, extent, origin)
+        view = self.view_range
+        if view is not None:
+            self.overview.set_region(view.start_s, view.end_s)
+
+    def _update_processes(self, feed: TelemetryFeed) -> None:
+        table = self.process_table
+        gpus = [d for d in self._devices if d.gpu_index is not None]
+        if not gpus or not isinstance(feed, ProcessFeed):
+            table.setVisible(False)
+            return
+        entries = [(d, gpu_color(d.gpu_index or 0), feed.processes(d.key)) for d in gpus]
+        if not feed.live and all(snapshot is None for _, _, snapshot in entries):
+            table.setVisible(False)
+            return
+        rows = process_rows(entries, "waiting for the first process list")
+        notes = {(row.note, row.note_is_error) for row in rows}
+        if len(rows) > 1 and len(notes) == 1 and rows[0].note:
+            # Every GPU says the same ("not stored in recordings"): say it once.
+            first_row = rows[0]
+            rows = (ProcessRow("All GPUs", MUTED_COLOR.name(), note=first_row.note,
+                               tooltip=first_row.note),)
+        taken = [s.time_s for _, _, s in entries if s is not None and s.missing_reason is None]
+        when = _clock(max(taken)) if taken else None
+        if feed.live:
+            note = ("Per-process VRAM, listed every few seconds off the sampling path"
+                    + (f"; last list at {when}" if when else ""))
+        else:
+            note = f"Per-process VRAM as listed at {when}" if when else ""
+        table.set_rows(rows, note)
+        table.setVisible(True)
+
+    # ------------------------------------------------------------------ texts
 
     def _update_texts(self, feed: TelemetryFeed, chart: TelemetryChart) -> None:
         devices = {d.key: d for d in self._devices}
@@ -1044,11 +1355,12 @@ class TelemetryPage(QWidget):
                                       tooltip=f"{device.label}: {note}"))
                 continue
             if stats.current is None:
-                reading = feed.latest(series_name(device.key, chart.chart_metric))
-                reason = reading.missing_reason if reading is not None else None
+                reason = self._reason(feed, series_name(device.key, chart.chart_metric))
                 if reason:
                     reasons.append(reason)
-                note = f"not available: {reason}" if reason else "no samples in this window"
+                note = (f"not available: {reason}" if reason else
+                        "no samples in this window" if self._following else
+                        "no samples in this range")
                 rows.append(LegendRow(color, name, note=note, tooltip=f"{device.label}: {note}"))
                 continue
             above = chart.warn_at is not None and stats.current >= chart.warn_at
@@ -1067,8 +1379,18 @@ class TelemetryPage(QWidget):
         elif reasons:
             chart.show_message("not available: " + "; ".join(dict.fromkeys(reasons)))
         else:
-            chart.show_message("waiting for samples")
+            chart.show_message("waiting for samples" if self._following else
+                               "no samples in this range")
         self._apply_y_range(feed, chart)
+
+    def _reason(self, feed: TelemetryFeed, series: str) -> str | None:
+        """Why `series` is missing: now, or at the end of the range on show when the feed
+        knows its reasons over time."""
+        view = self.view_range
+        if not self._following and view is not None and isinstance(feed, ReasonFeed):
+            return feed.reason_at(series, view.end_s)
+        reading = feed.latest(series)
+        return reading.missing_reason if reading is not None else None
 
     def _init_y_range(self, chart: TelemetryChart) -> None:
         info = chart.info
@@ -1111,8 +1433,7 @@ class TelemetryPage(QWidget):
         feed = self._feed
         if feed is None:
             return []
-        columns = self._plot_columns()
-        tolerance = max(2.0 * self._window_s / columns, 1.0)
+        tolerance = self._tolerance()
         scale = chart.info.display_scale
         out: list[tuple[FeedDevice, float | None]] = []
         for device in chart.devices:
@@ -1138,13 +1459,29 @@ class TelemetryPage(QWidget):
         return decimate_block(times, block, start, end, columns)
 
 
-@dataclass(frozen=True, slots=True)
-class _Base:
-    key: tuple[int, int]  # (window, columns) it was decimated for
-    last_time: float  # the newest sample it holds
-    points: list[tuple[FloatArray, FloatArray]]  # per series: absolute times, stored values
-    means: tuple[float | None, ...]  # per series, over the window, in stored units
-    built_at: float  # page clock
+def _bins_for(columns: int, samples: int) -> int:
+    """Time columns for a strip: one per pixel column, but no more than about half the
+    samples, so that sparse samples do not leave empty stripes between them."""
+    return max(1, min(columns, samples // 2))
+
+
+def _stretch(row: FloatArray, columns: int) -> FloatArray:
+    """A row of fewer bins widened to `columns` by repeating each bin."""
+    if len(row) == columns:
+        return row
+    index = (np.arange(columns) * len(row)) // columns
+    return row[index]
+
+
+def _percent(share: float) -> str:
+    """0.234 -> "23 %"; a share above 0 but under 1 % -> "<1 %"."""
+    if 0 < share < 0.005:
+        return "<1 %"
+    return f"{share * 100:.0f} %"
+
+
+def _clock(time_s: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(time_s))
 
 
 def _means(block: FloatArray) -> tuple[float | None, ...]:
@@ -1156,15 +1493,29 @@ def _means(block: FloatArray) -> tuple[float | None, ...]:
                  for i in range(block.shape[0]))
 
 
+def _range_stats(block: FloatArray) -> tuple[SeriesStats, ...]:
+    """Per row of `block` (samples of a range): last, min, mean, max, ignoring NaN."""
+    out: list[SeriesStats] = []
+    means = _means(block)
+    for row in range(block.shape[0]):
+        values = block[row]
+        finite = values[~np.isnan(values)]
+        if len(finite) == 0:
+            out.append(_NO_STATS)
+            continue
+        out.append(SeriesStats(float(finite[-1]), float(finite.min()), means[row],
+                               float(finite.max())))
+    return tuple(out)
+
+
 def _take(ring: SeriesRing, names: Sequence[str], since_s: float,
           until_s: float) -> tuple[FloatArray, FloatArray]:
     """Rows of `ring` with since_s <= time <= until_s, as (times, values[series, row])."""
-    times, columns = ring.snapshot(since_s=since_s, series=names)
-    stop = int(np.searchsorted(times, until_s, side="right"))
-    block = np.empty((len(names), stop))
+    times, columns = ring.snapshot(since_s=since_s, series=names, until_s=until_s)
+    block = np.empty((len(names), len(times)))
     for row, name in enumerate(names):
-        block[row] = columns[name][:stop]
-    return times[:stop], block
+        block[row] = columns[name]
+    return times, block
 
 
 def _has_series(feed: TelemetryFeed, ring: SeriesRing | None, name: str) -> bool:
@@ -1175,7 +1526,8 @@ def _value_near(ring: SeriesRing | None, name: str, when: float, tolerance: floa
                 scale: float) -> float | None:
     if ring is None or name not in ring.series:
         return None
-    times, values = ring.snapshot(since_s=when - tolerance, series=(name,))
+    times, values = ring.snapshot(since_s=when - tolerance, series=(name,),
+                                  until_s=when + tolerance)
     if len(times) == 0:
         return None
     column = values[name]
@@ -1184,9 +1536,3 @@ def _value_near(ring: SeriesRing | None, name: str, when: float, tolerance: floa
     if abs(float(times[nearest]) - when) > tolerance or not math.isfinite(value):
         return None
     return value * scale
-
-
-def _hover_point(event: object) -> QPointF | None:
-    args = event if isinstance(event, tuple) else (event,)
-    point = args[0] if args else None
-    return point if isinstance(point, QPointF) else None

@@ -24,7 +24,13 @@ from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_inventory
 from gpuscope.telemetry.export import export_csv
 from gpuscope.telemetry.metrics import Reading
-from gpuscope.telemetry.recorder import Recorder, RecordingError, open_recording
+from gpuscope.telemetry.recorder import (
+    LoadCancelled,
+    Recorder,
+    RecordingError,
+    open_recording,
+    write_recording,
+)
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import BaseSource
 
@@ -79,7 +85,7 @@ def test_a_recording_round_trips(tmp_path: Path) -> None:
     with open_recording(path) as recording:
         meta = recording.meta
         assert (meta.format, meta.version, meta.rate_hz, meta.complete) == (
-            "gpuscope-recording", 1, 10.0, True)
+            "gpuscope-recording", 2, 10.0, True)
         assert meta.started_utc and meta.gpuscope_version
         assert isinstance(meta.inventory, dict)
         assert meta.inventory["gpus"][0]["pci_bus"] == "0000:03:00.0"
@@ -236,7 +242,7 @@ def make_sqlite(path: Path, script: str) -> None:
     ("directory", "is a directory, not a recording"),
     ("foreign", "is an SQLite file but not a gpuscope recording"),
     ("other_format", "not a gpuscope recording (format 'something-else')"),
-    ("newer", "recording version 2 is newer than this gpuscope reads (1)"),
+    ("newer", "recording version 3 is newer than this gpuscope reads (2)"),
     ("garbage", "damaged recording"),
     ("bad_version", "recording version 'one' is not a number"),
 ])
@@ -258,7 +264,7 @@ def test_files_that_are_not_recordings_give_one_line_errors(
         make_sqlite(path, schema + "INSERT INTO meta VALUES ('format', 'something-else');")
     elif setup == "newer":
         make_sqlite(path, schema + "INSERT INTO meta VALUES ('format', 'gpuscope-recording');"
-                                   "INSERT INTO meta VALUES ('version', '2');")
+                                   "INSERT INTO meta VALUES ('version', '3');")
     elif setup == "bad_version":
         make_sqlite(path, schema + "INSERT INTO meta VALUES ('format', 'gpuscope-recording');"
                                    "INSERT INTO meta VALUES ('version', 'one');")
@@ -310,3 +316,102 @@ def test_nan_values_are_not_stored_and_meta_is_plain_json(tmp_path: Path) -> Non
         assert "(series_id, t)" in index.fetchone()[0]
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert not math.isnan(float(meta["rate_hz"]))
+
+
+# ----------------------------------------------------------------------------- version 2
+
+
+def test_why_a_series_is_missing_is_recorded_when_it_changes(tmp_path: Path) -> None:
+    """StepSource's power is missing every third tick: the recording holds each change of
+    reason (and "" when power is back), not a row per tick."""
+    path = tmp_path / "r.sqlite"
+    record_ticks(path, 7)
+    with open_recording(path) as recording:
+        assert recording.meta.version == 2
+        changes = recording.missing_reasons("0000:03:00.0/power_w")["0000:03:00.0/power_w"]
+        ticks = [T0 + 0.1 * i for i in range(1, 8)]
+        assert [(round(t, 3), why) for t, why in changes] == [
+            (round(ticks[2], 3), "no power this tick"), (round(ticks[3], 3), ""),
+            (round(ticks[5], 3), "no power this tick"), (round(ticks[6], 3), "")]
+        assert recording.reason_at("0000:03:00.0/power_w", ticks[2] + 0.05) == (
+            "no power this tick")
+        assert recording.reason_at("0000:03:00.0/power_w", ticks[4]) is None
+        assert "0000:03:00.0/gpu_util_percent" not in recording.missing_reasons()
+    with sqlite3.connect(path) as db:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    assert (meta["version"], meta["min_reader_version"]) == ("2", "1")
+
+
+def test_a_version_1_recording_still_opens_without_reasons(tmp_path: Path) -> None:
+    path = tmp_path / "v1.sqlite"
+    record_ticks(path, 6)
+    with sqlite3.connect(path) as db:  # what gpuscope wrote before reasons were stored
+        db.execute("DROP TABLE missing")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'version'")
+        db.execute("DELETE FROM meta WHERE key = 'min_reader_version'")
+    with open_recording(path) as recording:
+        assert recording.meta.version == 1
+        assert recording.missing_reasons() == {}
+        assert recording.reason_at("0000:03:00.0/power_w", T0 + 0.3) is None
+        assert recording.sample_count() == 6 * 2 * 3 - 2 * 2
+        assert len(recording.load_into_rings()["0000:03:00.0"]) == 6
+
+
+def test_a_newer_recording_that_older_readers_can_read_opens(tmp_path: Path) -> None:
+    path = tmp_path / "v9.sqlite"
+    record_ticks(path, 3)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '9' WHERE key = 'version'")
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'min_reader_version'")
+    with open_recording(path) as recording:
+        assert recording.meta.version == 9 and recording.sample_count() == 3 * 2 * 3 - 2
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'min_reader_version'")
+    with pytest.raises(RecordingError, match="version 9 is newer than this gpuscope reads"):
+        open_recording(path)
+
+
+def test_arrays_written_as_a_recording_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "arrays.sqlite"
+    times = T0 + np.arange(50, dtype=np.float64) * 0.5
+    util = np.linspace(0.0, 98.0, 50)
+    util[10:15] = np.nan
+    write_recording(path, times, {"0000:03:00.0/gpu_util_percent": util,
+                                  "host/host_cpu_percent": np.full(50, 12.5)},
+                    rate_hz=2.0, sources={"host/host_cpu_percent": "psutil.cpu_percent()"},
+                    reasons={"0000:03:00.0/fan_rpm": "no fan"})
+    with open_recording(path) as recording:
+        assert recording.meta.complete and recording.meta.rate_hz == 2.0
+        read_times, values = recording.read("0000:03:00.0/gpu_util_percent")
+        assert len(read_times) == 45 and values[-1] == 98.0
+        series = {s.name: s for s in recording.series}
+        assert series["host/host_cpu_percent"].source == "psutil.cpu_percent()"
+        assert recording.reason_at("0000:03:00.0/fan_rpm", T0 + 10) == "no fan"
+        progress: list[tuple[int, int]] = []
+        rings = recording.load_into_rings(progress=lambda done, total: progress.append(
+            (done, total)))
+        assert progress[-1] == (len(recording.series), len(recording.series))
+        _, columns = rings["0000:03:00.0"].snapshot()
+        assert np.array_equal(columns["0000:03:00.0/gpu_util_percent"], util,
+                              equal_nan=True)
+        with pytest.raises(LoadCancelled):
+            recording.load_into_rings(cancelled=lambda: True)
+
+
+def test_a_lost_gpu_and_a_pause_in_recording_are_gaps_in_the_rings(tmp_path: Path) -> None:
+    path = tmp_path / "gaps.sqlite"
+    times = T0 + np.concatenate((np.arange(20.0), 40.0 + np.arange(10.0)))  # a 21 s pause
+    util = np.full(len(times), 50.0)
+    util[5:9] = np.nan  # the GPU gave nothing while the host did: lost
+    write_recording(path, times, {"0000:03:00.0/gpu_util_percent": util,
+                                  "host/host_cpu_percent": np.full(len(times), 10.0)},
+                    rate_hz=1.0)
+    with open_recording(path) as recording:
+        rings = recording.load_into_rings()
+    ring_times, columns = rings["0000:03:00.0"].snapshot()
+    gpu = columns["0000:03:00.0/gpu_util_percent"]
+    assert np.isnan(gpu[5:9]).all() and ring_times[5] == T0 + 5
+    pause = np.flatnonzero(ring_times == T0 + 20.0)  # one period after the last sample
+    assert len(pause) == 1 and np.isnan(gpu[pause[0]])
+    host_times, _ = rings["host"].snapshot()
+    assert np.array_equal(host_times, ring_times)

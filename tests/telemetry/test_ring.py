@@ -142,3 +142,30 @@ def test_bad_construction_is_refused() -> None:
         SeriesRing(SERIES, 0)
     with pytest.raises(ValueError):
         SeriesRing(("a", "a"), 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(capacity=st.integers(1, 20), appended=rows, since=st.floats(-5, 70),
+       width=st.floats(0, 40))
+def test_a_range_snapshot_holds_exactly_the_rows_in_the_range(
+        capacity: int, appended: list[dict[str, float | None]], since: float,
+        width: float) -> None:
+    """Wrapped or not, `snapshot(since, until)` is the full snapshot cut to the range, and
+    `time_span` its two ends."""
+    ring = SeriesRing(SERIES, capacity)
+    for t, row in enumerate(appended):
+        ring.append(float(t), row)
+    all_times, all_columns = ring.snapshot()
+    times, columns = ring.snapshot(since_s=since, series=["gpu/a", "gpu/c"],
+                                   until_s=since + width)
+    keep = (all_times >= since) & (all_times <= since + width)
+    assert np.array_equal(times, all_times[keep])
+    for name in ("gpu/a", "gpu/c"):
+        assert np.array_equal(columns[name], all_columns[name][keep], equal_nan=True)
+    until_only, _ = ring.snapshot(until_s=since, series=())
+    assert np.array_equal(until_only, all_times[all_times <= since])
+    span = ring.time_span()
+    if len(all_times):
+        assert span == (all_times[0], all_times[-1])
+    else:
+        assert span is None

@@ -350,3 +350,29 @@ def test_series_carry_units_and_labels() -> None:
             Sampler([CountingSource("x"), CountingSource("x")])
     finally:
         sampler.stop()
+
+
+def test_ticks_carry_the_changes_of_why_a_series_is_missing() -> None:
+    """A reason is sent when it appears or changes, "" when the series has values again: what
+    a recording stores."""
+    source = CountingSource("0000:01:00.0", isolated=False)
+    sampler = Sampler([source], rate_hz=20.0)
+    events: list[TickEvent] = []
+    sampler.subscribe(events.append)
+    try:
+        sampler.tick()
+        sampler.tick()
+        source.fail_from = 3
+        source.failure = lambda: (_ for _ in ()).throw(OSError("sensor read failed"))
+        sampler.tick()
+        source.heal()
+        sampler.tick()
+    finally:
+        sampler.stop()
+    first, second, failed, healed = events
+    assert first.reasons == {"0000:01:00.0/power_w": "this fake has no power sensor"}
+    assert second.reasons == {}  # unchanged: not repeated
+    assert failed.reasons == {"0000:01:00.0/gpu_util_percent": "OSError: sensor read failed",
+                              "0000:01:00.0/power_w": "OSError: sensor read failed"}
+    assert healed.reasons == {"0000:01:00.0/gpu_util_percent": "",
+                              "0000:01:00.0/power_w": "this fake has no power sensor"}

@@ -615,3 +615,16 @@ def test_amdsmi_answers_of_any_shape_become_values_or_none(answer: object) -> No
         for metric, value in values.items():
             assert metric in query.metrics
             assert value is None or isinstance(value, float)
+
+
+def test_a_gpu_no_reader_lists_processes_of_says_why() -> None:
+    """sysfs has no per-process memory: without amdsmi the page says so instead of waiting."""
+    system = replay("rx7900xtx_rocm.json")
+    with build_sources(system, collect_inventory(system)) as sources:
+        snapshot = by_device(sources)[RX7900].processes()
+        host = by_device(sources)["host"].processes()
+    assert snapshot is not None and snapshot.processes == ()
+    assert snapshot.missing_reason == (
+        "amdsmi: vendor libraries are not read for a replayed snapshot; "
+        "sysfs has no per-process memory")
+    assert host is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -10,7 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuscope.ui.decimate import column_edges, decimate, decimate_block
+from gpuscope.ui.decimate import (
+    MinMaxPyramid,
+    bin_columns,
+    column_edges,
+    decimate,
+    decimate_block,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -197,3 +204,120 @@ def test_rejects_bad_arguments() -> None:
         decimate_block(times, np.zeros((2, 4)), 0.0, 5.0, 10)
     with pytest.raises(ValueError):
         column_edges(0.0, 1.0, 0)
+
+
+# ----------------------------------------------------------------------------- column bins
+
+
+@settings(max_examples=200, deadline=None)
+@given(case(), st.sampled_from(["mean", "max", "or"]))
+def test_bins_reduce_each_column_of_the_range(
+        data: tuple[FloatArray, FloatArray, float, float, int], how: str) -> None:
+    times, values, t_start, t_end, columns = data
+    if how == "or":
+        values = np.where(np.isnan(values), np.nan, np.abs(np.round(values)) % 64)
+    out = bin_columns(times, values[np.newaxis, :], t_start, t_end, columns, how)[0]
+    assert out.shape == (columns,)
+    inside = (times >= t_start) & (times <= t_end)
+    edges = column_edges(t_start, t_end, columns)
+    column_of = np.searchsorted(edges, times, side="right")
+    for column in range(columns):
+        chunk = values[inside & (column_of == column)]
+        chunk = chunk[~np.isnan(chunk)]
+        if t_end <= t_start or len(chunk) == 0:
+            assert math.isnan(out[column])
+        elif how == "mean":
+            assert out[column] == pytest.approx(chunk.mean(), rel=1e-9, abs=1e-6)
+        elif how == "max":
+            assert out[column] == chunk.max()
+        else:
+            assert out[column] == float(np.bitwise_or.reduce(chunk.astype(np.int64)))
+
+
+# ----------------------------------------------------------------------------- the pyramid
+
+
+def long_block(n: int = 200_000, seed: int = 5) -> tuple[FloatArray, FloatArray]:
+    rng = np.random.default_rng(seed)
+    times = 1.8e9 + np.arange(n, dtype=np.float64) * 0.1
+    block = np.cumsum(rng.standard_normal((3, n)), axis=1)
+    block[1, 50_000:60_000] = np.nan  # a long gap
+    block[2, ::777] = np.nan  # scattered missing samples
+    block[0, int(n * 0.62)] = 1e4  # a one-sample spike
+    return times, block
+
+
+def test_the_pyramid_keeps_extremes_spikes_and_gaps_of_a_wide_range() -> None:
+    times, block = long_block()
+    pyramid = MinMaxPyramid(times, block)
+    assert [level.block for level in pyramid.levels][:3] == [16, 128, 1024]
+    assert pyramid.nbytes < block.nbytes  # a summary, not a copy
+    start, end = float(times[0]), float(times[-1])
+    results = pyramid.decimate(start, end, 500)
+    assert results is not None
+    exact = decimate_block(times, block, start, end, 500)
+    known = [dict(zip(times.tolist(), block[row].tolist(), strict=True)) for row in range(3)]
+    for row, (x, y) in enumerate(results):
+        assert np.all(np.diff(x) >= 0)
+        finite = np.isfinite(y)
+        assert finite.sum() <= 2 * 500 + 2
+        for t, v in zip(x[finite], y[finite], strict=True):
+            assert known[row][t] == v  # every point is a sample
+        assert np.nanmax(y) == np.nanmax(block[row]) == np.nanmax(exact[row][1])
+        assert np.nanmin(y) == np.nanmin(block[row])
+    assert 1e4 in results[0][1]
+    x, y = results[1]
+    finite = np.isfinite(y)
+    left = x[finite & (x < times[50_000])].max()
+    right = x[finite & (x > times[59_999])].min()
+    between = (x > left) & (x < right)
+    assert between.any() and np.isnan(y[between]).all()  # the gap is not drawn over
+
+
+def test_the_pyramid_leaves_narrow_ranges_to_the_samples() -> None:
+    times, block = long_block(20_000)
+    pyramid = MinMaxPyramid(times, block)
+    assert pyramid.decimate(float(times[100]), float(times[600]), 400) is None
+    assert MinMaxPyramid(times[:20], block[:, :20]).levels == []
+
+
+@functools.cache
+def long_pyramid() -> tuple[FloatArray, FloatArray, MinMaxPyramid]:
+    times, block = long_block()
+    return times, block, MinMaxPyramid(times, block)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 150_000), st.integers(2_000, 50_000), st.integers(50, 900))
+def test_pyramid_ranges_match_the_samples(first: int, length: int, columns: int) -> None:
+    times, block, pyramid = long_pyramid()
+    stop = min(len(times) - 1, first + length)
+    start_s, end_s = float(times[first]), float(times[stop])
+    results = pyramid.decimate(start_s, end_s, columns)
+    stats = pyramid.stats(start_s, end_s)
+    assert stats is not None
+    level = pyramid.levels[0]
+    # Stats are over whole finest blocks that start in the range.
+    lo = int(np.searchsorted(level.starts, start_s)) * level.block
+    hi = min(len(times), (int(np.searchsorted(level.starts, end_s, side="right"))
+                          * level.block))
+    for row in range(3):
+        window = block[row, lo:hi]
+        finite = window[~np.isnan(window)]
+        if len(finite) == 0:  # inside the long gap
+            assert stats[row] == type(stats[row])(None, None, None, None)
+            continue
+        assert stats[row].minimum == finite.min() and stats[row].maximum == finite.max()
+        assert stats[row].mean == pytest.approx(finite.mean(), rel=1e-9, abs=1e-9)
+        assert stats[row].last == finite[-1]
+        if results is not None:
+            # The curve's extremes are exactly those of the blocks (of the level it was drawn
+            # from) that start in the range.
+            _, y = results[row]
+            assert len(y) <= 4 * columns + 4
+            used = pyramid._level_for(start_s, end_s, columns)
+            assert used is not None
+            size, first_block, stop_block = used[0].block, used[1], used[2]
+            covered = block[row, first_block * size:stop_block * size]
+            assert np.nanmax(y) == np.nanmax(covered)
+            assert np.nanmin(y) == np.nanmin(covered)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -457,3 +458,543 @@ def test_fast_curve_bounds_and_path_follow_each_update(qtbot: Any) -> None:
     xs = [path.elementAt(i).x for i in range(4)]
     assert xs == [-10.0, -5.0, -3.0, 0.0]
     assert not path.elementAt(2).isLineTo()  # a move, not a line, after the gap
+
+
+# ----------------------------------------------------------------------------- browsing
+
+
+def send_wheel(widget: Any, steps: int, at: float = 0.5) -> None:
+    """Wheel steps over a chart, `at` across its width (positive steps: zoom in)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    viewport = widget.viewport()
+    viewport.repaint()  # as on screen: the view maps the mouse with its last painted range
+    centre = QPointF(viewport.width() * at, viewport.height() / 2)
+    event = QWheelEvent(centre, viewport.mapToGlobal(centre), QPoint(0, 0),
+                        QPoint(0, 120 * steps), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(viewport, event)
+
+
+def drag(qtbot: Any, widget: Any, from_x: int, to_x: int) -> None:
+    """A left-button drag across a chart, paced as a hand moves (pyqtgraph drops mouse
+    moves that come faster than 100 Hz)."""
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    viewport = widget.viewport()
+    viewport.repaint()
+    y = viewport.height() / 2
+    left = Qt.MouseButton.LeftButton
+    none = Qt.MouseButton.NoButton
+
+    def send(kind: QEvent.Type, x: float, button: Qt.MouseButton,
+             buttons: Qt.MouseButton) -> None:
+        point = QPointF(x, y)
+        QApplication.sendEvent(viewport, QMouseEvent(
+            kind, point, viewport.mapToGlobal(point), button, buttons,
+            Qt.KeyboardModifier.NoModifier))
+
+    send(QEvent.Type.MouseButtonPress, from_x, left, left)
+    steps = 6
+    for step in range(1, steps + 1):
+        qtbot.wait(15)
+        send(QEvent.Type.MouseMove, from_x + (to_x - from_x) * step / steps, none, left)
+    qtbot.wait(15)
+    send(QEvent.Type.MouseButtonRelease, to_x, left, none)
+
+
+def x_range(page: TelemetryPage, metric: Metric) -> tuple[float, float]:
+    (x0, x1), _ = page.charts[metric].view_box.viewRange()
+    return float(x0), float(x1)
+
+
+def test_a_range_in_the_middle_is_decimated_at_the_plot_width_and_all_charts_show_it(
+        page: TelemetryPage, data: Fixture) -> None:
+    page.set_feed(data.feed)
+    start, end = T0 - 2700.0, T0 - 900.0  # 30 min in the middle of the hour
+    page.set_view_range(start, end)
+    assert not page.is_following
+    assert page.view_range is not None
+    assert (page.view_range.start_s, page.view_range.end_s) == (start, end)
+    ranges = {x_range(page, metric) for metric in page.charts}
+    assert len(ranges) == 1  # every chart on the one range
+    x0, x1 = ranges.pop()
+    width = int(page.charts[Metric.POWER_W].view_box.width())
+    for metric in (Metric.POWER_W, Metric.TEMP_JUNCTION_C):
+        x = curve_x(page, metric, GPU1)
+        # The visible range and one range width either side, nothing more.
+        assert x.min() >= x0 - (x1 - x0) - 2 and x.max() <= x1 + (x1 - x0) + 2
+        visible = (x >= x0) & (x <= x1)
+        assert visible.sum() <= 2 * width + 4 < 1800  # decimated, not every sample
+    # Min/max decimation: the sine's swings over the range survive.
+    y = curve_y(page, Metric.POWER_W, GPU0)
+    visible = (curve_x(page, Metric.POWER_W, GPU0) >= x0) & (
+        curve_x(page, Metric.POWER_W, GPU0) <= x1)
+    assert np.nanmax(y[visible]) == pytest.approx(150.0, abs=0.1)
+    assert np.nanmin(y[visible]) == pytest.approx(50.0, abs=0.1)
+    # The overview boxes the range; the axis shows clock times.
+    region = page.overview.region_s
+    assert region[0] == pytest.approx(start) and region[1] == pytest.approx(end)
+    assert page.charts[Metric.POWER_W].time_axis.clock
+    assert "stats are over this range" in page.view_note.text()
+
+
+def test_stats_follow_the_visible_range(page: TelemetryPage, data: Fixture) -> None:
+    page.set_feed(data.feed)
+    page.set_window_s(3600)
+    # The junction ramp of GPU 1 goes from 60 °C an hour ago to 99 °C now.
+    rows = {row.name: row for row in page.charts[Metric.TEMP_JUNCTION_C].legend.rows}
+    assert rows["GPU 1"].cells[0] == "99.0"
+    page.set_view_range(T0 - 2400.0, T0 - 1200.0)
+    chart = page.charts[Metric.TEMP_JUNCTION_C]
+    assert chart.legend.headers == ("last", "min", "avg", "max")
+    rows = {row.name: row for row in chart.legend.rows}
+    ramp = 60.0 + 39.0 * (np.arange(3600) / 3599.0)
+    sample_times = T0 - 3599.0 + np.arange(3600)
+    inside = ramp[(sample_times >= T0 - 2400.0) & (sample_times <= T0 - 1200.0)]
+    last, low, mean, high = (float(c) for c in rows["GPU 1"].cells)
+    assert last == pytest.approx(inside[-1], abs=0.05)
+    assert low == pytest.approx(inside.min(), abs=0.05)
+    assert mean == pytest.approx(inside.mean(), abs=0.05)
+    assert high == pytest.approx(inside.max(), abs=0.05)
+    assert not rows["GPU 1"].warning  # 86 °C at the end of this range: below 95
+    # A preset over a finished feed: that much up to the end of the range on show.
+    page.set_window_s(300)
+    assert not page.is_following and page.view_range == type(page.view_range)(
+        T0 - 1500.0, T0 - 1200.0)
+    page.follow_live()  # the newest samples again: "now"
+    assert page.is_following
+    assert page.charts[Metric.TEMP_JUNCTION_C].legend.headers[0] == "now"
+
+
+def test_wheel_zoom_stops_following_a_live_feed_and_back_to_live_follows_again(
+        qtbot: Any, page: TelemetryPage, data: Fixture) -> None:
+    live = RingFeed((GPU0, GPU1, HOST), data.rings, latest=data.readings, now=data.clock,
+                    live=True, label="Live test feed")
+    page.set_feed(live)
+    page.set_window_s(900)
+    assert page.is_following and not page.live_button.isVisible()
+    chart = page.charts[Metric.GPU_UTIL_PERCENT]
+    send_wheel(chart.plot_widget, 3, at=0.4)  # zoom in, left of the middle
+    assert not page.is_following
+    assert page.live_button.isVisible()
+    view = page.view_range
+    assert view is not None and view.width_s < 900 * 0.9
+    assert view.end_s < data.clock.now  # the zoom moved away from "now"
+    assert len({x_range(page, metric) for metric in page.charts}) == 1
+    # The redraw follows once the burst of wheel steps settles.
+    qtbot.waitUntil(lambda: curve_x(page, Metric.POWER_W, GPU0).max() <= (
+        view.end_s + view.width_s - page._x_origin + 2.0), timeout=2000)
+    # New samples arrive: the range on show stays where it is.
+    data.grow(30)
+    page.redraw()
+    assert page.view_range == view
+    assert checked_window(page) is None
+    page.live_button.click()
+    assert page.is_following and not page.live_button.isVisible()
+    assert page.frame_now == data.clock.now
+    assert x_range(page, Metric.GPU_UTIL_PERCENT) == (-900.0, 900.0 * 0.03)
+    assert checked_window(page) == 900
+
+
+def checked_window(page: TelemetryPage) -> int | None:
+    button = page.window_buttons.checkedButton()
+    return None if button is None else page.window_buttons.id(button)
+
+
+def test_drag_pans_and_stays_inside_the_data(qtbot: Any, page: TelemetryPage,
+                                             data: Fixture) -> None:
+    page.set_feed(data.feed)
+    page.set_view_range(T0 - 1800.0, T0 - 1200.0)
+    before = page.view_range
+    assert before is not None
+    widget = page.charts[Metric.POWER_W].plot_widget
+    drag(qtbot, widget, 100, 300)  # content to the right: earlier times
+    after = page.view_range
+    assert after is not None
+    assert after.width_s == pytest.approx(before.width_s)
+    assert after.start_s < before.start_s - 60
+    for _ in range(4):  # far past the oldest sample
+        drag(qtbot, widget, 50, 450)
+    oldest = page.view_range
+    first, _last = page.data_extent() or (0.0, 0.0)
+    assert oldest is not None and oldest.start_s == pytest.approx(first)
+    assert oldest.width_s == pytest.approx(before.width_s)
+    assert len({x_range(page, metric) for metric in page.charts}) == 1
+
+
+def test_the_overview_box_moves_the_charts_and_fit_all_shows_everything(
+        qtbot: Any, page: TelemetryPage, data: Fixture) -> None:
+    page.set_feed(data.feed)
+    page.set_window_s(300)
+    page.overview.range_requested.emit(T0 - 3000.0, T0 - 2400.0)  # the user moved the box
+    qtbot.waitUntil(lambda: page.view_range is not None
+                    and page.view_range.start_s == T0 - 3000.0, timeout=1000)
+    assert not page.is_following
+    page.overview.centre_on(T0 - 1000.0)  # a click beside the box
+    view = page.view_range
+    assert view is not None and view.start_s == pytest.approx(T0 - 1300.0)
+    # "5 min" over a recording-like feed: 5 min up to the end of the range on show.
+    page.window_buttons.button(300).click()
+    assert page.view_range == type(view)(view.end_s - 300.0, view.end_s)
+    page.all_button.click()
+    first, last = page.data_extent() or (0.0, 0.0)
+    assert page.view_range is not None
+    assert (page.view_range.start_s, page.view_range.end_s) == (first, last)
+    assert page.all_button.isChecked()
+    x = curve_x(page, Metric.POWER_W, GPU0)
+    width = int(page.charts[Metric.POWER_W].view_box.width())
+    column_s = (last - first) / width
+    assert first - page._x_origin <= x.min() <= first - page._x_origin + column_s
+    assert len(x) <= 2 * width + 4
+
+
+def test_crosshair_readout_while_browsing_reads_the_time_under_the_mouse(
+        page: TelemetryPage, data: Fixture) -> None:
+    page.set_feed(data.feed)
+    page.set_view_range(T0 - 2400.0, T0 - 1200.0)
+    x = (T0 - 1800.0) - page._x_origin
+    text = page.readout_text(Metric.GPU_UTIL_PERCENT, x)
+    assert time.strftime("%H:%M:%S", time.localtime(T0 - 1800.0)) in text
+    assert "(−29:59)" in text and "GPU 1 80.0" in text  # "now" is the newest sample, T0 - 1
+
+
+def test_a_long_static_feed_is_browsed_from_its_pyramid(page: TelemetryPage) -> None:
+    """A day at 2 Hz: fitting it all decimates a summary, not 172,800 samples, and keeps the
+    one-sample spike; the stats are the whole day's."""
+    from gpuscope.ui.decimate import MinMaxPyramid
+
+    n = 172_800
+    times = T0 - 86_400.0 + np.arange(n) * 0.5
+    power = 100.0 + 20.0 * np.sin(np.arange(n) / 5000.0)
+    power[123_456] = 480.0
+    name = series_name(GPU0.key, Metric.POWER_W)
+    ring = SeriesRing([name], n)
+    ring.append_rows(times, {name: power})
+    pyramid = MinMaxPyramid(times, power[np.newaxis, :])
+    feed = RingFeed((GPU0,), {GPU0.key: ring}, summaries={GPU0.key: pyramid})
+    page.set_feed(feed)
+    page.fit_all()
+    chart = page.charts[Metric.POWER_W]
+    x, y = chart.curve_data[GPU0.key]
+    width = int(chart.view_box.width())
+    assert len(y) <= 4 * width + 8
+    assert 480.0 in y and float(times[123_456]) - page._x_origin in x
+    rows = {row.name: row for row in chart.legend.rows}
+    assert rows["GPU 0"].cells == (format_value(power[-1]), format_value(power.min()),
+                                   format_value(power.mean()), "480")
+    # Zoomed into a few minutes: the samples themselves.
+    page.set_view_range(float(times[1000]), float(times[1400]))
+    x, y = chart.curve_data[GPU0.key]
+    visible = (x >= times[1000] - page._x_origin) & (x <= times[1400] - page._x_origin)
+    assert visible.sum() == 401
+
+
+# ----------------------------------------------------------------------------- processes
+
+
+def process_feed(data: Fixture, live: bool = True) -> RingFeed:
+    from gpuscope.telemetry.metrics import GpuProcess, ProcessSnapshot
+
+    snapshots = {
+        GPU0.key: ProcessSnapshot(T0, (
+            GpuProcess(4242, "python3", 6.5 * 2**30, "compute"),
+            GpuProcess(1001, "Xorg", 0.25 * 2**30, "graphics"),
+            GpuProcess(5150, None, None, "compute"))),
+        GPU1.key: ProcessSnapshot(T0, (), None, "nvml: nvmlDeviceGetComputeRunningProcesses: "
+                                  "Insufficient Permissions"),
+    }
+    return RingFeed((GPU0, GPU1, HOST), data.rings, latest=data.readings, now=data.clock,
+                    live=live, label="feed with processes", processes=snapshots)
+
+
+def test_the_process_table_lists_each_gpus_processes_or_why_not(
+        page: TelemetryPage, data: Fixture) -> None:
+    page.set_feed(process_feed(data))
+    table = page.process_table
+    assert table.isVisible()
+    assert table.plain_text().splitlines() == [
+        "GPU 0  4242  python3  6.50  compute",
+        "GPU 0  1001  Xorg  0.25  graphics",
+        "GPU 0  5150  (name not readable)  —  compute",
+        "GPU 1  not available: nvml: nvmlDeviceGetComputeRunningProcesses: Insufficient "
+        "Permissions",
+    ]
+    assert table.table.rowCount() == 4 and table.table.columnSpan(3, 1) == 4
+    assert "listed every few seconds" in table.note.text()
+    assert time.strftime("%H:%M:%S", time.localtime(T0)) in table.note.text()
+
+
+def test_a_live_gpu_without_a_process_list_yet_is_waiting_and_a_recording_says_once(
+        page: TelemetryPage, data: Fixture) -> None:
+    live = RingFeed((GPU0, GPU1, HOST), data.rings, now=data.clock, live=True)
+    page.set_feed(live)
+    assert page.process_table.plain_text().splitlines() == [
+        "All GPUs  waiting for the first process list"]
+    recorded = RingFeed((GPU0, GPU1, HOST), data.rings,
+                        processes_missing="process lists are not stored in recordings")
+    page.set_feed(recorded)
+    assert page.process_table.plain_text() == (
+        "All GPUs  not available: process lists are not stored in recordings")
+    plain = RingFeed((GPU0, GPU1, HOST), data.rings)  # a finished feed that never had any
+    page.set_feed(plain)
+    assert not page.process_table.isVisible()
+
+
+# ----------------------------------------------------------------------------- strips
+
+
+def strip_feed(cores: int = 4) -> tuple[RingFeed, dict[str, SeriesRing]]:
+    """Ten minutes at 1 Hz: GPU 0 power-capped in the second half, GPU 1 hot in the last
+    minute, GPU 2 without throttle status; per-core host load 0, 33, 66, 100 %."""
+    from gpuscope.telemetry.metrics import ThrottleReason
+
+    gpu2 = FeedDevice("0000:0b:00.0", "GPU 2: Test GPU", 2)
+    times = T0 - 600.0 + np.arange(600, dtype=np.float64)
+    flags0 = np.where(np.arange(600) >= 300, float(ThrottleReason.POWER), 0.0)
+    flags1 = np.where(np.arange(600) >= 540,
+                      float(ThrottleReason.THERMAL | ThrottleReason.POWER), 0.0)
+    flags1[100:110] = np.nan
+    rings: dict[str, SeriesRing] = {}
+    for device, flags in ((GPU0, flags0), (GPU1, flags1), (gpu2, None)):
+        names = [series_name(device.key, Metric.GPU_UTIL_PERCENT),
+                 series_name(device.key, Metric.THROTTLE_REASONS)]
+        ring = SeriesRing(names, 600)
+        ring.append_rows(times, {names[0]: np.full(600, 50.0),
+                                 names[1]: flags if flags is not None else np.full(600, np.nan)})
+        rings[device.key] = ring
+    host_names = [series_name(HOST_DEVICE, Metric.HOST_CPU_PERCENT)] + [
+        series_name(HOST_DEVICE, f"cpu{core}_percent") for core in range(cores)]
+    host = SeriesRing(host_names, 600)
+    columns = {host_names[0]: np.full(600, 50.0)}
+    for core in range(cores):
+        columns[host_names[1 + core]] = np.full(600, 100.0 * core / max(cores - 1, 1))
+    host.append_rows(times, columns)
+    rings[HOST_DEVICE] = host
+    readings = {series_name(gpu2.key, Metric.THROTTLE_REASONS): Reading(
+        None, missing_reason="amdsmi: throttle status not supported by this GPU")}
+    feed = RingFeed((GPU0, GPU1, gpu2, HOST), rings, latest=readings, now=float(times[-1]),
+                    label="strips")
+    return feed, rings
+
+
+def image_colour(strip: Any, row: int, at: float) -> tuple[int, int, int, int]:
+    """The RGBA of a strip's image at `at` across it (0..1), row `row`."""
+    image = strip.image_data
+    column = min(image.shape[1] - 1, int(at * image.shape[1]))
+    return tuple(int(c) for c in image[row, column])  # type: ignore[return-value]
+
+
+def test_the_throttle_strip_colours_each_gpus_reasons_and_says_why_one_has_none(
+        page: TelemetryPage) -> None:
+    from gpuscope.ui.telemetry_strips import NO_SAMPLE_COLOR, THROTTLE_COLORS
+
+    colours = {reason.name: color for reason, color in THROTTLE_COLORS}
+    feed, _ = strip_feed()
+    page.set_feed(feed)
+    page.set_window_s(600)
+    strip = page.throttle_strip
+    assert strip is not None and strip.rows == ("GPU 0", "GPU 1", "GPU 2")
+    assert Metric.THROTTLE_REASONS not in page.charts  # flags are not a line
+    power = colours["POWER"]
+    thermal = colours["THERMAL"]
+    assert image_colour(strip, 0, 0.25)[3] == 0  # not throttled: nothing drawn
+    assert image_colour(strip, 0, 0.75)[:3] == (power.red(), power.green(), power.blue())
+    # GPU 1 at the end: thermal and power, drawn as the more serious, thermal.
+    assert image_colour(strip, 1, 0.99)[:3] == (thermal.red(), thermal.green(), thermal.blue())
+    grey = NO_SAMPLE_COLOR
+    assert image_colour(strip, 2, 0.5) == (grey.red(), grey.green(), grey.blue(), grey.alpha())
+    caption = strip.caption_text.splitlines()
+    assert caption[0] == "■ GPU 0: power cap at the end; slowed 50 % of the range (power cap 50 %)"
+    assert caption[1].startswith("■ GPU 1: power cap, thermal at the end; slowed 10 % of the "
+                                 "range")
+    assert caption[2] == ("■ GPU 2: not available: amdsmi: throttle status not supported by "
+                          "this GPU")
+    # Over the first half only, GPU 0 was not throttled.
+    page.set_view_range(T0 - 600.0, T0 - 320.0)
+    assert page.throttle_strip is not None
+    line = page.throttle_strip.caption_text.splitlines()[0]
+    assert line == "■ GPU 0: not throttled at the end; slowed 0 % of the range"
+    text = page.strip_readout_text(page.throttle_strip, (T0 - 100.0) - page._x_origin, 0)
+    assert text.endswith("GPU 0: power cap")
+
+
+def test_the_per_core_strip_shows_each_cores_load(page: TelemetryPage) -> None:
+    from gpuscope.ui.telemetry_strips import heat_lut
+
+    feed, _ = strip_feed(cores=4)
+    page.set_feed(feed)
+    page.set_window_s(600)
+    strip = page.cores_strip
+    assert strip is not None and strip.rows == ("0", "1", "2", "3")
+    lut = heat_lut()
+    assert image_colour(strip, 0, 0.5) == tuple(int(c) for c in lut[0])  # idle core
+    assert image_colour(strip, 3, 0.5) == tuple(int(c) for c in lut[255])  # busy core
+    assert "busiest in the range: core 3 (avg 100 %)" in strip.caption_text
+    text = page.strip_readout_text(strip, -60.0, 1)
+    assert text.endswith("core 1: 33.3 %")
+    # The host CPU total is still a chart of its own.
+    assert Metric.HOST_CPU_PERCENT in page.charts
+
+
+def test_a_page_without_throttle_or_core_series_has_no_strips(
+        page: TelemetryPage, data: Fixture) -> None:
+    page.set_feed(data.feed)
+    assert page.throttle_strip is None and page.cores_strip is None
+
+
+# ----------------------------------------------------------------------------- recordings
+
+
+def test_a_recording_opens_off_the_gui_thread_and_shows_all_of_it_with_reasons(
+        qtbot: Any, page: TelemetryPage, tmp_path: Path) -> None:
+    from gpuscope.telemetry.recorder import write_recording
+
+    path = tmp_path / "r.sqlite"
+    times = T0 + np.arange(1200, dtype=np.float64)
+    util = np.full(1200, 40.0)
+    fan = np.full(1200, 900.0)
+    fan[1000:] = np.nan  # the fan sensor went away for the last 200 s
+    write_recording(path, times, {series_name(GPU0.key, Metric.GPU_UTIL_PERCENT): util,
+                                  series_name(GPU0.key, Metric.FAN_RPM): fan},
+                    rate_hz=1.0)
+    import sqlite3
+
+    with sqlite3.connect(path) as db:  # as the recorder writes a reason change
+        series_id = db.execute("SELECT id FROM series WHERE name = ?",
+                               (series_name(GPU0.key, Metric.FAN_RPM),)).fetchone()[0]
+        db.execute("INSERT INTO missing VALUES (?, ?, ?)", (T0 + 1000, series_id,
+                                                           "hwmon fan1_input vanished"))
+    progress: list[float] = []
+    page.loader.progress.connect(lambda fraction, _what: progress.append(fraction))
+    with qtbot.waitSignal(page.recording_opened, timeout=10_000) as opened:
+        page.open_recording(path)
+        assert page.stack.currentWidget() is page.loading_panel
+    assert opened.args == [str(path)]
+    assert progress and progress[-1] == 1.0
+    assert page.stack.currentWidget() is page.scroll_area
+    assert page.source_label.text().startswith("Recording r.sqlite, ")
+    view = page.view_range
+    assert view is not None and (view.start_s, view.end_s) == (T0, T0 + 1199)
+    assert page.all_button.isChecked()
+    # At the end the fan was missing, with its reason; earlier on it was not.
+    page.set_view_range(T0 + 1050, T0 + 1150)
+    fan_chart = page.charts[Metric.FAN_RPM]
+    assert fan_chart.message == "not available: hwmon fan1_input vanished"
+    page.set_view_range(T0 + 100, T0 + 200)
+    assert fan_chart.message == ""
+    assert fan_chart.legend.rows[0].cells[0] == "900"
+
+
+def test_a_file_that_is_not_a_recording_says_why_and_the_page_keeps_going(
+        qtbot: Any, page: TelemetryPage, tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("not a recording")
+    with qtbot.waitSignal(page.recording_failed, timeout=10_000) as failed:
+        page.open_recording(path)
+    assert failed.args[0] == str(path)
+    assert "not a gpuscope recording" in failed.args[1]
+    assert page.stack.currentWidget() is page.empty_label
+    assert page.empty_label.text().startswith("Could not open notes.txt: ")
+    assert not page.is_loading
+
+
+def test_cancelling_a_load_ignores_its_answer(qtbot: Any, page: TelemetryPage,
+                                              tmp_path: Path) -> None:
+    from gpuscope.telemetry.recorder import write_recording
+
+    path = tmp_path / "r.sqlite"
+    write_recording(path, T0 + np.arange(10.0),
+                    {series_name(GPU0.key, Metric.POWER_W): np.full(10, 100.0)}, rate_hz=1.0)
+    opened: list[str] = []
+    page.recording_opened.connect(opened.append)
+    page.open_recording(path)
+    page.cancel_loading()
+    assert not page.is_loading and page.stack.currentWidget() is page.empty_label
+    qtbot.wait(300)
+    assert opened == [] and page.feed is None
+
+
+# ----------------------------------------------------------------------------- the axis
+
+
+def test_clock_ticks_fall_on_whole_clock_steps_and_ranges_stay_inside_the_data() -> None:
+    from gpuscope.ui.telemetry_time import TimeAxis, clamp_range, clock_spacing, utc_offset_s
+
+    assert clock_spacing(600.0, 420.0) == (120, 60)  # 10 min over 420 px: every 2 min
+    assert clock_spacing(86_400.0, 900.0) == (7200, 3600)  # a day: every 2 h
+    assert clock_spacing(30 * 86_400.0, 300.0)[0] % 86_400 == 0
+    axis = TimeAxis()
+    origin = 1_800_000_123.4
+    axis.set_clock(origin)
+    levels = axis.tickSpacing(-700.0, -100.0, 420.0)
+    (major, offset), _ = levels
+    first_tick = math.ceil((-700.0 - offset) / major) * major + offset
+    assert (origin + first_tick + utc_offset_s(origin)) % major == pytest.approx(0.0, abs=1e-6)
+    assert axis.tickStrings([first_tick], 1.0, major) == [
+        time.strftime("%H:%M", time.localtime(origin + first_tick))]
+    axis.set_window(300)
+    assert not axis.clock and axis.tickStrings([0.0, -120.0], 1.0, 60) == ["now", "−2 min"]
+    # A pan past the newest sample keeps its width and stops at the end.
+    view = clamp_range(900.0, 1300.0, 0.0, 1000.0)
+    assert (view.start_s, view.end_s) == (600.0, 1000.0)
+    view = clamp_range(-50.0, 50.0, 0.0, 1000.0)
+    assert (view.start_s, view.end_s) == (0.0, 100.0)
+    assert clamp_range(10.0, 11.0, 0.0, 1000.0).width_s == 5.0  # no narrower than 5 s
+    assert clamp_range(-1e9, 1e9, 0.0, 1000.0) == type(view)(0.0, 1000.0)
+
+
+def test_the_sampler_feed_hands_over_the_samplers_process_lists() -> None:
+    from gpuscope.telemetry.metrics import GpuProcess, ProcessSnapshot
+    from gpuscope.telemetry.sampler import Sampler
+    from gpuscope.telemetry.sources import BaseSource
+    from gpuscope.ui.telemetry_adapters import SamplerFeed
+
+    class Source(BaseSource):
+        device = GPU0.key
+        label = "fake GPU"
+
+        def metrics(self) -> tuple[str, ...]:
+            return ("gpu_util_percent",)
+
+        def read(self) -> dict[str, Reading]:
+            return {"gpu_util_percent": Reading(10.0, "fake")}
+
+        def processes(self) -> ProcessSnapshot | None:
+            return ProcessSnapshot(T0, (GpuProcess(7, "python3", 2.0**30, "compute"),),
+                                   "fake:list")
+
+    sampler = Sampler([Source()], rate_hz=10.0)
+    try:
+        sampler.tick()
+        feed = SamplerFeed(sampler, ())
+        deadline = time.monotonic() + 5
+        while feed.processes(GPU0.key) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        snapshot = feed.processes(GPU0.key)
+        assert snapshot is not None and snapshot.processes[0].name == "python3"
+        assert feed.processes("nope") is None
+    finally:
+        sampler.stop()
+
+
+def test_render_a_recording_zoomed_into_its_middle(tmp_path: Path) -> None:
+    from gpuscope.telemetry.recorder import write_recording
+
+    path = tmp_path / "r.sqlite"
+    times = T0 + np.arange(3600, dtype=np.float64)
+    util = np.where((times >= T0 + 1500) & (times < T0 + 2100), 95.0, 10.0)
+    write_recording(path, times, {series_name(GPU0.key, Metric.GPU_UTIL_PERCENT): util},
+                    rate_hz=1.0)
+    out = tmp_path / "zoomed.png"
+    code = render.main(["--page", "telemetry", "--recording", str(path), "--replay",
+                        str(write_empty_snapshot(tmp_path)), "--telemetry-range", "1200:2400",
+                        "-o", str(out)])
+    assert code == 0 and QImage(str(out)).width() == 1100
+    assert render.main(["--page", "telemetry", "--recording", str(path), "--replay",
+                        str(write_empty_snapshot(tmp_path)), "--telemetry-range", "soon",
+                        "-o", str(out)]) == 2

@@ -1,0 +1,151 @@
+"""The Telemetry page's time axis and visible range.
+
+Charts plot seconds relative to an origin (the frame's "now" while following live, a fixed
+time while browsing), never raw unix times, so that coordinates stay small. `TimeAxis`
+labels them "−5 min … now" while following live, and as clock times ("10:42:30"), on ticks
+aligned to the clock, everywhere else. `clamp_range` keeps a requested range inside the data.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+
+# Axis tick spacing (major, minor) in seconds for each preset window, while following live.
+RELATIVE_TICKS_S: dict[int, tuple[float, float]] = {
+    60: (10, 5), 300: (60, 30), 900: (180, 60), 3600: (600, 300),
+}
+# Clock tick spacings (seconds) and the minor spacing that goes with each.
+_CLOCK_STEPS: tuple[tuple[float, float], ...] = (
+    (1, 0.5), (2, 1), (5, 1), (10, 5), (15, 5), (30, 10), (60, 30), (120, 60), (300, 60),
+    (600, 300), (900, 300), (1800, 600), (3600, 1800), (7200, 3600), (10800, 3600),
+    (21600, 7200), (43200, 21600), (86400, 43200), (172800, 86400), (604800, 86400),
+)
+MIN_LABEL_SPACING_PX = 70.0
+MIN_VIEW_S = 5.0  # the narrowest range zooming in reaches
+
+
+def clock_spacing(span_s: float, pixels: float) -> tuple[float, float]:
+    """(major, minor) tick spacing in seconds: the smallest clock step that leaves at least
+    MIN_LABEL_SPACING_PX between labels over `span_s` drawn `pixels` wide."""
+    wanted = span_s * MIN_LABEL_SPACING_PX / max(pixels, 1.0)
+    for major, minor in _CLOCK_STEPS:
+        if major >= wanted:
+            return major, minor
+    days = math.ceil(wanted / 86400.0)
+    return days * 86400.0, 86400.0
+
+
+def utc_offset_s(time_s: float) -> float:
+    """Seconds east of UTC of the local time zone at `time_s` (clock ticks align to local
+    minutes, hours and midnights)."""
+    return float(time.localtime(time_s).tm_gmtoff)
+
+
+def clock_text(time_s: float, spacing_s: float) -> str:
+    if spacing_s < 60:
+        return time.strftime("%H:%M:%S", time.localtime(time_s))
+    if spacing_s < 86400:
+        return time.strftime("%H:%M", time.localtime(time_s))
+    return time.strftime("%d %b", time.localtime(time_s))
+
+
+class TimeAxis(pg.AxisItem):  # type: ignore[misc]
+    """The x axis of every telemetry chart: seconds relative to `origin_s`."""
+
+    def __init__(self) -> None:
+        super().__init__(orientation="bottom")
+        self.window_s = 300
+        self.clock = False
+        self.origin_s = 0.0
+
+    def set_window(self, seconds: int) -> None:
+        """Label ticks relative to "now" (following live), spaced for a window of
+        `seconds`."""
+        self.window_s = seconds
+        if self.clock:
+            self.prepareGeometryChange()
+        self.clock = False
+        major, minor = RELATIVE_TICKS_S.get(seconds) or clock_spacing(seconds, 450.0)
+        self.setTickSpacing(major, minor)
+        # Keep "now" at the right end even where it would overlap the axis' end.
+        self.setStyle(hideOverlappingLabels=False)
+
+    def set_clock(self, origin_s: float) -> None:
+        """Label ticks with clock times, x being seconds after `origin_s`."""
+        if self.clock and self.origin_s == origin_s:
+            return
+        self.prepareGeometryChange()  # the bounding rect depends on the mode
+        self.clock = True
+        self.origin_s = origin_s
+        self.setTickSpacing()  # automatic again: `tickSpacing` below decides
+        # Clock ticks fall anywhere: drop a label the plot's edge would cut.
+        self.setStyle(hideOverlappingLabels=True)
+        self.picture = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        rect: QRectF = super().boundingRect()
+        if self.clock:
+            return rect  # labels past the ends would be cut: they are dropped
+        # Room for the labels centred on the two ends ("−5 min", "now"); with a grid,
+        # pyqtgraph's own rect has none and drops them.
+        return rect.adjusted(-30, 0, 30, 0)
+
+    def tickSpacing(self, minVal: float, maxVal: float,
+                    size: float) -> list[tuple[float, float]]:
+        if not self.clock:
+            levels: list[tuple[float, float]] = super().tickSpacing(minVal, maxVal, size)
+            return levels
+        major, minor = clock_spacing(maxVal - minVal, size)
+        zone = utc_offset_s(self.origin_s + minVal)
+        # Offsets that put ticks on whole clock steps of local time.
+        return [(major, (-(self.origin_s + zone)) % major),
+                (minor, (-(self.origin_s + zone)) % minor)]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        if self.clock:
+            return [clock_text(self.origin_s + value, spacing) for value in values]
+        strings = []
+        for value in values:
+            ago = -value
+            if abs(ago) < 1e-6:
+                strings.append("now")
+            elif self.window_s >= 300:
+                strings.append(f"−{ago / 60:g} min")
+            else:
+                strings.append(f"−{ago:g} s")
+        return strings
+
+
+@dataclass(frozen=True, slots=True)
+class TimeRange:
+    """A visible range in unix seconds."""
+
+    start_s: float
+    end_s: float
+
+    @property
+    def width_s(self) -> float:
+        return self.end_s - self.start_s
+
+
+def clamp_range(start_s: float, end_s: float, first_s: float, last_s: float,
+                min_width_s: float = MIN_VIEW_S, pad_s: float = 0.0) -> TimeRange:
+    """[start, end] moved and narrowed to lie within the data [first, last + pad]: at least
+    `min_width_s` wide, at most the whole data; a range past an end is shifted back, not
+    cut, so that panning keeps its width."""
+    low, high = first_s, last_s + pad_s
+    if not (math.isfinite(start_s) and math.isfinite(end_s)):
+        return TimeRange(low, high)
+    if end_s < start_s:
+        start_s, end_s = end_s, start_s
+    width = min(max(end_s - start_s, min_width_s), max(high - low, min_width_s))
+    centre = (start_s + end_s) / 2.0
+    start = centre - width / 2.0
+    start = min(max(start, low), high - width) if high - low >= width else low
+    return TimeRange(start, start + width)
