@@ -17,3 +17,10 @@ pytest.register_assert_rewrite("parser_properties")
 # Test helper modules (fakes, slow probes) are imported by dotted name from here.
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
+
+
+@pytest.fixture(autouse=True)
+def _private_config_dir(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows made by tests keep their settings in a temporary folder, never in ~/.config."""
+    monkeypatch.setenv("GPUSCOPE_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))

@@ -1,50 +1,61 @@
-"""The desktop application: `run_gui` sets up Qt and opens the main window."""
+"""The desktop application: `run_gui` sets up Qt, the theme and the settings, and opens the
+main window."""
 
 from __future__ import annotations
 
 import logging
 import sys
 from collections.abc import Sequence
-from importlib import resources
 
-from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from gpuscope import __version__
 from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
+from gpuscope.ui.settings import DEFAULT_TELEMETRY_HZ, SettingsStore
+from gpuscope.ui.theme import app_icon, app_theme
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "gpuscope"
 ORGANISATION = "gpuscope"
-ICON_RESOURCE = "gpuscope.svg"
+# The light and dark palettes are only honoured in full by Fusion: native Windows and macOS
+# styles draw some controls from the OS theme, which would mix light and dark in one window.
+STYLE = "Fusion"
+
+__all__ = ["APP_NAME", "DEFAULT_TELEMETRY_HZ", "ORGANISATION", "app_icon", "run_gui",
+           "setup_application"]
 
 
-def app_icon() -> QIcon:
-    """gpuscope's icon from the packaged resources; an empty icon if it cannot be read."""
-    try:
-        data = resources.files("gpuscope.resources").joinpath(ICON_RESOURCE).read_bytes()
-    except (OSError, ModuleNotFoundError) as exc:
-        log.warning("no application icon: %s", exc)
-        return QIcon()
-    pixmap = QPixmap()
-    if not pixmap.loadFromData(data, "SVG"):
-        log.warning("no application icon: Qt cannot read %s", ICON_RESOURCE)
-        return QIcon()
-    return QIcon(pixmap)
-
-
-DEFAULT_TELEMETRY_HZ = 2.0
+def setup_application(argv: Sequence[str] | None = None) -> QApplication:
+    """The QApplication (the running one, or a new one over `argv`), named, styled and with
+    gpuscope's icon."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(
+        list(argv) if argv is not None else list(sys.argv))
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setOrganizationName(ORGANISATION)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("gpuscope")  # matches resources/gpuscope.desktop
+    if app.style().name().lower() != STYLE.lower() and app.setStyle(STYLE) is None:
+        log.warning("the %s style is missing from this Qt; colours may be off", STYLE)
+    icon = app_icon()
+    if not icon.isNull():
+        app.setWindowIcon(icon)
+    return app
 
 
 def run_gui(
     replay_path: str | None = None, argv: list[str] | None = None,
     imports: Sequence[str] | None = None, recording: str | None = None,
+    settings: SettingsStore | None = None,
 ) -> int:
     """Open gpuscope's window over this machine, or over a snapshot when `replay_path` is
     given, and run until it closes; with `imports` (files of tool outputs), the window opens
     on the machine they describe. A snapshot or output that cannot be read is reported on
-    stderr in one line, and 1 returned, before any window opens."""
+    stderr in one line, and 1 returned, before any window opens. The window's size, page
+    and theme are kept in `settings` (default: the settings file in the user's config
+    directory, or $GPUSCOPE_CONFIG_DIR)."""
     system: System
     if replay_path is not None:
         try:
@@ -65,17 +76,11 @@ def run_gui(
             print(f"gpuscope: {outcome.error}", file=sys.stderr)
             return 1
 
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(
-        list(argv) if argv is not None else list(sys.argv))
-    app.setApplicationName(APP_NAME)
-    app.setApplicationDisplayName(APP_NAME)
-    app.setOrganizationName(ORGANISATION)
-    app.setApplicationVersion(__version__)
-    app.setDesktopFileName("gpuscope")  # matches resources/gpuscope.desktop
-    icon = app_icon()
-    if not icon.isNull():
-        app.setWindowIcon(icon)
+    app = setup_application(argv)
+    store = settings if settings is not None else SettingsStore()
+    # Before any window: widgets built after this take the theme's colours from the start.
+    theme = app_theme()
+    theme.set_choice(store.current.theme)
 
     recorded_feed = None
     if recording is not None:
@@ -88,7 +93,8 @@ def run_gui(
             print(f"gpuscope: {exc}", file=sys.stderr)
             return 1
     # A recording replaces the live sampler: the page charts what was recorded.
-    window = MainWindow(system, live_telemetry_hz=None if recorded_feed else DEFAULT_TELEMETRY_HZ)
+    rate_hz = None if recorded_feed else store.current.telemetry_rate_hz
+    window = MainWindow(system, settings=store, theme=theme, live_telemetry_hz=rate_hz)
     if recorded_feed is not None:
         window.telemetry_page.set_feed(recorded_feed)
         window.select_page("telemetry")

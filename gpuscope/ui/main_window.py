@@ -1,28 +1,33 @@
-"""The main window: a sidebar of pages, a replay/import banner, and probe progress in the
-status bar.
+"""The main window: menus, a sidebar of pages, a replay/import banner, and probe progress
+in the status bar.
 
 The Overview, Stack, Frameworks and Telemetry pages are built; every other page says plainly
 what it will hold. The Telemetry page charts whatever feed `telemetry_page.set_feed()` gives
-it. "Import outputs…" (Ctrl+I) switches every page to a machine described by pasted outputs
-until "Back to this machine".
+it. "Import outputs…" (Ctrl+O) switches every page to a machine described by pasted outputs
+until "Back to this machine". With a `SettingsStore`, the window comes back where it was:
+size, position, page and theme.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
+import logging
 import os
 import sys
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QColor, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, Qt
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor
 from PySide6.QtWidgets import (
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QSizePolicy,
     QStackedWidget,
     QToolBar,
@@ -44,16 +49,31 @@ from gpuscope.model import Inventory, Origin, OriginKind, ProbeState
 from gpuscope.probes.python_envs import discover_python_envs
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import SourceSet, build_sources
+from gpuscope.ui import shortcuts
+from gpuscope.ui.about_dialog import AboutDialog
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader, FrameworkCollector
 from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage
+from gpuscope.ui.settings import DIR_IMPORT, DIR_RECORDING, Settings, SettingsStore
+from gpuscope.ui.shortcuts import ShortcutsDialog
 from gpuscope.ui.stack_page import StackPage
 from gpuscope.ui.telemetry_adapters import SamplerFeed
 from gpuscope.ui.telemetry_page import TelemetryPage
-from gpuscope.ui.theme import BANNER_BACKGROUND, BANNER_TEXT, MUTED_COLOR
+from gpuscope.ui.theme import (
+    BANNER_BACKGROUND,
+    BANNER_TEXT,
+    MUTED_COLOR,
+    THEME_LABELS,
+    ThemeChoice,
+    ThemeController,
+    app_icon,
+    app_theme,
+)
 from gpuscope.ui.widgets import plain_tooltip
+
+log = logging.getLogger(__name__)
 
 PAGE_NAMES: tuple[str, ...] = (
     "Overview", "Stack", "Frameworks", "Telemetry", "Benchmarks", "Compare", "Report",
@@ -68,6 +88,9 @@ COMING_LATER = " — coming in a later release"
 # Imported outputs get a blue banner, replays the amber one: two different kinds of "not live".
 IMPORT_BANNER_BACKGROUND = QColor("#9cc8ff")
 BACK_TO_LIVE = "Back to this machine"
+# How long a passing note (settings file, recording opened) stays in the status bar.
+SETTINGS_NOTE_MS = 15_000
+RECORDING_FILTER = "Telemetry recordings (*.sqlite *.sqlite3 *.db);;All files (*)"
 
 
 def replay_banner_text(origin: Origin) -> str | None:
@@ -141,8 +164,13 @@ class MainWindow(QMainWindow):
         find_environments: EnvironmentFinder = discover_python_envs,
         current_python: str = sys.executable,
         live_telemetry_hz: float | None = None,
+        settings: SettingsStore | None = None,
+        theme: ThemeController | None = None,
     ) -> None:
         super().__init__(parent)
+        # Without a store (tests, renders) the settings live in memory and are never saved.
+        self._store = settings
+        self._memory_settings = Settings()
         # The sampler starts once the probes have finished (it needs the GPU list); None
         # leaves the Telemetry page without a feed (tests, renders, replays of old files).
         self._system = system
@@ -153,7 +181,14 @@ class MainWindow(QMainWindow):
         self._telemetry_task.done.connect(self._on_sampler_ready)
         self._telemetry_task.failed.connect(self._on_sampler_failed)
         self.setWindowTitle("gpuscope")
+        icon = app_icon()
+        if not icon.isNull():
+            self.setWindowIcon(icon)
         self.resize(1100, 750)
+        if theme is None:
+            theme = app_theme()
+            theme.set_choice(self.settings.theme)
+        self.theme = theme
         self.loader = InventoryLoader(system, probes, probe_timeout_s, parent=self)
         self.doctor = DoctorLoader(system, framework_collector, framework_timeout_s, parent=self)
         self._import_dialog: ImportDialog | None = None
@@ -163,9 +198,9 @@ class MainWindow(QMainWindow):
             description = system.snapshot.meta.get("description")
             self._snapshot_description = str(description) if description else None
 
-        self.import_action = QAction("Import outputs…", self)
+        self.import_action = QAction("&Import outputs…", self)
         self.import_action.setIconText("Import outputs…")  # Qt drops the "…" otherwise
-        self.import_action.setShortcut(QKeySequence("Ctrl+I"))
+        shortcuts.bind(self.import_action, shortcuts.IMPORT)
         self.import_action.setToolTip(
             "Diagnose another machine from its rocminfo, rocm-smi, amd-smi, nvidia-smi, "
             "collect_env, dmesg or lspci output")
@@ -252,7 +287,7 @@ class MainWindow(QMainWindow):
                 self.pages.addWidget(_placeholder_page(name))
             self.sidebar.addItem(item)
         self.sidebar.currentRowChanged.connect(self.pages.setCurrentIndex)
-        self.sidebar.setCurrentRow(0)
+        self.sidebar.currentRowChanged.connect(self._sync_page_actions)
         body.addWidget(side)
         body.addWidget(self.pages, 1)
         column.addLayout(body, 1)
@@ -260,6 +295,16 @@ class MainWindow(QMainWindow):
 
         self.progress_label = QLabel()
         self.statusBar().addWidget(self.progress_label, 1)
+
+        self._shortcuts_dialog: ShortcutsDialog | None = None
+        self._about_dialog: AboutDialog | None = None
+        self._was_maximized = False  # before full screen, to go back to it
+        self._showing_recording = False
+        self.telemetry_page.recording_opened.connect(self._on_recording_opened)
+        self.telemetry_page.recording_failed.connect(self._on_recording_failed)
+        self._build_menus()
+        self.sidebar.setCurrentRow(0)
+        self._restore_settings()
 
         self.doctor.diagnosis_changed.connect(self._on_diagnosis)
         self.loader.inventory_changed.connect(self._on_inventory)
@@ -302,6 +347,93 @@ class MainWindow(QMainWindow):
     def current_page_name(self) -> str:
         return PAGE_NAMES[self.pages.currentIndex()]
 
+    @property
+    def settings(self) -> Settings:
+        """The settings of this run (what the window saves when it closes)."""
+        return self._store.current if self._store is not None else self._memory_settings
+
+    @property
+    def settings_store(self) -> SettingsStore | None:
+        return self._store
+
+    def menus(self) -> list[QMenu]:
+        """The menu bar's menus, in order."""
+        return [self.file_menu, self.view_menu, self.help_menu]
+
+    def set_theme(self, choice: ThemeChoice) -> None:
+        """Use the light or dark theme, or follow the system; kept for the next run."""
+        self.theme.set_choice(choice)
+        self.theme_actions[choice].setChecked(True)
+        self._put_settings(dataclasses.replace(self.settings, theme=choice))
+        self.save_settings()
+
+    def refresh(self) -> None:
+        """Probe this machine (or the replayed snapshot) again, off the GUI thread."""
+        if self.is_imported:
+            return
+        self.loader.start()
+        self._on_inventory(self.loader.inventory)
+        self._update_progress()
+
+    def set_full_screen(self, on: bool) -> None:
+        if on == self.isFullScreen():
+            return
+        if on:
+            self._was_maximized = self.isMaximized()
+            self.showFullScreen()
+        elif self._was_maximized:
+            self.showMaximized()
+        else:
+            self.showNormal()
+
+    def choose_recording(self) -> None:
+        """File > Open recording…: pick a recording file, then chart it."""
+        path, _filter = QFileDialog.getOpenFileName(
+            self, "Open a telemetry recording", self.settings.dialog_dir(DIR_RECORDING),
+            RECORDING_FILTER)
+        if path:
+            self.open_recording(path)
+
+    def open_recording(self, path: str) -> None:
+        """Chart the recording at `path` on the Telemetry page (read off the GUI thread);
+        the status bar says when it is open, or why it could not be."""
+        self._put_settings(self.settings.with_dialog_dir(
+            DIR_RECORDING, os.path.dirname(os.path.abspath(path))))
+        self._showing_recording = True
+        self.select_page("Telemetry")
+        self.telemetry_page.open_recording(path)
+
+    def open_shortcuts_dialog(self) -> ShortcutsDialog:
+        """Help > Keyboard shortcuts (not blocking)."""
+        if self._shortcuts_dialog is None:
+            self._shortcuts_dialog = ShortcutsDialog(self.menus(), self)
+        self._shortcuts_dialog.open()
+        return self._shortcuts_dialog
+
+    def open_about_dialog(self) -> AboutDialog:
+        """Help > About gpuscope (not blocking)."""
+        if self._about_dialog is None:
+            extra = [("Settings file", str(self._store.path))] if self._store else []
+            self._about_dialog = AboutDialog(self.windowIcon(), extra, self)
+        self._about_dialog.open()
+        return self._about_dialog
+
+    def save_settings(self) -> bool:
+        """Write the settings (window geometry and state, page, theme) to the store; False,
+        with the reason in the status bar, when it cannot. True without a store."""
+        self._put_settings(dataclasses.replace(
+            self.settings,
+            window_geometry=bytes(self.saveGeometry().data()),
+            window_state=bytes(self.saveState().data()),
+            last_page=self.current_page_name(),
+        ))
+        if self._store is None:
+            return True
+        if self._store.save():
+            return True
+        self._show_settings_problem()
+        return False
+
     def open_import_dialog(self) -> ImportDialog:
         """Show the "Import outputs" dialog (not blocking) and return it."""
         if self._import_dialog is None:
@@ -314,6 +446,7 @@ class MainWindow(QMainWindow):
         """Show `machine` on every page, with the import banner, until `show_live()`."""
         self._ignored_inputs = tuple(ignored)
         self.back_action.setEnabled(True)
+        self.refresh_action.setEnabled(False)
         self.doctor.show_imported(machine)
         self._show_inventory(machine.inventory, ())
         self._update_progress()
@@ -322,6 +455,7 @@ class MainWindow(QMainWindow):
         """Back to the machine gpuscope runs on (or the replayed snapshot)."""
         self._ignored_inputs = ()
         self.back_action.setEnabled(False)
+        self.refresh_action.setEnabled(True)
         self.doctor.show_live()
         self._show_inventory(self.loader.inventory, self.loader.pending)
         self._update_progress()
@@ -337,6 +471,8 @@ class MainWindow(QMainWindow):
         assert isinstance(started, tuple)
         sampler, sources = started
         self._sampler, self._sources = sampler, sources
+        if self._showing_recording:
+            return  # the recording the user opened stays on the page
         label = None
         if isinstance(self._system, ReplaySystem):
             label = (f"Replay of {self._system.source}: values as captured, repeated "
@@ -365,12 +501,128 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ events
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_settings()
         self.shutdown()
         super().closeEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.WindowStateChange and hasattr(self, "full_screen_action"):
+            self.full_screen_action.setChecked(self.isFullScreen())
+        super().changeEvent(event)
+
+    # ------------------------------------------------------------------ menus and settings
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("&File")
+        self.file_menu.addAction(self.import_action)
+        self.file_menu.addAction(self.back_action)
+        self.file_menu.addSeparator()
+        self.open_recording_action = shortcuts.bind(QAction("Open &recording…", self),
+                                                    shortcuts.OPEN_RECORDING)
+        self.open_recording_action.setToolTip(
+            "Chart a telemetry recording (made by 'gpuscope record') on the Telemetry page")
+        self.open_recording_action.triggered.connect(self.choose_recording)
+        self.file_menu.addAction(self.open_recording_action)
+        self.file_menu.addSeparator()
+        self.quit_action = shortcuts.bind(QAction("&Quit", self), shortcuts.QUIT)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.quit_action.triggered.connect(self.close)
+        self.file_menu.addAction(self.quit_action)
+
+        self.view_menu = bar.addMenu("&View")
+        self.page_actions: list[QAction] = []
+        pages_group = QActionGroup(self)
+        for index, name in enumerate(PAGE_NAMES):
+            action = shortcuts.bind(QAction(name, self), shortcuts.page_binding(index))
+            action.setCheckable(True)
+            action.triggered.connect(lambda _checked=False, row=index:
+                                     self.sidebar.setCurrentRow(row))
+            pages_group.addAction(action)
+            self.view_menu.addAction(action)
+            self.page_actions.append(action)
+        self.view_menu.addSeparator()
+        self.refresh_action = shortcuts.bind(QAction("&Refresh", self), shortcuts.REFRESH)
+        self.refresh_action.setToolTip("Probe this machine again")
+        self.refresh_action.triggered.connect(self.refresh)
+        self.view_menu.addAction(self.refresh_action)
+        self.full_screen_action = shortcuts.bind(QAction("&Full screen", self),
+                                                 shortcuts.FULL_SCREEN)
+        self.full_screen_action.setCheckable(True)
+        self.full_screen_action.triggered.connect(self.set_full_screen)
+        self.view_menu.addAction(self.full_screen_action)
+        self.view_menu.addSeparator()
+        self.theme_menu = self.view_menu.addMenu("&Theme")
+        self.theme_actions: dict[ThemeChoice, QAction] = {}
+        theme_group = QActionGroup(self)
+        for choice in ThemeChoice:
+            action = QAction(THEME_LABELS[choice], self)
+            action.setCheckable(True)
+            action.setChecked(choice is self.theme.choice)
+            action.triggered.connect(lambda _checked=False, chosen=choice:
+                                     self.set_theme(chosen))
+            theme_group.addAction(action)
+            self.theme_menu.addAction(action)
+            self.theme_actions[choice] = action
+
+        self.help_menu = bar.addMenu("&Help")
+        self.shortcuts_action = shortcuts.bind(QAction("&Keyboard shortcuts", self),
+                                               shortcuts.SHORTCUTS_HELP)
+        self.shortcuts_action.triggered.connect(self.open_shortcuts_dialog)
+        self.help_menu.addAction(self.shortcuts_action)
+        self.about_action = QAction("&About gpuscope", self)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.about_action.triggered.connect(self.open_about_dialog)
+        self.help_menu.addAction(self.about_action)
+
+    def _on_recording_opened(self, path: str) -> None:
+        self.statusBar().showMessage(f"Opened recording {os.path.basename(path)}",
+                                     SETTINGS_NOTE_MS)
+
+    def _on_recording_failed(self, path: str, reason: str) -> None:
+        self.statusBar().showMessage(
+            f"Could not open recording {os.path.basename(path)}: {reason}")
+
+    def _sync_page_actions(self, row: int) -> None:
+        if 0 <= row < len(self.page_actions):
+            self.page_actions[row].setChecked(True)
+
+    def _put_settings(self, settings: Settings) -> None:
+        if self._store is not None:
+            self._store.put(settings)
+        else:
+            self._memory_settings = settings
+
+    def _restore_settings(self) -> None:
+        settings = self.settings
+        if settings.window_geometry and not self.restoreGeometry(
+                QByteArray(settings.window_geometry)):
+            log.warning("the saved window geometry is not one Qt can restore; ignored")
+        if settings.window_state and not self.restoreState(QByteArray(settings.window_state)):
+            log.warning("the saved window state is not one Qt can restore; ignored")
+        if settings.last_page:
+            try:
+                self.select_page(settings.last_page)
+            except ValueError:
+                log.info("the last page, %r, is gone: opening on the Overview",
+                         settings.last_page)
+        if self._store is not None and self._store.problems:
+            self._show_settings_problem()
+
+    def _show_settings_problem(self) -> None:
+        if self._store is None or not self._store.problems:
+            return
+        problems = self._store.problems
+        more = f" (and {len(problems) - 1} more in the log)" if len(problems) > 1 else ""
+        self.statusBar().showMessage(f"Settings: {problems[-1]}{more}", SETTINGS_NOTE_MS)
 
     def _on_imported(self, outcome: object) -> None:
         if isinstance(outcome, ImportOutcome) and outcome.machine is not None:
             self.show_imported(outcome.machine, outcome.ignored)
+            paths = self._import_dialog.paths() if self._import_dialog is not None else []
+            if paths:
+                self._put_settings(self.settings.with_dialog_dir(
+                    DIR_IMPORT, os.path.dirname(os.path.abspath(paths[0]))))
 
     def _set_banner_color(self, color: QColor) -> None:
         self.banner_row.setStyleSheet(

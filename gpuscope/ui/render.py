@@ -4,12 +4,14 @@
     python -m gpuscope.ui.render --from rocminfo.txt --from torch-error.txt --page stack -o s.png
     python -m gpuscope.ui.render --page frameworks --inspect -o frameworks.png
     python -m gpuscope.ui.render --page telemetry --demo-telemetry 2 -o telemetry.png
+    python -m gpuscope.ui.render --replay FILE --page stack --theme dark -o stack-dark.png
 
 Over a replayed snapshot (`--replay`), imported outputs (`--from`, repeatable) or, with
 neither, this machine. It runs offscreen (no display needed), waits in an event loop until
 every probe has finished (and, with `--inspect` or `--python`, until the frameworks are
 inspected), and writes the window at 1100x750. `--demo-telemetry N` feeds the Telemetry page
-N GPUs of synthetic traces, labelled "demo data" on the page.
+N GPUs of synthetic traces, labelled "demo data" on the page. `--theme` picks the light
+(default) or dark palette, or `system` for what the platform reports.
 """
 
 from __future__ import annotations
@@ -19,9 +21,16 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
+
+from gpuscope.ui.theme import ThemeChoice, ThemeController, app_theme
+
+if TYPE_CHECKING:
+    from gpuscope.evidence import System
+    from gpuscope.ui.import_dialog import ImportOutcome
 
 DEFAULT_SIZE = (1100, 750)
 
@@ -92,6 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="chart this recording (gpuscope record) on the Telemetry page")
     parser.add_argument("--telemetry-window", type=int, default=None, metavar="SECONDS",
                         help="the Telemetry page's time window (60, 300, 900 or 3600)")
+    parser.add_argument("--telemetry-range", default=None, metavar="FROM:TO",
+                        help="show this range of the telemetry, in seconds after the start "
+                             "of the data (e.g. 1800:2400)")
+    parser.add_argument("--theme", choices=[choice.value for choice in ThemeChoice],
+                        default=ThemeChoice.LIGHT.value,
+                        help="light (default), dark, or system: what the platform reports")
     args = parser.parse_args(argv)
     if args.demo_telemetry is not None and not 0 <= args.demo_telemetry <= 64:
         print("gpuscope: --demo-telemetry wants 0 to 64 GPUs", file=sys.stderr)
@@ -104,11 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gpuscope: --size wants WIDTHxHEIGHT, not {args.size!r}", file=sys.stderr)
         return 2
 
-    from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
-    from gpuscope.inventory import DEFAULT_FRAMEWORK_TIMEOUT_S, DEFAULT_PROBE_TIMEOUT_S, PROBES
+    from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError
 
     system: System
-    outcome = None
+    outcome: ImportOutcome | None = None
     if args.replay:
         try:
             system = ReplaySystem.from_file(args.replay)
@@ -126,14 +140,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from gpuscope.ui.main_window import MainWindow
+    from gpuscope.ui.app import setup_application
 
     # Held in a local so that the application lives until the picture is written.
-    _app = QApplication.instance() or QApplication([sys.argv[0]])
+    _app = setup_application([sys.argv[0]])
+    theme = app_theme()
+    previous = theme.choice
+    theme.set_choice(ThemeChoice(args.theme))  # before the window: pages start in its colours
+    try:
+        return _render(args, system, outcome, size, theme)
+    finally:
+        theme.set_choice(previous)  # as it was, for callers in the same process (tests)
+
+
+def _render(args: argparse.Namespace, system: System, outcome: ImportOutcome | None,
+            size: tuple[int, int], theme: ThemeController) -> int:
+    from gpuscope.inventory import DEFAULT_FRAMEWORK_TIMEOUT_S, DEFAULT_PROBE_TIMEOUT_S, PROBES
+    from gpuscope.ui.main_window import MainWindow
+
     timeout_s = args.timeout if args.timeout is not None else DEFAULT_PROBE_TIMEOUT_S
     # Imported outputs describe another machine: this one is not probed for the picture.
     window = MainWindow(system, probes=() if outcome is not None else PROBES,
-                        probe_timeout_s=timeout_s)
+                        probe_timeout_s=timeout_s, theme=theme)
     if outcome is not None and outcome.machine is not None:
         window.show_imported(outcome.machine, outcome.ignored)
     try:
@@ -158,8 +186,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"gpuscope: {exc}", file=sys.stderr)
             window.close()
             return 1
+        if args.telemetry_window is None:
+            window.telemetry_page.fit_all()  # as the window opens a recording
     if args.telemetry_window is not None:
         window.telemetry_page.set_window_s(args.telemetry_window)
+    if args.telemetry_range is not None:
+        extent = window.telemetry_page.data_extent()
+        try:
+            start_text, _, end_text = args.telemetry_range.partition(":")
+            start_s, end_s = float(start_text), float(end_text)
+        except ValueError:
+            print(f"gpuscope: --telemetry-range wants FROM:TO in seconds, not "
+                  f"{args.telemetry_range!r}", file=sys.stderr)
+            window.close()
+            return 2
+        if extent is not None:
+            window.telemetry_page.set_view_range(extent[0] + start_s, extent[0] + end_s)
     if window.loader.is_running:
         # The loader's own timeouts end it; the deadline is a belt to its braces.
         wait_until(lambda: not window.loader.is_running, timeout_s + 5)

@@ -1,19 +1,21 @@
-"""The main window over replayed snapshots, with slow and hanging probes, and its entry
-points (run_gui, the render module)."""
+"""The main window over replayed snapshots, with slow and hanging probes, its menus,
+shortcuts and kept settings, and its entry points (run_gui, the render module)."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import shiboken6
 import slow_probes
-from PySide6.QtCore import QEvent, QTimer
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QImage, QKeySequence
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from gpuscope.evidence import LiveSystem, ReplaySystem
@@ -24,7 +26,9 @@ from gpuscope.ui.app import run_gui
 from gpuscope.ui.loader import live_probe_threads
 from gpuscope.ui.main_window import PAGE_NAMES, PLACEHOLDERS, MainWindow, replay_banner_text
 from gpuscope.ui.overview_page import RUNNING
-from gpuscope.ui.theme import gpu_color
+from gpuscope.ui.settings import CONFIG_DIR_ENV, SETTINGS_FILE_NAME, Settings, SettingsStore
+from gpuscope.ui.shortcuts import ShortcutsDialog
+from gpuscope.ui.theme import ThemeChoice, app_theme, gpu_color
 
 WindowFactory = Callable[..., MainWindow]
 
@@ -34,6 +38,15 @@ def wait_finished(qtbot: Any, window: MainWindow, timeout_ms: int = 10_000) -> N
 
 
 SNAPSHOTS_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots"
+
+
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """run_gui keeps settings in the user's config dir: here, a temporary one."""
+    folder = tmp_path / "config"
+    monkeypatch.setenv(CONFIG_DIR_ENV, str(folder))
+    yield folder
+    app_theme().set_choice(ThemeChoice.SYSTEM)
 
 
 def replay(name: str) -> ReplaySystem:
@@ -304,6 +317,229 @@ def test_run_gui_opens_the_window_and_returns_when_it_closes(
     assert qapp.applicationName() == "gpuscope"
     assert qapp.organizationName() == "gpuscope"
     assert not qapp.windowIcon().isNull()
+    assert not seen[-1].windowIcon().isNull()
+    assert qapp.style().name().lower() == "fusion"
+
+
+def test_run_gui_keeps_settings_in_the_config_dir(
+    qapp: QApplication, qtbot: Any, config_dir: Path,
+) -> None:
+    """The second run opens on the page, at the size, in the theme the first one left."""
+    seen: list[MainWindow] = []
+
+    def leave_on_stack_when_loaded() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow) and widget.isVisible():
+                if widget not in seen:
+                    seen.append(widget)
+                    widget.resize(730, 560)  # no wider than its minimum allows
+                    widget.select_page("Stack")
+                    widget.set_theme(ThemeChoice.DARK)
+                if not widget.loader.is_running:
+                    widget.close()
+
+    poller = QTimer()
+    poller.setInterval(50)
+    poller.timeout.connect(leave_on_stack_when_loaded)
+    poller.start()
+    try:
+        assert run_gui(str(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"), argv=["gpuscope"]) == 0
+    finally:
+        poller.stop()
+    saved = json.loads((config_dir / SETTINGS_FILE_NAME).read_text(encoding="utf-8"))
+    assert saved["last_page"] == "Stack" and saved["theme"] == "dark"
+    settings = SettingsStore(config_dir / SETTINGS_FILE_NAME).load()
+    app_theme().set_choice(ThemeChoice.SYSTEM)
+    window = MainWindow(replay("rx7900xtx_rocm.json"), probes=(),
+                        settings=SettingsStore(config_dir / SETTINGS_FILE_NAME))
+    try:
+        assert window.current_page_name() == "Stack"
+        assert window.height() == 560
+        assert window.theme.choice is ThemeChoice.DARK
+        assert window.settings.window_geometry == settings.window_geometry
+    finally:
+        window.close()
+
+
+# ----------------------------------------------------------------------------- settings
+
+
+def test_the_window_comes_back_where_it_was_left(
+    tmp_path: Path, qtbot: Any, make_window: WindowFactory,
+) -> None:
+    path = tmp_path / "settings.json"
+    first = make_window(replay("rx7900xtx_rocm.json"), probes=(), settings=SettingsStore(path))
+    assert first.current_page_name() == "Overview"  # nothing kept yet
+    first.resize(700, 520)  # no wider than its minimum allows; the offscreen screen is 800 px
+    first.move(40, 30)
+    first.select_page("Frameworks")
+    QApplication.processEvents()
+    left_at = first.geometry()
+    first.close()
+    assert path.is_file()
+
+    second = make_window(replay("rx7900xtx_rocm.json"), probes=(),
+                         settings=SettingsStore(path))
+    assert second.current_page_name() == "Frameworks"
+    assert second.page_actions[2].isChecked()
+    # Qt keeps a restored window on the screen (800 px wide offscreen, narrower than the
+    # window's minimum), so only the height and the top edge come back exactly.
+    assert second.height() == 520 and left_at.height() == 520
+    assert second.geometry().y() == left_at.y()
+    assert second.settings.last_page == "Frameworks"
+
+
+def test_a_window_without_a_store_saves_nothing(
+    tmp_path: Path, make_window: WindowFactory, config_dir: Path,
+) -> None:
+    window = make_window(replay("rx7900xtx_rocm.json"), probes=())
+    assert window.settings_store is None
+    window.select_page("Stack")
+    window.close()
+    assert window.settings.last_page == "Stack"  # kept in memory only
+    assert not config_dir.exists()
+
+
+def test_a_corrupt_settings_file_opens_on_the_defaults_and_says_so(
+    tmp_path: Path, make_window: WindowFactory,
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("{{{ not json", encoding="utf-8")
+    window = make_window(replay("rx7900xtx_rocm.json"), probes=(),
+                         settings=SettingsStore(path))
+    assert window.current_page_name() == "Overview"
+    assert window.settings == Settings()
+    message = window.statusBar().currentMessage()
+    assert message.startswith("Settings: settings file ") and "not valid JSON" in message
+    window.close()
+    assert json.loads(path.read_text(encoding="utf-8"))["last_page"] == "Overview"
+
+
+def test_an_unwritable_settings_place_does_not_stop_the_window(
+    tmp_path: Path, make_window: WindowFactory,
+) -> None:
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x")
+    window = make_window(replay("rx7900xtx_rocm.json"), probes=(),
+                         settings=SettingsStore(blocker / "settings.json"))
+    window.set_theme(ThemeChoice.LIGHT)  # saves at once: fails, and says why
+    assert window.theme.choice is ThemeChoice.LIGHT
+    assert "cannot save settings to" in window.statusBar().currentMessage()
+    assert window.save_settings() is False
+    window.close()
+    assert not window.isVisible()
+
+
+def test_saved_geometry_that_is_garbage_is_ignored(
+    tmp_path: Path, make_window: WindowFactory,
+) -> None:
+    store = SettingsStore(tmp_path / "settings.json")
+    store.put(Settings(window_geometry=b"garbage", window_state=b"more garbage",
+                       last_page="No such page"))
+    window = make_window(replay("rx7900xtx_rocm.json"), probes=(), settings=store)
+    assert (window.width(), window.height()) == (1100, 750)
+    assert window.current_page_name() == "Overview"
+
+
+# ----------------------------------------------------------------------------- shortcuts
+
+
+def press(window: MainWindow, key: Qt.Key,
+          modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    QTest.keyClick(window.focusWidget() or window, key, modifier)
+    QApplication.processEvents()
+
+
+@pytest.fixture
+def active_window(qtbot: Any, make_window: WindowFactory) -> MainWindow:
+    window = make_window(replay("rx7900xtx_rocm.json"), probes=())
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    return window
+
+
+def test_ctrl_digits_switch_pages(active_window: MainWindow) -> None:
+    window = active_window
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    for index, name in enumerate(PAGE_NAMES):
+        press(window, Qt.Key(Qt.Key.Key_1.value + index), ctrl)
+        assert window.current_page_name() == name
+        assert window.page_actions[index].isChecked()
+    press(window, Qt.Key.Key_2, ctrl)
+    assert window.current_page_name() == "Stack"
+    assert window.sidebar.currentRow() == 1
+
+
+def test_the_menus_show_the_shortcuts(active_window: MainWindow) -> None:
+    window = active_window
+    assert [menu.title() for menu in window.menus()] == ["&File", "&View", "&Help"]
+    assert window.import_action.shortcut() == QKeySequence("Ctrl+O")
+    assert QKeySequence("Ctrl+I") in window.import_action.shortcuts()  # the old key still works
+    assert window.quit_action.shortcut() == QKeySequence("Ctrl+Q")
+    assert window.refresh_action.shortcut() == QKeySequence("F5")
+    assert QKeySequence("F11") in window.full_screen_action.shortcuts()
+    assert window.shortcuts_action.shortcut() == QKeySequence("F1")
+    assert [a.shortcut().toString() for a in window.page_actions] == [
+        f"Ctrl+{i}" for i in range(1, len(PAGE_NAMES) + 1)]
+    for action in (window.import_action, window.quit_action, window.refresh_action):
+        assert action in window.file_menu.actions() + window.view_menu.actions()
+
+
+def test_f1_lists_every_shortcut_the_menus_have(active_window: MainWindow) -> None:
+    window = active_window
+    press(window, Qt.Key.Key_F1)
+    dialogs = [w for w in QApplication.topLevelWidgets()
+               if isinstance(w, ShortcutsDialog) and w.isVisible()]
+    assert len(dialogs) == 1
+    rows = dict(dialogs[0].rows())
+    assert rows["Import outputs"] == "Ctrl+O, Ctrl+I"
+    assert rows["Refresh"] == "F5" and rows["Quit"] == "Ctrl+Q"
+    assert rows["Full screen"].startswith("F11")
+    assert rows["Keyboard shortcuts"] == "F1"
+    for index, name in enumerate(PAGE_NAMES):
+        assert rows[name] == f"Ctrl+{index + 1}"
+    assert {"File", "View", "Help"} <= set(rows)  # group headings
+    dialogs[0].reject()
+
+
+def test_ctrl_o_opens_the_import_dialog(active_window: MainWindow) -> None:
+    from gpuscope.ui.import_dialog import ImportDialog
+
+    press(active_window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    dialogs = [w for w in QApplication.topLevelWidgets()
+               if isinstance(w, ImportDialog) and w.isVisible()]
+    assert len(dialogs) == 1
+    dialogs[0].reject()
+
+
+def test_f11_toggles_full_screen(active_window: MainWindow, qtbot: Any) -> None:
+    window = active_window
+    press(window, Qt.Key.Key_F11)
+    qtbot.waitUntil(window.isFullScreen, timeout=3000)
+    assert window.full_screen_action.isChecked()
+    press(window, Qt.Key.Key_F11)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
+    assert not window.full_screen_action.isChecked()
+
+
+def test_f5_probes_again(qtbot: Any, make_window: WindowFactory) -> None:
+    window = make_window(replay("rx7900xtx_rocm.json"))
+    wait_finished(qtbot, window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    finished: list[bool] = []
+    window.loader.finished.connect(lambda: finished.append(True))
+    press(window, Qt.Key.Key_F5)
+    assert window.loader.is_running or finished  # started again (a replay may be quick)
+    wait_finished(qtbot, window)
+    assert finished == [True]
+    assert len(window.overview_page.cards()) == 1
+    assert window.progress_label.text() == f"{len(PROBES)} of {len(PROBES)} probes finished"
+
+
+def test_ctrl_q_closes_the_window(active_window: MainWindow, qtbot: Any) -> None:
+    press(active_window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not active_window.isVisible(), timeout=3000)
 
 
 def test_render_module_writes_the_overview_png(tmp_path: Path, qapp: QApplication) -> None:
@@ -314,7 +550,7 @@ def test_render_module_writes_the_overview_png(tmp_path: Path, qapp: QApplicatio
     assert not image.isNull()
     assert (image.width(), image.height()) == (1100, 750)
     # Not blank: the banner's amber is in the top rows.
-    assert image.pixelColor(550, 8).name() == "#ffc857"
+    assert image.pixelColor(550, 30).name() == "#ffc857"  # below the menu bar
 
 
 def test_render_module_reports_a_bad_replay(
@@ -343,3 +579,42 @@ def test_live_telemetry_starts_after_the_probes_and_stops_with_the_window(
     assert sampler is not None and sampler.running
     window.close()
     assert not sampler.running
+
+
+# ----------------------------------------------------------------------------- recordings
+
+
+def test_open_recording_charts_it_and_remembers_the_folder(
+    tmp_path: Path, qtbot: Any, make_window: WindowFactory,
+) -> None:
+    from gpuscope.telemetry.commands import record
+
+    folder = tmp_path / "recs"
+    folder.mkdir()
+    path = folder / "run.sqlite"
+    record(replay("rx7900xtx_rocm.json"), path, rate_hz=10.0, duration_s=0.6)
+    store = SettingsStore(tmp_path / "settings.json")
+    window = make_window(replay("rx7900xtx_rocm.json"), probes=(), settings=store)
+    assert window.open_recording_action in window.file_menu.actions()
+    assert window.open_recording_action.shortcut() == QKeySequence("Ctrl+Shift+O")
+    with qtbot.waitSignal(window.telemetry_page.recording_opened, timeout=10_000):
+        window.open_recording(str(path))
+    assert window.current_page_name() == "Telemetry"
+    feed = window.telemetry_page.feed
+    assert feed is not None and not feed.live and "run.sqlite" in feed.label
+    assert window.statusBar().currentMessage() == "Opened recording run.sqlite"
+    assert window.settings.dialog_dir("recording") == str(folder)
+    window.close()
+    assert SettingsStore(store.path).load().dialog_dir("recording") == str(folder)
+
+
+def test_a_file_that_is_no_recording_is_said_in_the_status_bar(
+    tmp_path: Path, qtbot: Any, make_window: WindowFactory,
+) -> None:
+    bad = tmp_path / "notes.sqlite"
+    bad.write_text("not a database")
+    window = make_window(replay("rx7900xtx_rocm.json"), probes=())
+    with qtbot.waitSignal(window.telemetry_page.recording_failed, timeout=10_000):
+        window.open_recording(str(bad))
+    assert window.statusBar().currentMessage().startswith(
+        "Could not open recording notes.sqlite: ")
