@@ -1,0 +1,300 @@
+"""The share report as one self-contained HTML file: inline CSS, charts as inline SVG, nothing
+loaded from anywhere (a Content-Security-Policy of `default-src 'none'` says so to the
+browser as well). Long parts (finding details and evidence, verdicts in full, the raw JSON)
+are collapsed in `<details>`.
+
+Every text from the machine is escaped; placeholders such as `<host-1>` show as written.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Sequence
+
+from gpuscope.model import format_bytes
+from gpuscope.report import style
+from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
+from gpuscope.report.export_svg import bench_bars_svg, sparkline_svg
+from gpuscope.report.share import (
+    BenchSection,
+    DeviceTelemetry,
+    ReportFinding,
+    ReportGpu,
+    ShareReport,
+    format_duration,
+    format_stat,
+    format_unix,
+)
+from gpuscope.telemetry.metrics import HOST_DEVICE
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+CSS = f"""
+*{{box-sizing:border-box}}
+body{{margin:0;background:#e9edf2;color:{style.TEXT};
+ font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}}
+main{{max-width:1040px;margin:24px auto;background:{style.PAGE};border-radius:10px;
+ box-shadow:0 1px 4px rgba(0,0,0,.12);padding:28px 36px 36px}}
+h1{{font-size:28px;margin:0 0 12px}}
+h2{{font-size:21px;margin:30px 0 10px;padding-bottom:4px;border-bottom:2px solid {style.BORDER}}}
+h3{{font-size:17px;margin:18px 0 8px}}
+.origin{{border-radius:8px;padding:12px 16px;margin:0 0 12px;color:{style.ORIGIN_TEXT}}}
+.origin b{{font-size:18px;display:block}}
+.meta{{color:{style.MUTED};margin:0 0 6px}}
+.verdict{{font-weight:600;font-size:18px;margin:8px 0 0}}
+table{{border-collapse:collapse;width:100%;margin:6px 0 10px}}
+th,td{{text-align:left;padding:6px 10px;border-bottom:1px solid {style.BORDER};
+ vertical-align:top}}
+th{{background:{style.PANEL};font-weight:600}}
+table.kv th{{width:130px;background:none}}
+.num{{text-align:right;white-space:nowrap}}
+.gpus{{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:12px}}
+.card{{border:1px solid {style.BORDER};border-radius:8px;padding:12px 14px;
+ background:{style.PANEL}}}
+.card .name{{font-weight:700;font-size:18px}}
+.card dl{{display:grid;grid-template-columns:auto 1fr;gap:2px 12px;margin:8px 0 0}}
+.card dt{{color:{style.MUTED}}}
+.card dd{{margin:0}}
+.chip{{display:inline-block;border-radius:999px;padding:1px 10px;color:#fff;font-weight:600;
+ font-size:14px;white-space:nowrap}}
+.layers td:first-child{{width:230px}}
+.finding{{border-left:5px solid;border-radius:4px;padding:8px 14px;margin:10px 0;
+ background:{style.PANEL}}}
+.finding .title{{font-weight:700}}
+.finding .id{{color:{style.MUTED};font-size:14px}}
+code,pre{{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:14px}}
+code{{background:{style.CODE_BACKGROUND};border-radius:3px;padding:0 3px}}
+pre{{background:{style.CODE_BACKGROUND};border-radius:6px;padding:8px 12px;overflow-x:auto;
+ white-space:pre-wrap;word-break:break-word;margin:6px 0}}
+pre code{{background:none;padding:0}}
+details{{margin:6px 0}}
+summary{{cursor:pointer;color:{style.ACCENT};font-weight:600}}
+.tiles{{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:10px;
+ margin:6px 0 14px}}
+.tile{{border:1px solid {style.BORDER};border-radius:8px;padding:8px 10px}}
+.tile .label{{color:{style.MUTED};font-size:14px}}
+.tile .stats{{font-size:14px}}
+.tile .avg{{font-size:18px;font-weight:700}}
+svg.bars{{max-width:100%;height:auto;display:block;margin:8px 0}}
+footer{{color:{style.MUTED};font-size:14px;margin-top:28px}}
+"""
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _chip(word: str, color: str) -> str:
+    return f'<span class="chip" style="background:{color}">{esc(word)}</span>'
+
+
+def _kv_table(rows: Iterable[tuple[str, str]], css: str = "kv") -> str:
+    body = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    return f'<table class="{css}">{body}</table>'
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
+    """`rows` are HTML already."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
+                   for row in rows)
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _header(report: ShareReport) -> str:
+    origin = report.origin
+    background = style.ORIGIN_BACKGROUNDS.get(origin.kind, style.ORIGIN_BACKGROUNDS["unknown"])
+    mark = "" if origin.is_live else "⚠ "
+    note = REDACTED_NOTE if report.redacted else "⚠ " + NOT_REDACTED_NOTE
+    return (f"<header><h1>{esc(report.title)}</h1>"
+            f'<div class="origin origin-{esc(origin.kind)}" style="background:{background}">'
+            f"<b>{esc(mark + origin.title)}</b>{esc(origin.sentence(report.generated_unix_s))}"
+            f"</div>"
+            f'<p class="meta">Made by gpuscope {esc(report.gpuscope_version or "?")} on '
+            f"{esc(format_unix(report.generated_unix_s))}. {esc(note)}</p>"
+            f'<p class="verdict">{esc(report.verdict_line())}</p></header>')
+
+
+def _gpu_card(gpu: ReportGpu) -> str:
+    facts = [("Vendor", gpu.vendor_label), ("Target", gpu.target), ("VRAM", gpu.vram_text),
+             ("Compute units", str(gpu.compute_units) if gpu.compute_units else None),
+             ("Driver", " ".join(p for p in (gpu.kernel_driver, gpu.driver_version) if p)),
+             ("PCI", " ".join(p for p in (gpu.pci_id_text, gpu.pci_bus) if p)),
+             ("Board", gpu.board_name),
+             ("Could be", " / ".join(gpu.name_candidates) if gpu.name_candidates else None)]
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts if v)
+    return (f'<div class="card"><div class="name">GPU {gpu.index}: {esc(gpu.name)}</div>'
+            f"<dl>{rows}</dl></div>")
+
+
+def _machine(report: ShareReport) -> str:
+    platform = report.platform
+    rows = [("OS", platform.os_text)]
+    if platform.kernel:
+        rows.append(("Kernel", platform.kernel))
+    if platform.cpu_text:
+        rows.append(("CPU", platform.cpu_text + (f", {platform.architecture}"
+                                                 if platform.architecture else "")))
+    if platform.ram_total_bytes:
+        rows.append(("RAM", format_bytes(platform.ram_total_bytes)))
+    gpus = ("".join(_gpu_card(g) for g in report.gpus) if report.gpus
+            else "<p>No GPU found.</p>")
+    return (f'<section id="machine"><h2>Machine</h2>{_kv_table(rows)}'
+            f'<div class="gpus">{gpus}</div></section>')
+
+
+def _stack(report: ShareReport) -> str:
+    parts = ['<section id="stack"><h2>Stack</h2>']
+    for gpu in report.gpus:
+        rows = report.layers_of(gpu.index)
+        if not rows:
+            continue
+        parts.append(f"<h3>GPU {gpu.index}: {esc(gpu.name)}</h3>")
+        parts.append(_table(
+            ["Layer", "State", "What gpuscope found"],
+            [(esc(r.name), _chip(f"{r.mark} {r.word}", style.LAYER_COLORS.get(r.state,
+                                                                             style.UNKNOWN)),
+              esc(r.text)) for r in rows], "layers"))
+    if report.stack:
+        parts.append("<h3>Versions</h3>" + _kv_table(report.stack))
+    extra = ""
+    if report.environment:
+        extra += _table(["Variable", "Value"], [(f"<code>{esc(k)}</code>",
+                                                 f"<code>{esc(v)}</code>")
+                                                for k, v in report.environment])
+    if report.device_nodes:
+        extra += _table(["Device node", "Access"], [(f"<code>{esc(p)}</code>", esc(a))
+                                                    for p, a in report.device_nodes])
+    if extra:
+        parts.append(f"<details><summary>Environment variables and device nodes</summary>"
+                     f"{extra}</details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _frameworks(report: ShareReport) -> str:
+    if not report.frameworks:
+        body = ("<p>No framework inspected (run <code>gpuscope doctor --python PATH</code>)."
+                "</p>")
+    else:
+        body = _table(["Framework", "Version", "Build", "Sees a GPU", "Smoke test", "Python"], [
+            (esc(f.name), esc(f.version or "?"), esc(f.build_text),
+             esc(f.sees_text + (f" ({', '.join(f.devices)})" if f.devices else "")),
+             esc(f.error or f.smoke_test or "not run"),
+             f"<code>{esc(f.python)}</code>" if f.python else "?")
+            for f in report.frameworks])
+    return f'<section id="frameworks"><h2>Frameworks</h2>{body}</section>'
+
+
+def _finding(finding: ReportFinding) -> str:
+    color = style.SEVERITY_COLORS.get(finding.severity, style.UNKNOWN)
+    where = f", GPU {finding.gpu}" if finding.gpu is not None else ""
+    parts = [f'<div class="finding" style="border-color:{color}">',
+             f"{_chip(f'{finding.mark} {finding.word}', color)} "
+             f'<span class="title">{esc(finding.title)}</span> '
+             f'<span class="id">({esc(finding.id)}{where})</span>']
+    if finding.fix:
+        parts.append(f"<div>Fix:</div><pre><code>{esc(finding.fix)}</code></pre>")
+    body = ""
+    if finding.detail:
+        body += f"<p>{esc(finding.detail)}</p>"
+    if finding.evidence:
+        body += ("<p>Evidence:</p><ul>"
+                 + "".join(f"<li><code>{esc(e)}</code></li>" for e in finding.evidence)
+                 + "</ul>")
+    if body:
+        parts.append(f"<details><summary>Details and evidence</summary>{body}</details>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _findings(report: ShareReport) -> str:
+    body = "".join(_finding(f) for f in report.findings) or "<p>No findings.</p>"
+    return f'<section id="findings"><h2>Doctor findings</h2>{body}</section>'
+
+
+def _bench_section(section: BenchSection) -> str:
+    card = f" against the {esc(section.card)} datasheet" if section.card else ""
+    parts = [f"<h3>{esc(section.device)}</h3>",
+             f'<p class="meta">{esc(section.torch)}: {esc(format_unix(section.started_unix_s))}'
+             f", {esc(format_duration(section.duration_s))}{card}</p>"]
+    if section.note:
+        parts.append(f"<p><i>{esc(section.note)}</i></p>")
+    parts.append(bench_bars_svg(section.rows))
+    if section.rows:
+        parts.append(_table(
+            ["Benchmark", "Measured", "Datasheet peak", "% of peak", "Verdict"],
+            [(esc(r.title), f'<span class="num">{esc(r.value_text)}</span>',
+              esc(r.peak_text + (f" ({r.peak_label})" if r.peak_label else "")),
+              f'<span class="num">{esc(r.percent_text)}</span>',
+              _chip(r.level_word, style.VERDICT_COLORS.get(r.level, style.UNKNOWN)))
+             for r in section.rows]))
+        verdicts = "".join(f"<li><b>{esc(r.title)}</b>: {esc(r.verdict)}</li>"
+                           for r in section.rows if r.verdict)
+        if verdicts:
+            parts.append(f"<details><summary>Verdicts in full</summary><ul>{verdicts}</ul>"
+                         "</details>")
+    for error in section.errors:
+        parts.append(f'<p style="color:{style.ERROR}">✗ {esc(error)}</p>')
+    if section.not_run:
+        parts.append(f"<p>Not run: {esc(', '.join(section.not_run))}</p>")
+    return "".join(parts)
+
+
+def _bench(report: ShareReport) -> str:
+    if not report.bench:
+        return ""
+    return ('<section id="bench"><h2>Benchmarks</h2>'
+            + "".join(_bench_section(s) for s in report.bench) + "</section>")
+
+
+def _device_tiles(device: DeviceTelemetry, color: str) -> str:
+    tiles = []
+    for stat in device.metrics:
+        spark = sparkline_svg(stat.spark, color=color, width=200, height=38)
+        tiles.append(
+            f'<div class="tile"><div class="label">{esc(stat.label)}</div>'
+            f'<div class="avg">{esc(format_stat(stat.avg, stat.unit))} <span class="label">'
+            f"avg</span></div>{spark}"
+            f'<div class="stats">min {esc(format_stat(stat.min, stat.unit))} · max '
+            f"{esc(format_stat(stat.max, stat.unit))}</div></div>")
+    return f'<h3>{esc(device.label)}</h3><div class="tiles">{"".join(tiles)}</div>'
+
+
+def _telemetry(report: ShareReport) -> str:
+    summary = report.telemetry
+    if summary is None:
+        return ""
+    when = (f" from {format_unix(summary.started_unix_s)}"
+            if summary.started_unix_s is not None else "")
+    parts = ['<section id="telemetry"><h2>Telemetry</h2>',
+             f'<p class="meta">{esc(summary.source)}: {esc(format_duration(summary.duration_s))}'
+             f"{esc(when)}.</p>"]
+    gpu_number = 0
+    for device in summary.devices:
+        host = device.key == HOST_DEVICE
+        parts.append(_device_tiles(device, style.series_color(gpu_number, host)))
+        gpu_number += 0 if host else 1
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def report_html(report: ShareReport) -> str:
+    """The report as a standalone HTML page."""
+    raw = json.dumps(report.document, indent=1, ensure_ascii=False)
+    problems = (f"<p>Parts of this report could not be read: {esc('; '.join(report.problems))}"
+                "</p>" if report.problems else "")
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(report.title)}</title><style>{CSS}</style></head><body><main>"
+        + _header(report) + _machine(report) + _stack(report) + _frameworks(report)
+        + _findings(report) + _bench(report) + _telemetry(report) + problems
+        + f"<details><summary>Raw report JSON ({esc(report.document.get('schema', '?'))})"
+        f"</summary><pre><code>{esc(raw)}</code></pre></details>"
+        f"<footer>gpuscope {esc(report.gpuscope_version or '?')} · "
+        f"{esc(report.origin.title)}</footer>"
+        "</main></body></html>\n")

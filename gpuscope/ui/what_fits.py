@@ -1,0 +1,337 @@
+"""The "What fits" panel of the Compare page: which language models (3B to 72B) fit in each
+card's VRAM at FP16, INT8 and INT4, with a KV cache for the chosen context length.
+
+The estimate is `gpuscope.knowledge.model_fit` (weights + KV cache + 1 GiB runtime allowance,
+one GPU, batch 1); this panel only lays it out: one group of columns per card, a cell per
+model and precision saying fits / tight / does not fit and the GB the model needs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPalette, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpuscope.knowledge.model_fit import (
+    DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_OVERHEAD_BYTES,
+    GIB,
+    TABLE_PRECISIONS,
+    FitResult,
+    FitRow,
+    fit_table,
+    precision_info,
+)
+from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
+from gpuscope.ui.widgets import make_label, plain_tooltip
+
+CONTEXT_CHOICES: tuple[int, ...] = (2048, 4096, 8192, 16384, 32768, 131072)
+# Fits, but with less than this share of the VRAM to spare: the desktop, a second program or
+# a longer prompt can tip it over.
+TIGHT_FRACTION = 0.10
+FITS_MARK, TIGHT_MARK, NO_MARK = "✓", "!", "✗"
+_MODEL_COLUMN_WIDTH = 168
+_CELL_WIDTH = 92
+
+
+class FitState:
+    FITS = "fits"
+    TIGHT = "tight"
+    NO = "does not fit"
+
+
+@dataclass(frozen=True, slots=True)
+class FitCard:
+    """A card as the panel shows it: a label, its VRAM, its colour."""
+
+    label: str
+    vram_bytes: int | None
+    color: QColor
+    missing_reason: str = "the VRAM of this card is not known"
+
+
+def fit_state(result: FitResult) -> str:
+    if not result.fits:
+        return FitState.NO
+    if result.headroom_bytes < TIGHT_FRACTION * result.vram_bytes:
+        return FitState.TIGHT
+    return FitState.FITS
+
+
+@functools.lru_cache(maxsize=64)
+def cached_fit_table(vram_bytes: int, context_tokens: int) -> tuple[FitRow, ...]:
+    """`fit_table` for one VRAM size and context; the page asks again on every repaint."""
+    return fit_table(vram_bytes, context_tokens)
+
+
+def context_label(tokens: int) -> str:
+    return f"{tokens // 1024}k tokens" if tokens % 1024 == 0 else f"{tokens} tokens"
+
+
+def gb(size_bytes: int) -> str:
+    value = size_bytes / GIB
+    return f"{value:.1f} GB" if value < 100 else f"{value:.0f} GB"
+
+
+def cell_text(result: FitResult) -> str:
+    state = fit_state(result)
+    mark = {FitState.FITS: FITS_MARK, FitState.TIGHT: TIGHT_MARK}.get(state, NO_MARK)
+    return f"{mark} {gb(result.needed_bytes)}"
+
+
+def cell_tooltip(result: FitResult, card_label: str) -> str:
+    info = precision_info(result.precision)
+    parts = result.breakdown
+    state = fit_state(result)
+    if state == FitState.NO:
+        verdict = (f"Does not fit in the {card_label}'s {gb(result.vram_bytes)}: "
+                   f"{gb(-result.headroom_bytes)} short.")
+    elif state == FitState.TIGHT:
+        verdict = (f"Fits in {gb(result.vram_bytes)}, but only {gb(result.headroom_bytes)} "
+                   f"is left (under {TIGHT_FRACTION:.0%}): the desktop or a longer context "
+                   "can tip it over.")
+    else:
+        verdict = f"Fits in {gb(result.vram_bytes)} with {gb(result.headroom_bytes)} to spare."
+    return "\n".join((
+        f"{result.model.name} at {info.label}, {result.context_tokens} tokens of context",
+        verdict,
+        f"weights {gb(parts.weights_bytes)} ({result.model.parameter_count / 1e9:.1f} B "
+        f"parameters x {info.bits_per_weight:g} bits)",
+        f"KV cache {gb(parts.kv_cache_bytes)} (fp16 cache, batch {result.batch})",
+        f"runtime allowance {gb(parts.overhead_bytes)}",
+        f"Shape: {result.model.source}",
+    ))
+
+
+def content_height(table: QTableWidget) -> int:
+    """The height that shows every row of `table` without a vertical scroll bar."""
+    header = table.horizontalHeader()
+    height = sum(table.rowHeight(row) for row in range(table.rowCount()))
+    if not header.isHidden():
+        height += header.height()
+    return height + 2 * table.frameWidth()
+
+
+def content_width(table: QTableWidget) -> int:
+    header = table.verticalHeader()
+    width = sum(table.columnWidth(column) for column in range(table.columnCount()))
+    if not header.isHidden():
+        width += header.width()
+    return width + 2 * table.frameWidth()
+
+
+class FittedTable(QTableWidget):
+    """A table as tall as its rows (the page scrolls, not the table); it scrolls sideways
+    when its columns are wider than the page, and grows by the scroll bar then."""
+
+    def __init__(self, rows: int = 0, columns: int = 0, parent: QWidget | None = None) -> None:
+        super().__init__(rows, columns, parent)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustIgnored)
+
+    def fit_height(self) -> None:
+        height = content_height(self)
+        if content_width(self) > self.width():
+            height += self.horizontalScrollBar().sizeHint().height()
+        if self.height() != height or self.minimumHeight() != height:
+            self.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_height()
+
+
+class WhatFitsPanel(QWidget):
+    """One column group per card; `set_cards` redraws, the context box re-estimates."""
+
+    context_changed = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._cards: tuple[FitCard, ...] = ()
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(6)
+
+        header = QHBoxLayout()
+        header.addWidget(make_label("What fits", bold=True, scale=1.1, wrap=False))
+        header.addSpacing(12)
+        header.addWidget(make_label("Context:", wrap=False))
+        self.context_box = QComboBox()
+        for tokens in CONTEXT_CHOICES:
+            self.context_box.addItem(context_label(tokens), tokens)
+        self.context_box.setCurrentIndex(CONTEXT_CHOICES.index(DEFAULT_CONTEXT_TOKENS))
+        self.context_box.setToolTip(plain_tooltip(
+            "The KV cache grows with the context: K and V of every layer for every token, "
+            "in fp16."))
+        self.context_box.currentIndexChanged.connect(self._on_context)
+        header.addWidget(self.context_box)
+        header.addStretch(1)
+        column.addLayout(header)
+
+        self.scope_label = make_label("", color=MUTED_COLOR)
+        column.addWidget(self.scope_label)
+
+        self.table = FittedTable()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.horizontalHeader().hide()
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        column.addWidget(self.table)
+
+        overhead = DEFAULT_OVERHEAD_BYTES / GIB
+        self.legend = make_label(
+            f"{FITS_MARK} fits   {TIGHT_MARK} tight (under {TIGHT_FRACTION:.0%} of the VRAM "
+            f"left)   {NO_MARK} does not fit.  GB: what the model needs: weights + KV cache "
+            f"+ {overhead:g} GB runtime allowance, one GPU, batch 1.", color=MUTED_COLOR)
+        column.addWidget(self.legend)
+
+    # ------------------------------------------------------------------ API
+
+    @property
+    def context_tokens(self) -> int:
+        value = self.context_box.currentData()
+        return int(value) if isinstance(value, int) else DEFAULT_CONTEXT_TOKENS
+
+    def set_context_tokens(self, tokens: int) -> None:
+        """Pick `tokens` of context; ValueError for a length the box does not offer."""
+        if tokens not in CONTEXT_CHOICES:
+            raise ValueError(f"context must be one of {CONTEXT_CHOICES}")
+        self.context_box.setCurrentIndex(CONTEXT_CHOICES.index(tokens))
+
+    def set_cards(self, cards: Sequence[FitCard], scope: str = "") -> None:
+        self._cards = tuple(cards)
+        self.scope_label.setText(scope)
+        self.scope_label.setVisible(bool(scope))
+        self._render()
+
+    def cell(self, model_name: str, card_index: int,
+             precision_index: int) -> QTableWidgetItem | None:
+        """The item for a model (by name), card and precision (0 FP16, 1 INT8, 2 INT4)."""
+        for row in range(2, self.table.rowCount()):
+            label = self.table.item(row, 0)
+            if label is not None and label.data(Qt.ItemDataRole.UserRole) == model_name:
+                return self.table.item(row, 1 + card_index * len(TABLE_PRECISIONS)
+                                       + precision_index)
+        return None
+
+    # ------------------------------------------------------------------ drawing
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._render()
+
+    def _on_context(self, _index: int) -> None:
+        self._render()
+        self.context_changed.emit(self.context_tokens)
+
+    def _render(self) -> None:
+        table = self.table
+        table.clearSpans()
+        table.clear()
+        cards = self._cards
+        precisions = TABLE_PRECISIONS
+        if not cards:
+            table.setRowCount(0)
+            table.setColumnCount(0)
+            table.hide()
+            self.legend.hide()
+            return
+        table.show()
+        self.legend.show()
+        context = self.context_tokens
+        rows = [cached_fit_table(card.vram_bytes, context) if card.vram_bytes else None
+                for card in cards]
+        models = next((r for r in rows if r is not None), cached_fit_table(GIB, context))
+        table.setColumnCount(1 + len(cards) * len(precisions))
+        table.setRowCount(2 + len(models))
+        palette = self.palette()
+        header_brush = QBrush(palette.color(QPalette.ColorRole.AlternateBase))
+        bold = QFont(table.font())
+        bold.setBold(True)
+
+        corner = QTableWidgetItem("Model")
+        corner.setFont(bold)
+        corner.setBackground(header_brush)
+        table.setItem(0, 0, corner)
+        table.setSpan(0, 0, 2, 1)
+        for number, card in enumerate(cards):
+            first = 1 + number * len(precisions)
+            vram = gb(card.vram_bytes) if card.vram_bytes else "VRAM unknown"
+            title = QTableWidgetItem(f"■ {card.label} · {vram}")
+            title.setFont(bold)
+            title.setForeground(QBrush(card.color))
+            title.setBackground(header_brush)
+            title.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+            title.setToolTip(plain_tooltip(card.label))
+            table.setItem(0, first, title)
+            table.setSpan(0, first, 1, len(precisions))
+            for offset, precision in enumerate(precisions):
+                info = precision_info(precision)
+                item = QTableWidgetItem(info.label)
+                item.setBackground(header_brush)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                item.setToolTip(plain_tooltip(f"{info.label}: {info.bits_per_weight:g} bits "
+                                              f"per weight ({info.source})"))
+                table.setItem(1, first + offset, item)
+
+        tints = {FitState.FITS: _tint(OK_COLOR, 48), FitState.TIGHT: _tint(WARN_COLOR, 64),
+                 FitState.NO: _tint(ERROR_COLOR, 34)}
+        for position, model_row in enumerate(models):
+            row = 2 + position
+            model = model_row.model
+            label = QTableWidgetItem(f"{model.name}")
+            label.setData(Qt.ItemDataRole.UserRole, model.name)
+            label.setToolTip(plain_tooltip(
+                f"{model.name}: {model.parameter_count / 1e9:.1f} B parameters, "
+                f"{model.num_hidden_layers} layers, {model.num_key_value_heads} KV heads "
+                f"(config: {model.source})"))
+            table.setItem(row, 0, label)
+            for number, card in enumerate(cards):
+                card_rows = rows[number]
+                for offset in range(len(precisions)):
+                    column = 1 + number * len(precisions) + offset
+                    if card_rows is None:
+                        item = QTableWidgetItem("—")
+                        item.setToolTip(plain_tooltip(card.missing_reason))
+                        item.setForeground(QBrush(MUTED_COLOR))
+                    else:
+                        result = card_rows[position].results[offset]
+                        item = QTableWidgetItem(cell_text(result))
+                        item.setData(Qt.ItemDataRole.UserRole, fit_state(result))
+                        item.setBackground(tints[fit_state(result)])
+                        item.setToolTip(plain_tooltip(cell_tooltip(result, card.label)))
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    table.setItem(row, column, item)
+
+        table.setColumnWidth(0, _MODEL_COLUMN_WIDTH)
+        for column in range(1, table.columnCount()):
+            table.setColumnWidth(column, _CELL_WIDTH)
+        for row in range(table.rowCount()):
+            table.setRowHeight(row, 24)
+        table.fit_height()
+
+
+def _tint(color: QColor, alpha: int) -> QBrush:
+    tinted = QColor(color)
+    tinted.setAlpha(alpha)
+    return QBrush(tinted)
