@@ -59,6 +59,7 @@ from gpuscope.telemetry.metrics import (
     throttle_reason_names,
 )
 from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.ui import pixmap_cache
 from gpuscope.ui.decimate import MinMaxPyramid, bin_columns, decimate_block
 from gpuscope.ui.telemetry_chart import (
     _NO_STATS,
@@ -609,6 +610,7 @@ class TelemetryPage(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        pixmap_cache.ensure_room(self.width(), self.height(), self.devicePixelRatioF())
         self._layout_charts()
 
     # ------------------------------------------------------------------ the range
