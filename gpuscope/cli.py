@@ -98,6 +98,15 @@ def _build_parser() -> argparse.ArgumentParser:
                             "one running gpuscope)")
     bench.add_argument("--json", action="store_true", help="print the run as JSON")
     bench.add_argument("-o", "--output", metavar="FILE", help="also write the run as JSON")
+    bench.add_argument("--no-save", action="store_true",
+                       help="do not keep the run in the history of past runs")
+    past = bench.add_mutually_exclusive_group()
+    past.add_argument("--history", action="store_true",
+                      help="list the past runs kept (runs nothing)")
+    past.add_argument("--show", metavar="ID", help="print a past run (an id, or last)")
+    past.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                      help="compare two past runs, benchmark by benchmark")
+    past.add_argument("--delete", nargs="+", metavar="ID", help="delete past runs")
     return parser
 
 
@@ -255,10 +264,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from gpuscope.bench.command import bench_command
+    from gpuscope.bench.command import bench_command, history_command
 
+    if args.history or args.show or args.compare or args.delete:
+        return history_command(list_runs=args.history, show=args.show, compare=args.compare,
+                               delete=args.delete, as_json=args.json)
     return bench_command(args.suites, device=args.device, python=args.python,
-                         as_json=args.json, output=args.output)
+                         as_json=args.json, output=args.output, save=not args.no_save)
 
 
 def _display_problem() -> str | None:

@@ -1,8 +1,10 @@
 """What a benchmark run produced, as frozen dataclasses, and their JSON form.
 
 A `BenchRun` is the whole story of one worker: the interpreter, what the worker said about
-itself (`WorkerHello`), each `BenchmarkResult`, each `BenchError` (a crash, a hang, an out of
-memory...), and wall-clock times that align with telemetry. `run_to_json` / `run_from_json`
+itself (`WorkerHello`), each `BenchmarkResult` (with the telemetry sampled while it ran,
+`BenchTelemetry`), each `BenchError` (a crash, a hang, an out of memory...), wall-clock times
+that align with telemetry, and the GPU of the machine it ran on (`BenchTarget`), which names the
+card whose datasheet the results are compared with. `run_to_json` / `run_from_json`
 round-trip it for `--json`, `-o FILE` and the history of past runs; the `*_from_json` parsers
 never raise, whatever they are given (a damaged file, a newer worker, garbage).
 """
@@ -55,6 +57,49 @@ class Spread:
 
 
 @dataclass(frozen=True, slots=True)
+class MetricSummary:
+    """One metric over one benchmark, in the unit it is stored in (MHz, W, °C, %, bytes)."""
+
+    metric: str  # a telemetry Metric value: "sclk_mhz"
+    label: str  # "Graphics clock"
+    unit: str  # "MHz"
+    min: float
+    median: float
+    max: float
+    samples: int
+    source: str | None = None  # "amdsmi:...", "sysfs:/sys/class/drm/card1/device/..."
+
+
+@dataclass(frozen=True, slots=True)
+class BenchTelemetry:
+    """What the device did while one benchmark ran: clocks, power, temperatures (the host's CPU
+    and memory for a CPU run), each as min/median/max with its source, the metrics that could
+    not be read and why, and the throttle reasons seen."""
+
+    device: str  # the telemetry device: a GPU's PCI bus address, or "host"
+    label: str
+    samples: int  # sampler ticks inside the benchmark's time
+    rate_hz: float | None = None
+    metrics: tuple[MetricSummary, ...] = ()
+    missing: Mapping[str, str] = field(default_factory=dict)  # metric -> why it is missing
+    throttle_reasons: tuple[str, ...] = ()  # words: "power cap", "thermal"
+    throttled_samples: int = 0
+    throttle_source: str | None = None
+    note: str | None = None  # "no sample during this benchmark: ..." and similar
+
+    def metric(self, metric: str) -> MetricSummary | None:
+        return next((m for m in self.metrics if m.metric == metric), None)
+
+    @property
+    def throttled(self) -> bool | None:
+        """True when a throttle reason was seen, False when the reasons were read and none
+        was, None when they could not be read."""
+        if self.throttle_reasons:
+            return True
+        return False if self.throttle_source is not None else None
+
+
+@dataclass(frozen=True, slots=True)
 class BenchmarkResult:
     id: str
     device: str  # "cuda:0" or "cpu"
@@ -72,6 +117,7 @@ class BenchmarkResult:
     math_library: str | None = None  # "hipBLASLt", "cuBLAS", "MKL"
     started_unix_s: float | None = None
     ended_unix_s: float | None = None
+    telemetry: BenchTelemetry | None = None  # added by gpuscope, not the worker
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +129,23 @@ class BenchDevice:
     gcn_arch_name: str | None = None  # "gfx90a:sramecc+:xnack-"
     compute_capability: str | None = None  # "8.9"
     multi_processor_count: int | None = None
+    pci_bus: str | None = None  # "0000:03:00.0", from torch's pci_*_id properties
+    uuid: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BenchTarget:
+    """The machine's GPU a run ran on, and the card of the knowledge base it is compared with.
+    Kept with the run, so that a stored run is judged against the same card later."""
+
+    matched_by: str  # how the worker's device was found: "PCI bus address", "name", ...
+    gpu_index: int | None = None  # in the inventory
+    gpu_name: str | None = None
+    pci_bus: str | None = None
+    spec_name: str | None = None  # resources/gpu_specs.toml; None: no datasheet entry
+    pcie_generation: int | None = None  # the negotiated slot link, for transfer peaks
+    pcie_width: int | None = None
+    pcie_note: str | None = None  # why the link is not used ("the GPU's own link ...")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +190,8 @@ class BenchRun:
     returncode: int | None = None
     signal: str | None = None
     stderr_tail: str | None = None
+    target: BenchTarget | None = None  # None: not matched (the CPU, or an unclear device)
+    telemetry_note: str | None = None  # why there is no telemetry, when there is none
 
     @property
     def duration_s(self) -> float:
@@ -242,6 +307,59 @@ def spread_from_json(raw: Any) -> Spread | None:
     return Spread(low, mid, high, count)
 
 
+def metric_summary_from_json(raw: Any) -> MetricSummary | None:
+    data = _dict(raw)
+    metric, label = _str(data.get("metric")), _str(data.get("label"))
+    low, mid, high = (_float(data.get(k)) for k in ("min", "median", "max"))
+    samples = _int(data.get("samples"))
+    if metric is None or low is None or mid is None or high is None or samples is None:
+        return None
+    return MetricSummary(metric, label or metric, _str(data.get("unit")) or "", low, mid, high,
+                         samples, _str(data.get("source")))
+
+
+def telemetry_from_json(raw: Any) -> BenchTelemetry | None:
+    """A result's telemetry summary; None when absent or not one."""
+    data = _dict(raw)
+    device = _str(data.get("device"))
+    if device is None:
+        return None
+    metrics = tuple(m for m in (metric_summary_from_json(v) for v in _list(data.get("metrics")))
+                    if m is not None)
+    missing = {str(k): v.strip() for k, v in _dict(data.get("missing")).items()
+               if isinstance(v, str) and v.strip()}
+    return BenchTelemetry(
+        device=device,
+        label=_str(data.get("label")) or device,
+        samples=_int(data.get("samples")) or 0,
+        rate_hz=_float(data.get("rate_hz")),
+        metrics=metrics,
+        missing=missing,
+        throttle_reasons=tuple(s for s in (_str(v) for v in _list(data.get("throttle_reasons")))
+                               if s),
+        throttled_samples=_int(data.get("throttled_samples")) or 0,
+        throttle_source=_str(data.get("throttle_source")),
+        note=_str(data.get("note")),
+    )
+
+
+def target_from_json(raw: Any) -> BenchTarget | None:
+    data = _dict(raw)
+    matched_by = _str(data.get("matched_by"))
+    if matched_by is None:
+        return None
+    return BenchTarget(
+        matched_by=matched_by,
+        gpu_index=_int(data.get("gpu_index")),
+        gpu_name=_str(data.get("gpu_name")),
+        pci_bus=_str(data.get("pci_bus")),
+        spec_name=_str(data.get("spec_name")),
+        pcie_generation=_int(data.get("pcie_generation")),
+        pcie_width=_int(data.get("pcie_width")),
+        pcie_note=_str(data.get("pcie_note")),
+    )
+
+
 def result_from_json(raw: Any) -> BenchmarkResult | None:
     """A result as the worker sends it (or as `run_to_json` wrote it); None without an id."""
     data = _dict(raw)
@@ -273,6 +391,7 @@ def result_from_json(raw: Any) -> BenchmarkResult | None:
         math_library=_str(data.get("math_library")),
         started_unix_s=_float(data.get("started_unix_s")),
         ended_unix_s=_float(data.get("ended_unix_s")),
+        telemetry=telemetry_from_json(data.get("telemetry")),
     )
 
 
@@ -287,6 +406,8 @@ def _device_from_json(raw: Any, position: int) -> BenchDevice:
         gcn_arch_name=_str(data.get("gcn_arch_name")),
         compute_capability=_str(data.get("compute_capability")),
         multi_processor_count=_int(data.get("multi_processor_count")),
+        pci_bus=_str(data.get("pci_bus")),
+        uuid=_str(data.get("uuid")),
     )
 
 
@@ -360,4 +481,6 @@ def run_from_json(raw: Any) -> BenchRun | None:
         returncode=_int(data.get("returncode")),
         signal=_str(data.get("signal")),
         stderr_tail=_tail(data.get("stderr_tail")),
+        target=target_from_json(data.get("target")),
+        telemetry_note=_str(data.get("telemetry_note")),
     )

@@ -830,8 +830,29 @@ def _gpu_devices(torch: Any, build: str) -> list[dict[str, Any]]:
         elif major is not None and minor is not None:
             entry["compute_capability"] = f"{major}.{minor}"
             entry["arch"] = f"sm_{major}{minor}"
+        # gpuscope finds the machine's GPU (its telemetry, its PCIe link) by this address.
+        pci = {key: _small_int(getattr(props, key, None))
+               for key in ("pci_domain_id", "pci_bus_id", "pci_device_id")}
+        if pci["pci_bus_id"] is not None and pci["pci_device_id"] is not None:
+            entry.update(pci)
+            # The properties carry no PCI function; a GPU is function 0.
+            entry["pci_bus"] = (f"{pci['pci_domain_id'] or 0:04x}:{pci['pci_bus_id']:02x}:"
+                                f"{pci['pci_device_id']:02x}.0")
+        uuid = getattr(props, "uuid", None)
+        if uuid is not None and str(uuid).strip():
+            entry["uuid"] = str(uuid).strip()
         devices.append(entry)
     return devices
+
+
+def _small_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0 <= number < 1 << 32 else None
 
 
 def _parse_args(argv: list[str]) -> argparse.Namespace:

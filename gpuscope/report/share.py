@@ -31,18 +31,11 @@ from typing import Any
 import numpy as np
 
 from gpuscope import __version__
-from gpuscope.bench.catalog import spec as benchmark_catalog_spec
+from gpuscope.bench.assess import assess_run
 from gpuscope.bench.results import BenchRun, ResultStatus, run_from_json, run_to_json
 from gpuscope.doctor import DoctorInput, diagnosis_document
 from gpuscope.doctor.layers import LayerState, layers_for
-from gpuscope.knowledge.bench_expectations import (
-    BENCHMARKS as BENCH_EXPECTATIONS,
-)
-from gpuscope.knowledge.bench_expectations import (
-    VerdictLevel,
-    datasheet_peak,
-    judge,
-)
+from gpuscope.knowledge.bench_expectations import VerdictLevel
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
 from gpuscope.model import (
     Finding,
@@ -52,7 +45,6 @@ from gpuscope.model import (
     PcieLink,
     Vendor,
     format_bytes,
-    pcie_generation,
     to_jsonable,
 )
 from gpuscope.report.redact import Identity, Redactor, Replacement
@@ -83,9 +75,6 @@ VERDICT_WORDS: Mapping[str, str] = {
     VerdictLevel.HIGH.value: "above published", VerdictLevel.UNKNOWN.value: "no reference",
     "unsupported": "unsupported", "failed": "failed",
 }
-# A Radeon card's own link fields describe its on-board PCIe switch, not the slot
-# (facts.md §1.7): such a link is no peak for a host transfer.
-_GPU_OWN_LINK_PREFIXES = ("GPU function", "amd-smi static")
 
 
 class ReportError(ValueError):
@@ -910,90 +899,29 @@ def _layers(raw: Any) -> tuple[GpuLayers, ...]:
 # ----------------------------------------------------------------------------- benchmarks
 
 
-def _normal_arch(arch: str | None) -> str | None:
-    if not arch:
-        return None
-    return arch.split(":", 1)[0].strip().lower()
-
-
-def _matching_gpu(run: BenchRun, gpus: Sequence[ReportGpu]) -> ReportGpu | None:
-    """The report's GPU a run ran on: the one whose name, or else target and VRAM, match the
-    worker's device; None for the CPU or when it is not clear."""
-    hello = run.hello
-    if hello is None or not hello.device or not hello.device.startswith("cuda"):
-        return None
-    torch_index = _device_index(hello.device)
-    device = next((d for d in hello.devices if d.index == torch_index), None)
-    name = hello.device_name or (device.name if device is not None else None)
-    named = [g for g in gpus if name and g.name.lower() == name.strip().lower()]
-    if len(named) == 1:
-        return named[0]
-    arch = _normal_arch(device.arch if device is not None else None)
-    if arch is not None:
-        candidates = [g for g in (named or gpus)
-                      if _normal_arch(g.gfx_target) == arch
-                      or (g.compute_capability and arch == "sm_" + g.compute_capability
-                          .replace(".", ""))]
-        if len(candidates) == 1:
-            return candidates[0]
-    if len(gpus) == 1 and name and gpu_spec(name) is not None and \
-            gpu_spec(name) == gpus[0].spec():
-        return gpus[0]
-    return None
-
-
-def _device_index(device: str) -> int | None:
-    _, _, number = device.partition(":")
-    return int(number) if number.isdigit() else 0 if device == "cuda" else None
-
-
-def _slot_link(gpu: ReportGpu | None) -> tuple[int | None, int | None]:
-    if gpu is None or gpu.pcie_link is None:
-        return None, None
-    link = gpu.pcie_link
-    if gpu.vendor == "amd" and link.measured_at and link.measured_at.startswith(
-            _GPU_OWN_LINK_PREFIXES):
-        return None, None
-    return pcie_generation(link.current_speed_gt_s), link.current_width
-
-
 def _bench_section(run: BenchRun, gpus: Sequence[ReportGpu]) -> BenchSection:
     hello = run.hello
-    gpu = _matching_gpu(run, gpus)
-    card = gpu.spec() if gpu is not None else None
-    if card is None and hello is not None and hello.device_name and hello.device and \
-            hello.device.startswith("cuda"):
-        card = gpu_spec(hello.device_name)
-    generation, width = _slot_link(gpu)
-    build = hello.torch_version if hello is not None else None
+    # The matching (worker device -> GPU -> card and slot link) and the judging live in the
+    # bench layer, shared with `gpuscope bench` and the Benchmarks page.
+    assessment = assess_run(run, [g.to_gpu() for g in gpus])
     rows: list[BenchRow] = []
     for result in run.results:
-        catalog = benchmark_catalog_spec(result.id)
-        expectation = BENCH_EXPECTATIONS.get(result.id)
-        title = catalog.title if catalog is not None else (
-            expectation.label if expectation is not None else result.id)
-        if result.status is not ResultStatus.OK or result.value is None:
+        judged = assessment.result(result.id)
+        title = judged.title if judged is not None else result.id
+        if judged is None or result.status is not ResultStatus.OK or result.value is None:
             rows.append(BenchRow(result.id, title, result.status.value, result.unit,
                                  level=result.status.value,
                                  verdict=result.reason or result.status.value,
                                  higher_is_better=result.higher_is_better))
             continue
-        peak = datasheet_peak(card, result.id, pcie_generation=generation, pcie_width=width)
-        verdict = judge(result.id, result.value, card, peak, build=build)
-        used_peak = verdict.peak or peak
+        peak = judged.peak
         rows.append(BenchRow(
             result.id, title, result.status.value, result.unit, value=result.value,
-            peak_value=used_peak.value if used_peak is not None else None,
-            peak_label=used_peak.label if used_peak is not None else None,
-            percent_of_peak=verdict.percent_of_peak, band_pct=verdict.band_pct,
-            level=verdict.level.value, verdict=verdict.text,
+            peak_value=peak.value if peak is not None else None,
+            peak_label=peak.label if peak is not None else None,
+            percent_of_peak=judged.percent_of_peak, band_pct=judged.band_pct,
+            level=judged.level, verdict=judged.text,
             higher_is_better=result.higher_is_better))
-    if hello is not None and hello.device and hello.device.startswith("cuda"):
-        device = f"{hello.device_name or 'GPU'} ({hello.device})"
-    elif hello is not None and hello.device == "cpu":
-        device = "CPU" + (f" ({hello.device_name})" if hello.device_name else "")
-    else:
-        device = "unknown device"
     if hello is not None and hello.torch_version:
         torch = f"torch {hello.torch_version}"
         if hello.build:
@@ -1001,12 +929,15 @@ def _bench_section(run: BenchRun, gpus: Sequence[ReportGpu]) -> BenchSection:
     else:
         torch = "no torch"
     errors = tuple(f"{e.kind.value}: {e.message}" for e in run.errors)
-    return BenchSection(device=device, card=card.name if card is not None else None,
+    card = assessment.card
+    target = assessment.target
+    return BenchSection(device=assessment.device_label,
+                        card=card.name if card is not None else None,
                         torch=torch, started_unix_s=run.started_unix_s,
                         duration_s=run.duration_s, rows=tuple(rows), errors=errors,
                         not_run=run.not_run,
                         note=hello.device_note if hello is not None else None,
-                        gpu_index=gpu.index if gpu is not None else None)
+                        gpu_index=target.gpu_index if target is not None else None)
 
 
 # ----------------------------------------------------------------------------- the document

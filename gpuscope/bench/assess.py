@@ -1,0 +1,297 @@
+"""Each benchmark result against the card's datasheet.
+
+Two steps. `match_target` finds the machine's GPU the worker ran on (by PCI bus address, else by
+name, else by target and VRAM) and with it the card of the knowledge base and the negotiated
+PCIe link; the run keeps that as its `BenchTarget`. `assess_run` then puts each result next to
+the datasheet peak for that card and precision (`knowledge.bench_expectations.datasheet_peak`)
+and the verdict against published bands (`judge`), or says "no datasheet entry" and why.
+
+Verdicts are not stored with a run: they are worked out again whenever a run is shown, so an
+old run gets today's knowledge base. The share report and the Benchmarks page both call this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuscope.bench.catalog import spec as catalog_spec
+from gpuscope.bench.results import (
+    BenchDevice,
+    BenchmarkResult,
+    BenchRun,
+    BenchTarget,
+    ResultStatus,
+    WorkerHello,
+)
+from gpuscope.knowledge.bench_expectations import (
+    BENCHMARKS as EXPECTATIONS,
+)
+from gpuscope.knowledge.bench_expectations import (
+    Peak,
+    VerdictLevel,
+    datasheet_peak,
+    judge,
+)
+from gpuscope.knowledge.specs import GpuSpec, gpu_spec
+from gpuscope.model import Gpu, Vendor, pcie_generation
+
+# A Radeon card's own link fields describe its on-board PCIe switch, not the slot
+# (facts.md §1.7): such a link is no peak for a host transfer.
+_GPU_OWN_LINK_PREFIXES = ("GPU function", "amd-smi static")
+
+NO_DATASHEET = "no datasheet entry"
+CPU_NO_DATASHEET = (f"{NO_DATASHEET}: gpuscope's knowledge base has datasheet peaks for GPUs, "
+                    "not for CPUs")
+
+# The words of a level, as tables show them.
+LEVEL_WORDS: dict[str, str] = {
+    VerdictLevel.NORMAL.value: "normal", VerdictLevel.LOW.value: "low",
+    VerdictLevel.HIGH.value: "above published", VerdictLevel.UNKNOWN.value: "no reference",
+    ResultStatus.UNSUPPORTED.value: "unsupported", ResultStatus.FAILED.value: "failed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ResultAssessment:
+    """One result against the datasheet: the peak used (or why there is none), the percentage,
+    and the verdict's level and words."""
+
+    id: str
+    title: str
+    status: str  # a ResultStatus value
+    level: str  # a VerdictLevel value, or "unsupported" / "failed"
+    text: str  # the verdict in words, or the reason it is unsupported/failed
+    percent_of_peak: float | None = None
+    peak: Peak | None = None
+    peak_missing: str | None = None  # "no datasheet entry: ..." when there is no peak
+    band_pct: tuple[float, float] | None = None  # the published range, % of the peak
+    source: str = ""  # what the verdict rests on
+    known_issue: str | None = None
+
+    @property
+    def level_word(self) -> str:
+        if self.level == VerdictLevel.UNKNOWN.value and self.peak is None:
+            return "no datasheet"
+        return LEVEL_WORDS.get(self.level, self.level)
+
+
+@dataclass(frozen=True, slots=True)
+class RunAssessment:
+    """A run's results against the datasheet of the card it ran on."""
+
+    target: BenchTarget | None
+    card: GpuSpec | None  # the knowledge base's card, None: no datasheet entry
+    device_label: str  # "AMD Radeon RX 7900 XTX (cuda:0)", "CPU (Intel Xeon ...)"
+    compared_with: str  # one line: which datasheet the percentages are of, or why none
+    results: tuple[ResultAssessment, ...]
+
+    def result(self, benchmark_id: str) -> ResultAssessment | None:
+        return next((r for r in self.results if r.id == benchmark_id), None)
+
+
+# ----------------------------------------------------------------------------- matching
+
+
+def is_gpu_run(hello: WorkerHello | None) -> bool:
+    return hello is not None and bool(hello.device) and str(hello.device).startswith("cuda")
+
+
+def _device_index(device: str) -> int | None:
+    _, _, number = device.partition(":")
+    return int(number) if number.isdigit() else 0 if device == "cuda" else None
+
+
+def worker_device(hello: WorkerHello | None) -> BenchDevice | None:
+    """What the worker said about the device under test."""
+    if not is_gpu_run(hello):
+        return None
+    assert hello is not None and hello.device is not None
+    index = _device_index(hello.device)
+    return next((d for d in hello.devices if d.index == index), None)
+
+
+def _short_bus(bus: str | None) -> str | None:
+    """"0000:03:00.0" -> "03:00": domains and functions are reported differently by torch
+    (function always 0) and the probes."""
+    if not bus:
+        return None
+    text = bus.strip().lower()
+    parts = text.split(":")
+    if len(parts) < 2:
+        return None
+    return f"{parts[-2]}:{parts[-1].split('.')[0]}"
+
+
+def _normal_arch(arch: str | None) -> str | None:
+    if not arch:
+        return None
+    return arch.split(":", 1)[0].strip().lower()
+
+
+def _same_arch(gpu: Gpu, arch: str) -> bool:
+    if _normal_arch(gpu.gfx_target) == arch:
+        return True
+    return bool(gpu.compute_capability) and arch == "sm_" + str(gpu.compute_capability) \
+        .replace(".", "")
+
+
+def slot_link(gpu: Gpu | None) -> tuple[int | None, int | None, str | None]:
+    """(generation, width, note) of the link to compare host transfers with; the note says
+    why there is none."""
+    if gpu is None:
+        return None, None, None
+    link = gpu.pcie_link
+    if link is None:
+        return None, None, "the GPU's PCIe link was not read"
+    if gpu.vendor is Vendor.AMD and link.measured_at and link.measured_at.startswith(
+            _GPU_OWN_LINK_PREFIXES):
+        return None, None, ("only the GPU's own link was read, which on Radeon cards is the "
+                            "on-board PCIe switch, not the slot")
+    generation = pcie_generation(link.current_speed_gt_s)
+    if generation is None or link.current_width is None:
+        return None, None, "the negotiated PCIe speed or width was not read"
+    return generation, link.current_width, None
+
+
+def _spec_of(gpu: Gpu) -> GpuSpec | None:
+    if not (gpu.name or gpu.pci_device_id):
+        return None
+    return gpu_spec(gpu.name or None, vendor_id=gpu.pci_vendor_id, device_id=gpu.pci_device_id,
+                    vram_bytes=gpu.vram_total_bytes)
+
+
+def _find_gpu(hello: WorkerHello, device: BenchDevice | None,
+              gpus: Sequence[Gpu]) -> tuple[Gpu | None, str]:
+    bus = _short_bus(device.pci_bus if device is not None else None)
+    if bus is not None:
+        by_bus = [g for g in gpus if _short_bus(g.pci_bus) == bus]
+        if len(by_bus) == 1:
+            return by_bus[0], "PCI bus address"
+    name = hello.device_name or (device.name if device is not None else None)
+    named = [g for g in gpus if name and g.name and g.name.lower() == name.strip().lower()]
+    if len(named) == 1:
+        return named[0], "name"
+    arch = _normal_arch(device.arch if device is not None else None)
+    if arch is not None:
+        candidates = [g for g in (named or gpus) if _same_arch(g, arch)]
+        if len(candidates) == 1:
+            return candidates[0], "target"
+        memory = device.total_memory_bytes if device is not None else None
+        if memory and len(candidates) > 1:
+            sized = [g for g in candidates if g.vram_total_bytes and
+                     abs(g.vram_total_bytes - memory) <= 0.05 * g.vram_total_bytes]
+            if len(sized) == 1:
+                return sized[0], "target and VRAM"
+    if len(gpus) == 1 and name and gpu_spec(name) is not None and \
+            gpu_spec(name) == _spec_of(gpus[0]):
+        return gpus[0], "name in the knowledge base"
+    return None, ""
+
+
+def match_target(hello: WorkerHello | None, gpus: Sequence[Gpu]) -> BenchTarget | None:
+    """The machine's GPU the worker ran on, and its card in the knowledge base. None for a
+    CPU run or a run without a hello. When no inventory GPU matches, the card is still looked
+    up by the name torch reported (`matched_by` says so), without a PCIe link."""
+    if not is_gpu_run(hello):
+        return None
+    assert hello is not None
+    device = worker_device(hello)
+    gpu, how = _find_gpu(hello, device, gpus)
+    if gpu is not None:
+        spec = _spec_of(gpu)
+        name = hello.device_name or (device.name if device is not None else None)
+        if spec is None and name:
+            spec = gpu_spec(name)
+        generation, width, note = slot_link(gpu)
+        return BenchTarget(matched_by=how, gpu_index=gpu.index, gpu_name=gpu.name,
+                           pci_bus=gpu.pci_bus, spec_name=spec.name if spec else None,
+                           pcie_generation=generation, pcie_width=width, pcie_note=note)
+    name = hello.device_name or (device.name if device is not None else None)
+    spec = gpu_spec(name) if name else None
+    return BenchTarget(
+        matched_by="name torch reported" if spec is not None else "not matched",
+        gpu_name=name, pci_bus=device.pci_bus if device is not None else None,
+        spec_name=spec.name if spec is not None else None,
+        pcie_note="the GPU was not found among the machine's GPUs, so its PCIe link is unknown")
+
+
+# ----------------------------------------------------------------------------- judging
+
+
+def _title(benchmark_id: str) -> str:
+    catalog = catalog_spec(benchmark_id)
+    if catalog is not None:
+        return catalog.title
+    expectation = EXPECTATIONS.get(benchmark_id)
+    return expectation.label if expectation is not None else benchmark_id
+
+
+def assess_result(result: BenchmarkResult, card: GpuSpec | None, *, gpu_run: bool,
+                  pcie_generation: int | None = None, pcie_width: int | None = None,
+                  build: str | None = None, pcie_note: str | None = None) -> ResultAssessment:
+    """One result against the datasheet peak of `card` (None: no card known)."""
+    title = _title(result.id)
+    if result.status is not ResultStatus.OK or result.value is None:
+        return ResultAssessment(result.id, title, result.status.value, result.status.value,
+                                result.reason or result.status.value)
+    if not gpu_run:
+        return ResultAssessment(result.id, title, result.status.value,
+                                VerdictLevel.UNKNOWN.value, CPU_NO_DATASHEET + ".",
+                                peak_missing=CPU_NO_DATASHEET)
+    peak = datasheet_peak(card, result.id, pcie_generation=pcie_generation,
+                          pcie_width=pcie_width)
+    verdict = judge(result.id, result.value, card, peak, build=build)
+    used = verdict.peak or peak
+    missing = None
+    text = verdict.text
+    if used is None:
+        missing = _first_sentence(text) if text.startswith(NO_DATASHEET) else NO_DATASHEET
+        if result.id.startswith("transfer.") and pcie_note:
+            missing = f"{NO_DATASHEET}: {pcie_note}"
+            text = missing + "."
+    return ResultAssessment(
+        result.id, title, result.status.value, verdict.level.value, text,
+        percent_of_peak=verdict.percent_of_peak, peak=used, peak_missing=missing,
+        band_pct=verdict.band_pct, source=verdict.source, known_issue=verdict.known_issue)
+
+
+def _first_sentence(text: str) -> str:
+    head, _, _ = text.partition(". ")
+    return head.rstrip(".")
+
+
+def device_label(hello: WorkerHello | None) -> str:
+    if is_gpu_run(hello):
+        assert hello is not None
+        return f"{hello.device_name or 'GPU'} ({hello.device})"
+    if hello is not None and hello.device == "cpu":
+        return "CPU" + (f" ({hello.device_name})" if hello.device_name else "")
+    return "unknown device"
+
+
+def assess_run(run: BenchRun, gpus: Sequence[Gpu] = ()) -> RunAssessment:
+    """Every result of `run` against the datasheet. The card is the run's own `target` when
+    it has one (a run made by gpuscope keeps it), else it is matched against `gpus` (the
+    machine's, or a report's)."""
+    hello = run.hello
+    gpu_run = is_gpu_run(hello)
+    target = run.target if run.target is not None else match_target(hello, gpus)
+    card = gpu_spec(target.spec_name) if target is not None and target.spec_name else None
+    build = hello.torch_version if hello is not None else None
+    results = tuple(
+        assess_result(r, card, gpu_run=gpu_run,
+                      pcie_generation=target.pcie_generation if target else None,
+                      pcie_width=target.pcie_width if target else None,
+                      build=build, pcie_note=target.pcie_note if target else None)
+        for r in run.results)
+    if not gpu_run:
+        compared = CPU_NO_DATASHEET if hello is not None else "the worker reported no device"
+    elif card is not None:
+        compared = f"datasheet of the {card.name}"
+        if target is not None and target.matched_by not in ("", "not matched"):
+            compared += f" (matched by {target.matched_by})"
+    else:
+        name = (hello.device_name if hello is not None else None) or "this GPU"
+        compared = f"{NO_DATASHEET}: {name} is not in gpuscope's spec table"
+    return RunAssessment(target, card, device_label(hello), compared, results)
