@@ -35,6 +35,7 @@ from gpuscope.knowledge.bench_expectations import (
 )
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
 from gpuscope.model import Gpu, Vendor, pcie_generation
+from gpuscope.telemetry.metrics import Metric
 
 # A Radeon card's own link fields describe its on-board PCIe switch, not the slot
 # (facts.md §1.7): such a link is no peak for a host transfer.
@@ -151,7 +152,31 @@ def slot_link(gpu: Gpu | None) -> tuple[int | None, int | None, str | None]:
     generation = pcie_generation(link.current_speed_gt_s)
     if generation is None or link.current_width is None:
         return None, None, "the negotiated PCIe speed or width was not read"
+    most = pcie_generation(link.max_speed_gt_s)
+    if most is not None and most > generation:
+        # An idle link trains down to save power (NVIDIA cards sit at 2.5 GT/s): the speed
+        # read at rest is not the speed of a transfer.
+        width = max(link.current_width, link.max_width or 0)
+        return most, width, (f"the link was at PCIe {generation}.0 x{link.current_width} when "
+                             f"read (idle links slow down); compared with its maximum, "
+                             f"PCIe {most}.0 x{width}")
     return generation, link.current_width, None
+
+
+def link_during(result: BenchmarkResult) -> tuple[int | None, int | None]:
+    """The PCIe link sampled while `result` ran (the highest generation and width seen), from
+    sources that read the slot's link: amdsmi reports a Radeon card's own link, which is its
+    on-board switch (facts.md §1.7), so it is not used."""
+    telemetry = result.telemetry
+    if telemetry is None:
+        return None, None
+    generation = telemetry.metric(Metric.PCIE_GEN.value)
+    width = telemetry.metric(Metric.PCIE_WIDTH.value)
+    if generation is None or width is None:
+        return None, None
+    if any((m.source or "").startswith("amdsmi") for m in (generation, width)):
+        return None, None
+    return round(generation.max), round(width.max)
 
 
 def _spec_of(gpu: Gpu) -> GpuSpec | None:
@@ -239,6 +264,11 @@ def assess_result(result: BenchmarkResult, card: GpuSpec | None, *, gpu_run: boo
         return ResultAssessment(result.id, title, result.status.value,
                                 VerdictLevel.UNKNOWN.value, CPU_NO_DATASHEET + ".",
                                 peak_missing=CPU_NO_DATASHEET)
+    if result.id.startswith("transfer."):
+        during = link_during(result)
+        if during[0] is not None and during[1] is not None:
+            pcie_generation, pcie_width = during
+            pcie_note = None
     peak = datasheet_peak(card, result.id, pcie_generation=pcie_generation,
                           pcie_width=pcie_width)
     verdict = judge(result.id, result.value, card, peak, build=build)

@@ -31,6 +31,8 @@ from gpuscope.telemetry.sampler import Sampler, TickEvent
 GPU_METRICS: tuple[Metric, ...] = (
     Metric.SCLK_MHZ, Metric.MCLK_MHZ, Metric.POWER_W, Metric.POWER_CAP_W, Metric.TEMP_EDGE_C,
     Metric.TEMP_JUNCTION_C, Metric.TEMP_MEMORY_C, Metric.GPU_UTIL_PERCENT,
+    # The link under load: an idle link trains down, so the inventory's reading can be low.
+    Metric.PCIE_GEN, Metric.PCIE_WIDTH,
 )
 # A CPU run: the host's load (a neighbour's load shows here) and memory.
 HOST_METRICS: tuple[Metric, ...] = (Metric.HOST_CPU_PERCENT, Metric.HOST_RAM_USED_BYTES)

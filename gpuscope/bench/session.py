@@ -241,7 +241,9 @@ class BenchSession:
         target = match_target(hello, gpus)
         device: str | None
         missing: str | None = None
-        if not is_gpu_run(hello):
+        if machine is None:  # the machine could not be listed, or not in time
+            device, missing = None, error or "the machine's GPUs are not known"
+        elif not is_gpu_run(hello):
             device = HOST_DEVICE if hello.device == "cpu" else None
         elif target is not None and target.gpu_index is not None:
             device = target.pci_bus or f"gpu{target.gpu_index}"

@@ -58,6 +58,19 @@ def test_the_real_quick_suite_as_json_within_two_minutes() -> None:
         if benchmark.startswith("matmul."):
             assert r["unit"] == "TFLOPS"
             assert 0 < r["relative_error"] <= r["relative_error_tolerance"]
+        # Against the datasheet: the CPU has none, and says so.
+        assert r["peak"] is None and r["percent_of_peak"] is None
+        assert r["peak_missing"] == ("no datasheet entry: gpuscope's knowledge base has "
+                                     "datasheet peaks for GPUs, not for CPUs")
+        assert r["verdict"]["level"] == "unknown" and r["verdict"]["words"] == "no datasheet"
+        # The host's load while it ran (a full-size benchmark takes seconds: several ticks).
+        telemetry = r["telemetry"]
+        assert telemetry["device"] == "host" and telemetry["samples"] >= 3, telemetry
+        cpu = next(m for m in telemetry["metrics"] if m["metric"] == "host_cpu_percent")
+        assert 0 <= cpu["min"] <= cpu["median"] <= cpu["max"] <= 100
+        assert cpu["source"].startswith("psutil")
+    assert doc["card"] is None and doc["target"] is None
+    assert doc["history"]["id"] >= 1 and doc["history"]["not_saved"] is None
     fp32 = results["matmul.fp32"]
     assert fp32["parameters"]["n"] == 2048  # full size on the CPU
     assert results["memory.copy"]["unit"] == "GB/s"
