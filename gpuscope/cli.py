@@ -107,7 +107,64 @@ def _build_parser() -> argparse.ArgumentParser:
     past.add_argument("--compare", nargs=2, metavar=("A", "B"),
                       help="compare two past runs, benchmark by benchmark")
     past.add_argument("--delete", nargs="+", metavar="ID", help="delete past runs")
+
+    report = commands.add_parser(
+        "report", help="the share report of this machine (or a snapshot, or pasted outputs) "
+                       "as PNG, HTML, Markdown or JSON; redacted unless --no-redact")
+    report.add_argument("--format", choices=REPORT_FORMATS,
+                        help="png (1200 px wide), html (self-contained), md (GitHub and "
+                             "forums) or json (re-importable into Compare); default: from the "
+                             "-o file's extension, else md")
+    report.add_argument("-o", "--output", metavar="FILE",
+                        help="write the report here (default: standard output; for png, "
+                             "gpuscope-report.png)")
+    report.add_argument("--no-redact", action="store_true",
+                        help="keep host and user names, home paths, serial numbers, UUIDs, "
+                             "MAC and IP addresses (redacted by default)")
+    report.add_argument("--replay", dest="report_replay", metavar="FILE",
+                        help="report on a snapshot file instead of this machine")
+    report.add_argument("--from", dest="report_inputs", action="append", metavar="FILE",
+                        help="report on pasted outputs (rocminfo, nvidia-smi, collect_env, "
+                             "...; repeatable) instead of this machine")
+    report.add_argument("--python", action="append", metavar="PATH",
+                        help="inspect the frameworks of this interpreter (repeatable; "
+                             "default: the one running gpuscope)")
+    report.add_argument("--no-frameworks", action="store_true",
+                        help="do not start Python interpreters to inspect frameworks")
+    report.add_argument("--bench", action="append", metavar="FILE",
+                        help="benchmark results from a 'gpuscope bench -o FILE' file "
+                             "(repeatable; default: the newest runs 'gpuscope bench' saved)")
+    report.add_argument("--no-bench", action="store_true",
+                        help="leave benchmark results out")
+    report.add_argument("--recording", dest="report_recording", metavar="FILE",
+                        help="the telemetry strip from a recording ('gpuscope record')")
+    report.add_argument("--sample", type=float, default=3.0, metavar="S",
+                        help="live: sample telemetry for the strip this many seconds "
+                             "(default 3; 0 for none)")
+    report.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress lines on standard error")
+
+    screenshot = commands.add_parser(
+        "screenshot", help="render every page of the window and the report to PNG files, "
+                           "offscreen (no display needed)")
+    screenshot.add_argument("--out", required=True, metavar="DIR",
+                            help="the folder to write the PNG files to (made if needed)")
+    screenshot.add_argument("--replay", dest="screenshot_replay", metavar="FILE",
+                            help="show a snapshot file instead of this machine")
+    screenshot.add_argument("--from", dest="screenshot_inputs", action="append",
+                            metavar="FILE",
+                            help="show pasted outputs instead of this machine (repeatable)")
+    screenshot.add_argument("--size", default="1100x750", metavar="WxH",
+                            help="window size (default 1100x750)")
+    screenshot.add_argument("--telemetry", type=float, default=3.0, metavar="S",
+                            help="seconds of telemetry to sample before the pictures "
+                                 "(default 3; 0 for none)")
     return parser
+
+
+REPORT_FORMATS = ("png", "html", "md", "json")
+_REPORT_SUFFIXES = {".png": "png", ".html": "html", ".htm": "html", ".md": "md",
+                    ".markdown": "md", ".json": "json"}
 
 
 def _system(replay: str | None) -> System:
@@ -273,6 +330,115 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                          as_json=args.json, output=args.output, save=not args.no_save)
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from gpuscope.ui.report_inputs import ReportInputError, gather_report_inputs
+
+    replay = args.report_replay or args.replay
+    imports = (args.report_inputs or []) + (args.gui_inputs or [])
+    recording = args.report_recording or args.recording
+    fmt = args.format
+    output = args.output
+    if fmt is None:
+        suffix = Path(output).suffix.lower() if output else ""
+        fmt = _REPORT_SUFFIXES.get(suffix, "md")
+    if fmt == "png" and not output:
+        output = "gpuscope-report.png"
+
+    def progress(message: str) -> None:
+        if not args.quiet:
+            print(f"gpuscope: {message}…", file=sys.stderr, flush=True)
+
+    pythons: list[str] | None = None if not args.no_frameworks else []
+    if args.python:
+        pythons = list(args.python)
+    try:
+        inputs = gather_report_inputs(
+            replay=replay, imports=imports, pythons=pythons, bench_files=args.bench or (),
+            saved_runs=not args.no_bench, recording=recording,
+            sample_s=max(0.0, args.sample), progress=progress)
+    except ReportInputError as exc:
+        raise CliError(str(exc)) from exc
+    if args.no_bench:
+        import dataclasses
+
+        inputs = dataclasses.replace(inputs, bench_runs=())
+    progress("making the report" + ("" if args.no_redact else " and redacting it"))
+    prepared = inputs.prepare(redact=not args.no_redact)
+    report = prepared.report
+    described = f"{fmt.upper()} report"
+    if fmt == "png":
+        try:
+            from gpuscope.ui.report_render import ensure_gui_application, save_report_png
+        except ImportError as exc:
+            raise CliError(f"a PNG report needs PySide6, which failed to load: {exc}") from exc
+        _app = ensure_gui_application()  # kept alive until the picture is written
+        progress("drawing the picture")
+        try:
+            image = save_report_png(report, output)
+        except OSError as exc:
+            raise CliError(str(exc)) from exc
+        described = f"PNG report, {image.width()}x{image.height()} px"
+    else:
+        from gpuscope.ui.report_page import export_text
+
+        text = export_text(report, fmt)
+        if output:
+            try:
+                Path(output).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise CliError(f"cannot write {output}: {exc.strerror or exc}") from exc
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    # What was done goes to stdout only when stdout is not the report itself.
+    summary = sys.stdout if output else sys.stderr
+    if output:
+        print(f"Wrote {output} ({described}).", file=summary)
+    if args.no_redact:
+        print("Not redacted: it may contain your host and user names, home paths, serial "
+              "numbers, UUIDs, MAC and IP addresses.", file=summary)
+    elif prepared.replacements:
+        kinds: dict[str, int] = {}
+        for entry in prepared.replacements:
+            kinds[entry.kind.value] = kinds.get(entry.kind.value, 0) + 1
+        listed = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+        print(f"Redacted: {listed} (as placeholders such as <host-1>).", file=summary)
+    else:
+        print("Redacted: nothing personal was found.", file=summary)
+    if not report.origin.is_live:
+        print(f"Labelled: {report.origin.title}.", file=summary)
+    for note in inputs.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return 0
+
+
+def _cmd_screenshot(args: argparse.Namespace) -> int:
+    replay = args.screenshot_replay or args.replay
+    imports = (args.screenshot_inputs or []) + (args.gui_inputs or [])
+    try:
+        width_text, _, height_text = args.size.lower().partition("x")
+        size = (int(width_text), int(height_text))
+    except ValueError:
+        raise CliError(f"--size wants WIDTHxHEIGHT, not {args.size!r}") from None
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        from gpuscope.ui.screenshot import ScreenshotError, take_screenshots
+    except ImportError as exc:
+        raise CliError(f"screenshots need PySide6, which failed to load: {exc}") from exc
+
+    def progress(message: str) -> None:
+        print(f"gpuscope: {message}…", file=sys.stderr, flush=True)
+
+    try:
+        paths = take_screenshots(args.out, replay=replay, imports=imports, size=size,
+                                 telemetry_s=max(0.0, args.telemetry), progress=progress)
+    except ScreenshotError as exc:
+        raise CliError(str(exc)) from exc
+    for path in paths:
+        print(path)
+    return 0
+
+
 def _display_problem() -> str | None:
     """Why a window cannot open here, or None. Qt itself aborts the process without one."""
     if os.environ.get("QT_QPA_PLATFORM"):
@@ -317,7 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, "doctor": _cmd_doctor,
                 "record": _cmd_record, "export": _cmd_export, "bench": _cmd_bench,
-                None: _cmd_gui}
+                "report": _cmd_report, "screenshot": _cmd_screenshot, None: _cmd_gui}
     try:
         return handlers[args.command](args)
     except CliError as exc:

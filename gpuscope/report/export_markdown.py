@@ -40,8 +40,10 @@ def text(value: str) -> str:
     escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     escaped = _SPECIAL.sub(r"\\\1", escaped)
     escaped = " ".join(escaped.split())
-    # A line that starts like a heading, a list or a quote would become one.
-    return re.sub(r"^([#>+\-=]|\d+\.)", r"\\\1", escaped)
+    # A line that starts like a heading, a list or a quote would become one. Only ASCII
+    # punctuation can be escaped: "1. " becomes "1\. ", never "\1." (shown as written).
+    escaped = re.sub(r"^(\d+)([.)])(?=\s|$)", r"\1\\\2", escaped)
+    return re.sub(r"^([#>+\-=])", r"\\\1", escaped)
 
 
 def code(value: str) -> str:

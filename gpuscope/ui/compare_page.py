@@ -24,7 +24,17 @@ from dataclasses import dataclass, field
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QKeySequence, QPalette, QPixmap, QShortcut
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QIcon,
+    QKeySequence,
+    QPalette,
+    QPixmap,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -65,6 +75,8 @@ REPORT_FILTER = "gpuscope reports (*.json);;All files (*)"
 MISSING = "—"
 _LABEL_WIDTH = 232
 _CARD_WIDTH = 168
+_MAX_CARD_WIDTH = 260
+_HEADER_PADDING = 40  # the colour swatch, its gap and the section's margins
 _ROW_HEIGHT = 26
 CHART_HEIGHT = 230
 TAG_WORDS = {
@@ -914,12 +926,20 @@ class ComparePage(QWidget):
         bold = QFont(table.font())
         bold.setBold(True)
 
+        metrics = QFontMetrics(bold)
         for index, card in enumerate(cards):
-            header = QTableWidgetItem(f"{card.short_name}\n{card.origin_label}")
+            # A column as wide as its heading (a long report file name is cut in the middle,
+            # in full in the tooltip).
+            room = _MAX_CARD_WIDTH - _HEADER_PADDING
+            lines = [metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, room)
+                     for text in (card.short_name, card.origin_label)]
+            header = QTableWidgetItem("\n".join(lines))
             header.setIcon(_swatch(gpu_color(index)))
             header.setToolTip(plain_tooltip(self._card_tooltip(card)))
             header.setFont(bold)
             table.setHorizontalHeaderItem(index, header)
+            needed = max(metrics.horizontalAdvance(line) for line in lines) + _HEADER_PADDING
+            table.setColumnWidth(index, max(_CARD_WIDTH, min(_MAX_CARD_WIDTH, needed)))
 
         section = None
         for spec in ROWS:

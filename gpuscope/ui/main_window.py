@@ -51,11 +51,14 @@ from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import SourceSet, build_sources
 from gpuscope.ui import shortcuts
 from gpuscope.ui.about_dialog import AboutDialog
+from gpuscope.ui.compare_page import ComparePage
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader, FrameworkCollector
 from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage
+from gpuscope.ui.report_inputs import identity_sources_of
+from gpuscope.ui.report_page import ReportPage
 from gpuscope.ui.settings import DIR_IMPORT, DIR_RECORDING, Settings, SettingsStore
 from gpuscope.ui.shortcuts import ShortcutsDialog
 from gpuscope.ui.stack_page import StackPage
@@ -273,9 +276,13 @@ class MainWindow(QMainWindow):
         self.stack_page = StackPage()
         self.frameworks_page = FrameworksPage(self.doctor, current_python, find_environments)
         self.telemetry_page = TelemetryPage()
+        self.compare_page = ComparePage()
+        self.report_page = ReportPage()
+        self.report_page.set_telemetry_source(lambda: self.telemetry_page.feed)
         built: dict[str, QWidget] = {"Overview": self.overview_page, "Stack": self.stack_page,
                                      "Frameworks": self.frameworks_page,
-                                     "Telemetry": self.telemetry_page}
+                                     "Telemetry": self.telemetry_page,
+                                     "Compare": self.compare_page, "Report": self.report_page}
         for name in PAGE_NAMES:
             item = QListWidgetItem(name)
             page = built.get(name)
@@ -495,6 +502,7 @@ class MainWindow(QMainWindow):
         self.doctor.shutdown()
         self.frameworks_page.shutdown()
         self.telemetry_page.shutdown()
+        self.report_page.shutdown()
         if self._import_dialog is not None:
             self._import_dialog.cancel_import()
 
@@ -666,6 +674,11 @@ class MainWindow(QMainWindow):
             titles.get(name, name) for name in self.loader.pending)
         self.stack_page.set_diagnosis(diagnosis, pending)
         self.frameworks_page.set_diagnosis(diagnosis)
+        imported = diagnosis.imported
+        if imported is None:  # Compare's "this machine" cards stay this machine's
+            self.compare_page.set_machine_gpus(diagnosis.inventory.gpus)
+        self.report_page.set_machine(diagnosis, identity_sources_of(
+            self._system if imported is None else None, imported))
 
     def _update_progress(self, _name: str | None = None) -> None:
         imported = self.doctor.imported

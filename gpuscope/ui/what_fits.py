@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPalette, QResizeEvent
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -43,8 +43,8 @@ CONTEXT_CHOICES: tuple[int, ...] = (2048, 4096, 8192, 16384, 32768, 131072)
 # a longer prompt can tip it over.
 TIGHT_FRACTION = 0.10
 FITS_MARK, TIGHT_MARK, NO_MARK = "✓", "!", "✗"
-_MODEL_COLUMN_WIDTH = 168
-_CELL_WIDTH = 92
+_MODEL_COLUMN_WIDTH = 110  # the least; wider when a model's name needs it
+_CELL_WIDTH = 70
 
 
 class FitState:
@@ -287,7 +287,8 @@ class WhatFitsPanel(QWidget):
             table.setSpan(0, first, 1, len(precisions))
             for offset, precision in enumerate(precisions):
                 info = precision_info(precision)
-                item = QTableWidgetItem(info.label)
+                # "INT8\n(Q8_0)": two short lines keep the columns narrow.
+                item = QTableWidgetItem(info.label.replace(" (", "\n("))
                 item.setBackground(header_brush)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 item.setToolTip(plain_tooltip(f"{info.label}: {info.bits_per_weight:g} bits "
@@ -323,11 +324,20 @@ class WhatFitsPanel(QWidget):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                     table.setItem(row, column, item)
 
-        table.setColumnWidth(0, _MODEL_COLUMN_WIDTH)
+        # As narrow as the texts allow, so that three cards fit a page without scrolling.
+        metrics = QFontMetrics(table.font())
+        texts = [line for r in range(1, table.rowCount())
+                 for c in range(1, table.columnCount()) if (cell := table.item(r, c)) is not None
+                 for line in cell.text().split("\n")]
+        cell_width = max([_CELL_WIDTH, *(metrics.horizontalAdvance(t) + 16 for t in texts)])
+        names = [model_row.model.name for model_row in models]
+        table.setColumnWidth(0, max([_MODEL_COLUMN_WIDTH,
+                                     *(metrics.horizontalAdvance(n) + 16 for n in names)]))
         for column in range(1, table.columnCount()):
-            table.setColumnWidth(column, _CELL_WIDTH)
+            table.setColumnWidth(column, cell_width)
         for row in range(table.rowCount()):
             table.setRowHeight(row, 24)
+        table.setRowHeight(1, metrics.lineSpacing() * 2 + 8)
         table.fit_height()
 
 
