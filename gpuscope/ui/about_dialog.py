@@ -23,12 +23,17 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope import __version__
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP
 from gpuscope.ui.theme import MUTED_COLOR
 from gpuscope.ui.widgets import make_label
 
-ABOUT_TEXT = ("Which GPUs this machine has, which layer of the stack (driver, ROCm, CUDA, "
-              "PyTorch) can use each one, and why not; live telemetry and short benchmarks.")
-NOT_INSTALLED = "not installed"
+# English sources (the Copy text for bug reports stays English); shown translated.
+ABOUT_TEXT = QT_TRANSLATE_NOOP(
+    "AboutDialog", "Which GPUs this machine has, which layer of the stack (driver, ROCm, CUDA, "
+    "PyTorch) can use each one, and why not; live telemetry and short benchmarks.")
+NOT_INSTALLED = QT_TRANSLATE_NOOP("AboutDialog", "not installed")
+# For the extraction: the one version row named by a word, not by a product.
+_ROW_NAMES = (QT_TRANSLATE_NOOP("AboutDialog", "Platform"),)
 
 
 def package_version(distribution: str, module_version: str | None = None) -> str:
@@ -79,7 +84,7 @@ class AboutDialog(QDialog):
     def __init__(self, icon: QIcon | None = None, extra: Sequence[tuple[str, str]] = (),
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("About gpuscope")
+        self.setWindowTitle(self.tr("About gpuscope"))
         self._rows = version_rows()
         self._extra = tuple(extra)
 
@@ -96,7 +101,7 @@ class AboutDialog(QDialog):
         text_column.setSpacing(4)
         text_column.addWidget(make_label(f"gpuscope {__version__}", bold=True, scale=1.4,
                                          wrap=False))
-        text_column.addWidget(make_label(ABOUT_TEXT))
+        text_column.addWidget(make_label(self.tr(ABOUT_TEXT)))
         text_column.addStretch(1)
         head.addLayout(text_column, 1)
         column.addLayout(head)
@@ -106,15 +111,18 @@ class AboutDialog(QDialog):
         grid.setHorizontalSpacing(16)
         grid.setVerticalSpacing(3)
         for row_index, (name, value) in enumerate((*self._rows, *self._extra)):
-            grid.addWidget(make_label(name, color=MUTED_COLOR, wrap=False), row_index, 0,
-                           Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(make_label(value), row_index, 1)
+            # Shown in the language installed; the Copy text keeps the English rows.
+            grid.addWidget(make_label(self.tr(name), color=MUTED_COLOR, wrap=False), row_index,
+                           0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(make_label(self.tr(value) if value == NOT_INSTALLED else value),
+                           row_index, 1)
         grid.setColumnStretch(1, 1)
         column.addLayout(grid)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.copy_button = QPushButton("Copy")
-        self.copy_button.setToolTip("Copy these versions to the clipboard, for a bug report")
+        self.copy_button = QPushButton(self.tr("Copy"))
+        self.copy_button.setToolTip(self.tr("Copy these versions to the clipboard, for a bug "
+                                            "report"))
         buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
         self.copy_button.clicked.connect(self.copy_to_clipboard)
         buttons.rejected.connect(self.reject)
@@ -135,4 +143,4 @@ class AboutDialog(QDialog):
 
     def copy_to_clipboard(self) -> None:
         QGuiApplication.clipboard().setText(self.plain_text())
-        self.copied_label.setText("Copied to the clipboard")
+        self.copied_label.setText(self.tr("Copied to the clipboard"))

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from gpuscope import __version__
 from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
+from gpuscope.ui.i18n import setup_language
 from gpuscope.ui.settings import DEFAULT_TELEMETRY_HZ, SettingsStore
 from gpuscope.ui.theme import app_icon, app_theme
 
@@ -26,9 +27,11 @@ __all__ = ["APP_NAME", "DEFAULT_TELEMETRY_HZ", "ORGANISATION", "app_icon", "run_
            "setup_application"]
 
 
-def setup_application(argv: Sequence[str] | None = None) -> QApplication:
+def setup_application(argv: Sequence[str] | None = None,
+                      language_setting: str | None = None) -> QApplication:
     """The QApplication (the running one, or a new one over `argv`), named, styled and with
-    gpuscope's icon."""
+    gpuscope's icon, in the language of $GPUSCOPE_LANG, `language_setting` or the locale
+    (`gpuscope.ui.i18n.setup_language`), with the bundled CJK font."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(
         list(argv) if argv is not None else list(sys.argv))
@@ -42,6 +45,7 @@ def setup_application(argv: Sequence[str] | None = None) -> QApplication:
     icon = app_icon()
     if not icon.isNull():
         app.setWindowIcon(icon)
+    setup_language(language_setting)  # before any widget: widgets take their texts once
     return app
 
 
@@ -76,8 +80,8 @@ def run_gui(
             print(f"gpuscope: {outcome.error}", file=sys.stderr)
             return 1
 
-    app = setup_application(argv)
     store = settings if settings is not None else SettingsStore()
+    app = setup_application(argv, store.current.language)
     # Before any window: widgets built after this take the theme's colours from the start.
     theme = app_theme()
     theme.set_choice(store.current.theme)

@@ -38,6 +38,7 @@ from gpuscope.model import Finding, Framework, Gpu, Severity, Vendor
 from gpuscope.probes.frameworks import LIBRARY_PREFIX
 from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.stack_page import (
     LAYER_COLORS,
     FindingRow,
@@ -60,8 +61,9 @@ _LOWER_LAYERS: dict[str, Vendor] = {
 }
 _BUILD_NAMES = {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU", "xpu": "XPU", "mps": "MPS",
                 "directml": "DirectML", "unknown": "unknown"}
-NOT_INSTALLED = "none of the frameworks gpuscope knows (PyTorch, JAX, TensorFlow, ONNX Runtime) " \
-                "is installed"
+NOT_INSTALLED = QT_TRANSLATE_NOOP(
+    "EnvironmentResults",
+    "none of the frameworks gpuscope knows (PyTorch, JAX, TensorFlow, ONNX Runtime) is installed")
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -119,42 +121,50 @@ def _matching_device(framework: Framework, gpu: Gpu) -> int | None:
 def framework_verdict(diagnosis: Diagnosis, framework: Framework, gpu: Gpu) -> Verdict:
     """Can `framework` use `gpu`? From its build, what it saw, and the doctor's findings
     (gpu.usable, torch.arch_missing, torch.no_gpu, ... and the layers below)."""
-    name = gpu.name or f"GPU {gpu.index}"
+    name = gpu.name or translate("Verdict", "GPU {index}").format(index=gpu.index)
 
     def verdict(state: LayerState, text: str, fix: str | None = None) -> Verdict:
         return Verdict(gpu.index, name, state, text, fix)
 
     if framework.error or framework.version is None:
-        return verdict(LayerState.UNKNOWN, "not known: the framework could not be inspected")
+        return verdict(LayerState.UNKNOWN,
+                       translate("Verdict", "not known: the framework could not be inspected"))
     wanted = _VENDOR_BUILD.get(gpu.vendor) if gpu.vendor else None
     build = framework.build
     if wanted is None:
-        vendor = _VENDOR_NAMES.get(gpu.vendor, "this") if gpu.vendor else "this"
-        return verdict(LayerState.NOT_APPLICABLE, f"not checked: gpuscope checks AMD and NVIDIA "
-                                                  f"GPUs, this is {vendor}")
+        vendor = (core_text(_VENDOR_NAMES[gpu.vendor]) if gpu.vendor in _VENDOR_NAMES
+                  else translate("Verdict", "this"))
+        return verdict(LayerState.NOT_APPLICABLE, translate(
+            "Verdict", "not checked: gpuscope checks AMD and NVIDIA GPUs, this is {vendor}"
+        ).format(vendor=vendor))
     if build == "cpu":
-        return verdict(LayerState.BLOCKED, "no: a CPU-only build never uses a GPU",
+        return verdict(LayerState.BLOCKED,
+                       translate("Verdict", "no: a CPU-only build never uses a GPU"),
                        _fix_of(diagnosis, "torch.cpu_build", framework))
     if build in ("rocm", "cuda") and build != wanted:
         ids = "torch.cuda_build_on_amd" if build == "cuda" else "torch.rocm_build_on_nvidia"
         return verdict(LayerState.BLOCKED,
-                       f"no: a {_BUILD_NAMES[build]} build cannot use "
-                       f"{_VENDOR_NAMES[gpu.vendor or Vendor.OTHER]} GPUs",
+                       translate("Verdict", "no: a {build} build cannot use {vendor} GPUs").format(
+                           build=_BUILD_NAMES[build],
+                           vendor=core_text(_VENDOR_NAMES[gpu.vendor or Vendor.OTHER])),
                        _fix_of(diagnosis, ids, framework))
     if build not in ("rocm", "cuda"):
-        return verdict(LayerState.UNKNOWN, f"not known: a {_BUILD_NAMES.get(build, build)} build")
+        return verdict(LayerState.UNKNOWN,
+                       translate("Verdict", "not known: a {build} build").format(
+                           build=core_text(_BUILD_NAMES.get(build, build))))
 
     findings = diagnosis.findings
     # The framework itself: no kernels for this GPU's target, or no GPU seen at all.
     for finding in findings:
         if finding.id == "torch.arch_missing" and finding.gpu == gpu.index and (
                 not framework.arch_list or gpu.gfx_target not in framework.arch_list):
-            return verdict(LayerState.BLOCKED, f"no: {finding.title[0].lower()}"
-                           f"{finding.title[1:]}", finding.fix)
+            return verdict(LayerState.BLOCKED, translate("Verdict", "no: {reason}").format(
+                reason=finding.title[0].lower() + finding.title[1:]), finding.fix)
     if (gpu.vendor is Vendor.AMD and framework.arch_list and gpu.gfx_target
             and gpu.gfx_target not in framework.arch_list):
         return verdict(LayerState.BLOCKED,
-                       f"no: built for {', '.join(framework.arch_list)}, not {gpu.gfx_target}")
+                       translate("Verdict", "no: built for {targets}, not {target}").format(
+                           targets=", ".join(framework.arch_list), target=gpu.gfx_target))
     # The layers below it.
     for finding in findings:
         if finding.severity is not Severity.ERROR or finding.gpu not in (None, gpu.index):
@@ -162,29 +172,39 @@ def framework_verdict(diagnosis: Diagnosis, framework: Framework, gpu: Gpu) -> V
         blocks = next((v for prefix, v in _LOWER_LAYERS.items()
                        if finding.id.startswith(prefix)), None)
         if blocks is gpu.vendor:
-            return verdict(LayerState.BLOCKED, f"no: {finding.title}", finding.fix)
+            return verdict(LayerState.BLOCKED,
+                           translate("Verdict", "no: {reason}").format(reason=finding.title),
+                           finding.fix)
     if framework.gpu_available is False:
         no_gpu = next((f for f in findings if f.id == "torch.no_gpu"
                        and _about_framework(f, framework)), None)
-        return verdict(LayerState.BLOCKED, "no: the build sees no GPU"
-                       + (" (a layer below it blocks it)" if no_gpu else ""))
+        return verdict(LayerState.BLOCKED, translate(
+            "Verdict", "no: the build sees no GPU (a layer below it blocks it)") if no_gpu
+            else translate("Verdict", "no: the build sees no GPU"))
     smoke = framework.smoke_test or ""
     if smoke.startswith("failed"):
-        return verdict(LayerState.BLOCKED, f"no: the smoke test {smoke}")
+        return verdict(LayerState.BLOCKED,
+                       translate("Verdict", "no: the smoke test {result}").format(result=smoke))
     device = _matching_device(framework, gpu)
     warnings = [f for f in findings if f.severity is Severity.WARNING and f.gpu == gpu.index]
     if framework.gpu_available and (device is not None or not framework.devices):
-        where = f" as device {device}" if device is not None else ""
         if warnings:
-            return verdict(LayerState.WARNING, f"yes{where}, but: {warnings[0].title}",
+            text = (translate("Verdict", "yes as device {device}, but: {warning}")
+                    if device is not None else translate("Verdict", "yes, but: {warning}"))
+            return verdict(LayerState.WARNING,
+                           text.format(device=device, warning=warnings[0].title),
                            warnings[0].fix)
-        return verdict(LayerState.OK, f"yes{where}")
+        return verdict(LayerState.OK,
+                       translate("Verdict", "yes as device {device}").format(device=device)
+                       if device is not None else translate("Verdict", "yes"))
     if framework.gpu_available and framework.devices:
-        return verdict(LayerState.UNKNOWN, "not among the devices it lists (hidden by a "
-                                           "*_VISIBLE_DEVICES variable?)")
+        return verdict(LayerState.UNKNOWN, translate(
+            "Verdict", "not among the devices it lists (hidden by a *_VISIBLE_DEVICES "
+            "variable?)"))
     usable = any(f.id == "gpu.usable" and f.gpu == gpu.index for f in findings)
-    return verdict(LayerState.UNKNOWN, "not known: it did not say whether it sees a GPU"
-                   + ("; the layers below it work" if usable else ""))
+    return verdict(LayerState.UNKNOWN, translate(
+        "Verdict", "not known: it did not say whether it sees a GPU; the layers below it work")
+        if usable else translate("Verdict", "not known: it did not say whether it sees a GPU"))
 
 
 def _fix_of(diagnosis: Diagnosis, finding_id: str, framework: Framework) -> str | None:
@@ -221,9 +241,12 @@ def _build_text(framework: Framework) -> str:
 
 
 def framework_row(framework: Framework) -> FrameworkRow:
-    gpu = {True: "yes", False: "no", None: "not checked"}[framework.gpu_available]
+    gpu = {True: translate("FrameworkRow", "yes"), False: translate("FrameworkRow", "no"),
+           None: translate("FrameworkRow", "not checked")}[framework.gpu_available]
     if framework.gpu_available and framework.devices:
-        gpu = f"yes ({len(framework.devices)} device{'s' if len(framework.devices) != 1 else ''})"
+        count = len(framework.devices)
+        gpu = (translate("FrameworkRow", "yes ({count} device)") if count == 1
+               else translate("FrameworkRow", "yes ({count} devices)")).format(count=count)
     return FrameworkRow(
         python=framework.python or "?",
         name=framework.name,
@@ -231,12 +254,17 @@ def framework_row(framework: Framework) -> FrameworkRow:
         build=_build_text(framework) if framework.version else "—",
         gpu_available=gpu if framework.version else "—",
         arch_list=", ".join(framework.arch_list) or "—",
-        smoke_test=framework.smoke_test or "not run",
+        smoke_test=framework.smoke_test or translate("FrameworkRow", "not run"),
         error=framework.error or "",
     )
 
 
-_COLUMNS = ("Framework", "Version", "Build", "Sees a GPU", "Arch list", "Smoke test")
+_COLUMNS = (QT_TRANSLATE_NOOP("EnvironmentResults", "Framework"),
+            QT_TRANSLATE_NOOP("EnvironmentResults", "Version"),
+            QT_TRANSLATE_NOOP("EnvironmentResults", "Build"),
+            QT_TRANSLATE_NOOP("EnvironmentResults", "Sees a GPU"),
+            QT_TRANSLATE_NOOP("EnvironmentResults", "Arch list"),
+            QT_TRANSLATE_NOOP("EnvironmentResults", "Smoke test"))
 
 
 class EnvironmentResults(QFrame):
@@ -256,7 +284,8 @@ class EnvironmentResults(QFrame):
         version = next((f.python_version for f in frameworks if f.python_version), None)
         column.addWidget(make_label(title or python, bold=True, scale=1.1))
         if version:
-            column.addWidget(make_label(f"Python {version}", color=MUTED_COLOR))
+            column.addWidget(make_label(self.tr("Python {version}").format(version=version),
+                                        color=MUTED_COLOR))
 
         self.rows: list[FrameworkRow] = []
         self.verdicts: dict[str, list[Verdict]] = {}
@@ -267,10 +296,10 @@ class EnvironmentResults(QFrame):
         for framework in broken:
             row = framework_row(framework)
             self.rows.append(row)
-            column.addWidget(make_label(f"Could not inspect: {framework.error or 'no answer'}",
-                                        color=ERROR_COLOR))
+            column.addWidget(make_label(self.tr("Could not inspect: {error}").format(
+                error=framework.error or self.tr("no answer")), color=ERROR_COLOR))
         if not found and not broken:
-            column.addWidget(make_label(NOT_INSTALLED, color=MUTED_COLOR))
+            column.addWidget(make_label(self.tr(NOT_INSTALLED), color=MUTED_COLOR))
         if not found:
             return
 
@@ -278,7 +307,7 @@ class EnvironmentResults(QFrame):
         grid.setHorizontalSpacing(16)
         grid.setVerticalSpacing(4)
         for position, heading in enumerate(_COLUMNS):
-            grid.addWidget(make_label(heading, bold=True, wrap=False, color=MUTED_COLOR),
+            grid.addWidget(make_label(self.tr(heading), bold=True, wrap=False, color=MUTED_COLOR),
                            0, position, Qt.AlignmentFlag.AlignTop)
         grid.setColumnStretch(4, 1)
         grid.setColumnStretch(5, 2)
@@ -294,7 +323,8 @@ class EnvironmentResults(QFrame):
                                line, position, Qt.AlignmentFlag.AlignTop)
             line += 1
             if row.error:
-                grid.addWidget(make_label(f"Error: {row.error}", color=ERROR_COLOR),
+                grid.addWidget(make_label(self.tr("Error: {error}").format(error=row.error),
+                                          color=ERROR_COLOR),
                                line, 0, 1, len(_COLUMNS))
                 line += 1
             verdicts = framework_verdicts(diagnosis, framework)
@@ -305,7 +335,8 @@ class EnvironmentResults(QFrame):
             verdict_column.setSpacing(4)
             if not verdicts:
                 verdict_column.addWidget(make_label(
-                    "No GPU on this machine, so nothing for it to use.", color=MUTED_COLOR))
+                    self.tr("No GPU on this machine, so nothing for it to use."),
+                    color=MUTED_COLOR))
             for verdict in verdicts:
                 verdict_column.addLayout(self._verdict_row(verdict))
                 if (verdict.fix and verdict.fix not in shown_fixes
@@ -332,7 +363,8 @@ class EnvironmentResults(QFrame):
         row.setSpacing(8)
         color = LAYER_COLORS[verdict.state]
         row.addWidget(mark_badge(verdict.state.mark, color, 18), 0, Qt.AlignmentFlag.AlignTop)
-        badge = make_label(f"GPU {verdict.gpu_index}", bold=True, wrap=False)
+        badge = make_label(translate("EnvironmentResults", "GPU {index}").format(
+            index=verdict.gpu_index), bold=True, wrap=False)
         badge.setStyleSheet(f"background: {gpu_color(verdict.gpu_index).name()};"
                             f" color: {BANNER_TEXT.name()}; border-radius: 3px;"
                             " padding: 0px 5px;")
@@ -381,11 +413,9 @@ class FrameworksPage(QWidget):
         self._content.setSpacing(8)
         self.scroll_area.setWidget(content)
 
-        self._content.addWidget(make_label("Frameworks", bold=True, scale=1.3, wrap=False))
-        self.intro_label = make_label(
-            "Tick the Python environments to inspect: gpuscope starts each interpreter in a "
-            "separate process, imports the frameworks it has and runs a tiny matrix "
-            "multiplication on each GPU they see.", color=MUTED_COLOR)
+        self._content.addWidget(make_label(self.tr("Frameworks"), bold=True, scale=1.3,
+                                           wrap=False))
+        self.intro_label = make_label(self._local_intro(), color=MUTED_COLOR)
         self._content.addWidget(self.intro_label)
 
         self.env_panel = QWidget()
@@ -398,9 +428,9 @@ class FrameworksPage(QWidget):
         self.env_list.setMaximumHeight(190)
         panel.addWidget(self.env_list)
         buttons = QHBoxLayout()
-        self.add_button = QPushButton("Add interpreter…")
+        self.add_button = QPushButton(self.tr("Add interpreter…"))
         self.add_button.clicked.connect(self._choose_interpreter)
-        self.inspect_button = QPushButton("Inspect")
+        self.inspect_button = QPushButton(self.tr("Inspect"))
         self.inspect_button.setDefault(True)
         self.inspect_button.clicked.connect(self.inspect)
         self.status_label = make_label("", color=MUTED_COLOR)
@@ -417,9 +447,9 @@ class FrameworksPage(QWidget):
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setFixedWidth(180)
         self.progress_label = make_label("", wrap=False)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setToolTip(
-            "Stop waiting; the interpreters still running end on their own time limit")
+            self.tr("Stop waiting; the interpreters still running end on their own time limit"))
         self.cancel_button.clicked.connect(self.cancel)
         progress.addWidget(self.progress_bar)
         progress.addWidget(self.progress_label)
@@ -430,7 +460,7 @@ class FrameworksPage(QWidget):
         self._content.addWidget(self.env_panel)
 
         self._content.addSpacing(8)
-        self.results_heading = make_label("Results", bold=True, scale=1.1, wrap=False)
+        self.results_heading = make_label(self.tr("Results"), bold=True, scale=1.1, wrap=False)
         self._content.addWidget(self.results_heading)
         self.results_box = QWidget()
         self._results_layout = QVBoxLayout(self.results_box)
@@ -463,7 +493,7 @@ class FrameworksPage(QWidget):
     def refresh_environments(self) -> None:
         """Look for Python environments again, off the GUI thread."""
         system = self._doctor.system
-        self.status_label.setText("Looking for Python environments…")
+        self.status_label.setText(self.tr("Looking for Python environments…"))
         if isinstance(system, ReplaySystem):
             # A replay can only answer for the interpreters its capture inspected.
             self._on_environments(_recorded_environments(system))
@@ -483,12 +513,14 @@ class FrameworksPage(QWidget):
             self._add_item(env, tick)
         count = self.env_list.count()
         self.status_label.setText(
-            f"{count} environment{'s' if count != 1 else ''} found" if count else
-            "No Python environment found: add an interpreter")
+            (self.tr("{count} environment found") if count == 1
+             else self.tr("{count} environments found")).format(count=count) if count else
+            self.tr("No Python environment found: add an interpreter"))
 
     def _on_discovery_failed(self, message: str) -> None:
         self._discovered = True
-        self.status_label.setText(f"Looking for environments failed: {message}")
+        self.status_label.setText(self.tr("Looking for environments failed: {message}").format(
+            message=message))
 
     def _add_item(self, env: PythonEnv, checked: bool) -> None:
         text = f"{env.name} — {env.path}"
@@ -526,12 +558,12 @@ class FrameworksPage(QWidget):
             return
         folder = os.path.dirname(os.path.dirname(path)) or path
         env = PythonEnv(path=path, kind="system", name=os.path.basename(folder) or path,
-                        note="added by hand")
+                        note=self.tr("added by hand"))
         self._added.append(env)
         self._add_item(env, True)
 
     def _choose_interpreter(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, "Choose a Python interpreter")
+        path, _filter = QFileDialog.getOpenFileName(self, self.tr("Choose a Python interpreter"))
         if path:
             self.add_interpreter(path)
 
@@ -540,7 +572,7 @@ class FrameworksPage(QWidget):
     def inspect(self) -> None:
         pythons = self.checked_pythons()
         if not pythons:
-            self.status_label.setText("Tick at least one environment to inspect.")
+            self.status_label.setText(self.tr("Tick at least one environment to inspect."))
             return
         self._doctor.inspect(pythons)
 
@@ -559,7 +591,8 @@ class FrameworksPage(QWidget):
         count = len(pythons) if isinstance(pythons, tuple) else 0
         self._inspect_started = time.monotonic()
         self.progress_label.setText(
-            f"Inspecting {count} environment{'s' if count != 1 else ''}…")
+            (self.tr("Inspecting {count} environment…") if count == 1
+             else self.tr("Inspecting {count} environments…")).format(count=count))
         self.progress_row.show()
         self.inspect_button.setEnabled(False)
         self.status_label.setText("")
@@ -573,16 +606,19 @@ class FrameworksPage(QWidget):
         seconds = time.monotonic() - self._inspect_started
         count = len(self._doctor.inspected_pythons)
         self.status_label.setText(
-            f"Inspected {count} environment{'s' if count != 1 else ''} in {seconds:.1f} s")
+            (self.tr("Inspected {count} environment in {seconds} s") if count == 1
+             else self.tr("Inspected {count} environments in {seconds} s")).format(
+                count=count, seconds=f"{seconds:.1f}"))
 
     def _on_cancelled(self) -> None:
         self._idle()
-        self.status_label.setText("Cancelled: stopped waiting (the interpreters still running "
-                                  "end on their own time limit)")
+        self.status_label.setText(self.tr("Cancelled: stopped waiting (the interpreters still "
+                                          "running end on their own time limit)"))
 
     def _on_failed(self, message: str) -> None:
         self._idle()
-        self.status_label.setText(f"Inspection failed: {message}")
+        self.status_label.setText(self.tr("Inspection failed: {message}").format(
+            message=message))
 
     # ------------------------------------------------------------------ results
 
@@ -593,14 +629,11 @@ class FrameworksPage(QWidget):
         self.env_panel.setVisible(not imported)
         self.inspect_button.setEnabled(not imported and not self._doctor.is_inspecting)
         if imported:
-            self.intro_label.setText(
+            self.intro_label.setText(self.tr(
                 "The frameworks named in the imported outputs (PyTorch's collect_env). "
-                "Nothing is inspected on this machine while its imported outputs are shown.")
+                "Nothing is inspected on this machine while its imported outputs are shown."))
         else:
-            self.intro_label.setText(
-                "Tick the Python environments to inspect: gpuscope starts each interpreter in "
-                "a separate process, imports the frameworks it has and runs a tiny matrix "
-                "multiplication on each GPU they see.")
+            self.intro_label.setText(self._local_intro())
             if was_imported and self.isVisible() and not self._discovered:
                 self.refresh_environments()
         self._show_results(diagnosis)
@@ -615,10 +648,10 @@ class FrameworksPage(QWidget):
              *(_group(f, imported) for f in frameworks)]))
         if not pythons:
             self._results_layout.addWidget(make_label(
-                "No framework output among the imported files (paste PyTorch's "
-                "`python -m torch.utils.collect_env` to see one)." if diagnosis.imported
-                is not None else "Nothing inspected yet: tick environments above and press "
-                "Inspect.", color=MUTED_COLOR))
+                self.tr("No framework output among the imported files (paste PyTorch's "
+                        "`python -m torch.utils.collect_env` to see one).") if diagnosis.imported
+                is not None else self.tr("Nothing inspected yet: tick environments above and "
+                                         "press Inspect."), color=MUTED_COLOR))
             return
         for python in pythons:
             mine = [f for f in frameworks if _group(f, imported) == python]
@@ -627,6 +660,11 @@ class FrameworksPage(QWidget):
             results = EnvironmentResults(python, mine, diagnosis, title=title)
             self._results.append(results)
             self._results_layout.addWidget(results)
+
+    def _local_intro(self) -> str:
+        return self.tr("Tick the Python environments to inspect: gpuscope starts each "
+                       "interpreter in a separate process, imports the frameworks it has and "
+                       "runs a tiny matrix multiplication on each GPU they see.")
 
     def _title(self, python: str) -> str:
         env = next((e for e in [*self._environments, *self._added] if e.path == python), None)
@@ -652,7 +690,7 @@ def _group(framework: Framework, imported: bool) -> str:
     if imported:
         if framework.evidence:
             return framework.evidence[0].source
-        return framework.python or "imported outputs"
+        return framework.python or translate("FrameworksPage", "imported outputs")
     return framework.python or "?"
 
 
@@ -660,5 +698,6 @@ def _recorded_environments(system: ReplaySystem) -> tuple[PythonEnv, ...]:
     pythons = [key[len(LIBRARY_PREFIX):] for key in system.snapshot.libraries
                if key.startswith(LIBRARY_PREFIX)]
     return tuple(PythonEnv(path=p, kind="current", name=os.path.basename(
-        os.path.dirname(os.path.dirname(p))) or p, note="inspected when the snapshot was taken")
+        os.path.dirname(os.path.dirname(p))) or p,
+        note=translate("FrameworksPage", "inspected when the snapshot was taken"))
         for p in pythons)

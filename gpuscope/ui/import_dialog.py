@@ -27,13 +27,17 @@ from PySide6.QtWidgets import (
 
 from gpuscope.importer import ImportedMachine, InputFileError, import_texts, read_input
 from gpuscope.ui.doctor_loader import BackgroundTask
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
 from gpuscope.ui.widgets import make_label
 
-PASTE_PLACEHOLDER = ("Paste rocminfo, rocm-smi, amd-smi, nvidia-smi, collect_env, dmesg, lspci "
-                     "output here")
+# English sources, shown through translate("ImportDialog", ...).
+PASTE_PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "ImportDialog", "Paste rocminfo, rocm-smi, amd-smi, nvidia-smi, collect_env, dmesg, lspci "
+    "output here")
+# The name of pasted text as a source of evidence: kept in English, like file names.
 PASTED_SOURCE = "pasted text"
-NOT_RECOGNISED = "not a format gpuscope recognises"
+NOT_RECOGNISED = QT_TRANSLATE_NOOP("ImportDialog", "not a format gpuscope recognises")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +72,14 @@ def import_inputs(paths: Sequence[str], pasted: str = "") -> ImportOutcome:
     if pasted.strip():
         texts.append((PASTED_SOURCE, pasted))
     if not texts:
-        return ImportOutcome(None, "Choose files or paste an output first.")
+        return ImportOutcome(None, translate("ImportDialog",
+                                             "Choose files or paste an output first."))
     machine = import_texts(texts)
     used, ignored = _recognised(machine)
     if not used:
         names = ", ".join(ignored)
-        return ImportOutcome(None, f"{names}: {NOT_RECOGNISED}", tuple(ignored))
+        return ImportOutcome(None, f"{names}: {translate('ImportDialog', NOT_RECOGNISED)}",
+                             tuple(ignored))
     if ignored:  # import what was understood, without the rest
         kept = [text for text, parsed in zip(texts, machine.parsed, strict=True)
                 if not (parsed.format == "unknown" and not parsed.signals)]
@@ -89,7 +95,7 @@ class ImportDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Import outputs")
+        self.setWindowTitle(self.tr("Import outputs"))
         self.resize(720, 560)
         self._paths: list[str] = []
         self._task = BackgroundTask("import", self)
@@ -99,18 +105,18 @@ class ImportDialog(QDialog):
         column = QVBoxLayout(self)
         column.setSpacing(8)
         column.addWidget(make_label(
-            "Diagnose another machine from what its tools printed. Several outputs from one "
-            "machine are read together, as one machine.", color=MUTED_COLOR))
+            self.tr("Diagnose another machine from what its tools printed. Several outputs "
+                    "from one machine are read together, as one machine."), color=MUTED_COLOR))
 
-        column.addWidget(make_label("Files", bold=True, wrap=False))
+        column.addWidget(make_label(self.tr("Files"), bold=True, wrap=False))
         files_row = QHBoxLayout()
         self.files_list = QListWidget()
         self.files_list.setMaximumHeight(110)
         files_row.addWidget(self.files_list, 1)
         file_buttons = QVBoxLayout()
-        self.open_button = QPushButton("Open files…")
+        self.open_button = QPushButton(self.tr("Open files…"))
         self.open_button.clicked.connect(self._choose_files)
-        self.clear_button = QPushButton("Clear")
+        self.clear_button = QPushButton(self.tr("Clear"))
         self.clear_button.clicked.connect(self.clear_files)
         file_buttons.addWidget(self.open_button)
         file_buttons.addWidget(self.clear_button)
@@ -118,9 +124,9 @@ class ImportDialog(QDialog):
         files_row.addLayout(file_buttons)
         column.addLayout(files_row)
 
-        column.addWidget(make_label("Or paste", bold=True, wrap=False))
+        column.addWidget(make_label(self.tr("Or paste"), bold=True, wrap=False))
         self.paste_edit = QPlainTextEdit()
-        self.paste_edit.setPlaceholderText(PASTE_PLACEHOLDER)
+        self.paste_edit.setPlaceholderText(self.tr(PASTE_PLACEHOLDER))
         self.paste_edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         column.addWidget(self.paste_edit, 1)
 
@@ -138,14 +144,14 @@ class ImportDialog(QDialog):
         self.busy_bar.setTextVisible(False)
         self.busy_bar.setFixedWidth(120)
         self.busy_bar.hide()
-        self.busy_label = make_label("Reading…", color=MUTED_COLOR, wrap=False)
+        self.busy_label = make_label(self.tr("Reading…"), color=MUTED_COLOR, wrap=False)
         self.busy_label.hide()
         buttons.addWidget(self.busy_bar)
         buttons.addWidget(self.busy_label)
         buttons.addStretch(1)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.clicked.connect(self.reject)
-        self.import_button = QPushButton("Import")
+        self.import_button = QPushButton(self.tr("Import"))
         self.import_button.setDefault(True)
         self.import_button.clicked.connect(self.start_import)
         buttons.addWidget(self.cancel_button)
@@ -172,8 +178,8 @@ class ImportDialog(QDialog):
 
     def _choose_files(self) -> None:
         paths, _filter = QFileDialog.getOpenFileNames(
-            self, "Choose tool outputs", "",
-            "Text outputs (*.txt *.log *.xml *.json *.csv);;All files (*)")
+            self, self.tr("Choose tool outputs"), "",
+            self.tr("Text outputs (*.txt *.log *.xml *.json *.csv);;All files (*)"))
         if paths:
             self.add_files(paths)
 
@@ -193,7 +199,7 @@ class ImportDialog(QDialog):
     def start_import(self) -> None:
         pasted = self.paste_edit.toPlainText()
         if not self._paths and not pasted.strip():
-            self._show_error("Choose files or paste an output first.")
+            self._show_error(self.tr("Choose files or paste an output first."))
             return
         self._show_error(None)
         self._set_busy(True)
@@ -208,17 +214,17 @@ class ImportDialog(QDialog):
     def _on_done(self, outcome: object) -> None:
         self._set_busy(False)
         if not isinstance(outcome, ImportOutcome):
-            self._show_error("The import returned nothing")
+            self._show_error(self.tr("The import returned nothing"))
             return
         if outcome.machine is None:
-            self._show_error(" ".join((outcome.error or "nothing imported").split()))
+            self._show_error(" ".join((outcome.error or self.tr("nothing imported")).split()))
             return
         self.imported.emit(outcome)
         self.accept()
 
     def _on_failed(self, message: str) -> None:
         self._set_busy(False)
-        self._show_error(f"The import failed: {message}")
+        self._show_error(self.tr("The import failed: {message}").format(message=message))
 
     def cancel_import(self) -> None:
         """Stop waiting for an import in progress (its thread ends when parsing does)."""

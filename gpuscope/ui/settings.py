@@ -30,6 +30,7 @@ from typing import Any
 import platformdirs
 
 from gpuscope.telemetry.sampler import MAX_RATE_HZ, MIN_RATE_HZ
+from gpuscope.ui.i18n import LANGUAGE_AUTO, LANGUAGE_CHOICES
 from gpuscope.ui.theme import ThemeChoice
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,9 @@ def _empty_dirs() -> Mapping[str, str]:
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything gpuscope keeps between runs. `window_geometry` and `window_state` are
-    Qt's own opaque blobs (QWidget.saveGeometry, QMainWindow.saveState)."""
+    Qt's own opaque blobs (QWidget.saveGeometry, QMainWindow.saveState). `language` is
+    "auto" (from the locale), "en" or "zh_CN"; $GPUSCOPE_LANG overrides it, and a change
+    shows from the next start."""
 
     theme: ThemeChoice = ThemeChoice.SYSTEM
     last_page: str | None = None
@@ -65,6 +68,7 @@ class Settings:
     window_state: bytes | None = None
     telemetry_rate_hz: float = DEFAULT_TELEMETRY_HZ
     dialog_dirs: Mapping[str, str] = field(default_factory=_empty_dirs)
+    language: str = LANGUAGE_AUTO
 
     def dialog_dir(self, key: str) -> str:
         """The last folder of the file dialog `key` ("" when there is none yet)."""
@@ -100,6 +104,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "window_state": _encode(settings.window_state),
         "telemetry_rate_hz": settings.telemetry_rate_hz,
         "dialog_dirs": dict(sorted(settings.dialog_dirs.items())),
+        "language": settings.language,
     }
 
 
@@ -154,9 +159,18 @@ def settings_from_json(data: object) -> tuple[Settings, list[str]]:
     elif raw_dirs is not None:
         problems.append("dialog_dirs is not an object; dropped")
 
+    language = defaults.language
+    raw_language = data.get("language")
+    if raw_language is not None:
+        if raw_language in LANGUAGE_CHOICES:
+            language = str(raw_language)
+        else:
+            problems.append(f"language {raw_language!r} is not one of "
+                            f"{', '.join(LANGUAGE_CHOICES)}; using {language}")
+
     return Settings(theme=theme, last_page=last_page, window_geometry=geometry,
                     window_state=state, telemetry_rate_hz=rate_hz,
-                    dialog_dirs=MappingProxyType(dirs)), problems
+                    dialog_dirs=MappingProxyType(dirs), language=language), problems
 
 
 def _optional_str(data: dict[str, Any], key: str, problems: list[str]) -> str | None:

@@ -120,13 +120,13 @@ class ShortcutsDialog(QDialog):
 
     def __init__(self, menus: Sequence[QMenu], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Keyboard shortcuts")
+        self.setWindowTitle(self.tr("Keyboard shortcuts"))
         column = QVBoxLayout(self)
-        column.addWidget(make_label("Every command with a key, by menu; they work from "
-                                    "anywhere in the window."))
+        column.addWidget(make_label(self.tr("Every command with a key, by menu; they work from "
+                                            "anywhere in the window.")))
         self.tree = QTreeWidget()
         self.tree.setColumnCount(2)
-        self.tree.setHeaderLabels(["Command", "Keys"])
+        self.tree.setHeaderLabels([self.tr("Command"), self.tr("Keys")])
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QTreeWidget.SelectionMode.NoSelection)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from gpuscope.doctor.layers import LayerRow, LayerState
 from gpuscope.model import Finding, Gpu, GpuKind, Severity, Vendor
 from gpuscope.ui.doctor_loader import Diagnosis
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.theme import (
     BANNER_TEXT,
     ERROR_COLOR,
@@ -46,12 +47,13 @@ LAYER_COLORS: dict[LayerState, QColor] = {
     LayerState.UNKNOWN: MUTED_COLOR,
     LayerState.NOT_APPLICABLE: NOT_APPLICABLE_COLOR,
 }
+# English sources; shown through layer_state_word().
 LAYER_STATE_WORDS: dict[LayerState, str] = {
-    LayerState.OK: "works",
-    LayerState.WARNING: "warning",
-    LayerState.BLOCKED: "blocked",
-    LayerState.UNKNOWN: "not checked",
-    LayerState.NOT_APPLICABLE: "does not apply",
+    LayerState.OK: QT_TRANSLATE_NOOP("LayerBox", "works"),
+    LayerState.WARNING: QT_TRANSLATE_NOOP("LayerBox", "warning"),
+    LayerState.BLOCKED: QT_TRANSLATE_NOOP("LayerBox", "blocked"),
+    LayerState.UNKNOWN: QT_TRANSLATE_NOOP("LayerBox", "not checked"),
+    LayerState.NOT_APPLICABLE: QT_TRANSLATE_NOOP("LayerBox", "does not apply"),
 }
 SEVERITY_COLORS: dict[Severity, QColor] = {
     Severity.ERROR: ERROR_COLOR, Severity.WARNING: WARN_COLOR, Severity.INFO: INFO_COLOR,
@@ -60,7 +62,7 @@ SEVERITY_COLORS: dict[Severity, QColor] = {
 SEVERITY_MARKS: dict[Severity, str] = {
     Severity.ERROR: "✗", Severity.WARNING: "!", Severity.INFO: "i", Severity.OK: "✓",
 }
-NO_GPU_TITLE = "No GPU found"
+NO_GPU_TITLE = QT_TRANSLATE_NOOP("StackPage", "No GPU found")
 MIN_COLUMN_WIDTH = 380
 _SPACING = 14
 _SHORT_DETAIL_CHARS = 240
@@ -81,6 +83,11 @@ def clear_layout(layout: QLayout) -> None:
         child = item.layout()
         if child is not None:
             clear_layout(child)
+
+
+def layer_state_word(state: LayerState) -> str:
+    """"works", "blocked", ... in the language installed."""
+    return translate("LayerBox", LAYER_STATE_WORDS[state])
 
 
 def rgba(color: QColor, alpha: int) -> str:
@@ -146,10 +153,10 @@ class FixLine(QFrame):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard)
         self.label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.label.setToolTip(plain_tooltip("Select to copy part of it, or press Copy"))
+        self.label.setToolTip(plain_tooltip(self.tr("Select to copy part of it, or press Copy")))
         row.addWidget(self.label, 1)
-        self.copy_button = QPushButton("Copy")
-        self.copy_button.setToolTip("Copy this command to the clipboard")
+        self.copy_button = QPushButton(self.tr("Copy"))
+        self.copy_button.setToolTip(self.tr("Copy this command to the clipboard"))
         self.copy_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.copy_button.clicked.connect(self.copy)
         row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -161,7 +168,7 @@ class FixLine(QFrame):
         clipboard = QGuiApplication.clipboard()
         if clipboard is not None:
             clipboard.setText(self.fix)
-        self.copy_button.setText("Copied")
+        self.copy_button.setText(self.tr("Copied"))
 
 
 class DetailLabel(QWidget):
@@ -178,7 +185,7 @@ class DetailLabel(QWidget):
         column.addWidget(self.label)
         self.more_button: QPushButton | None = None
         if self.short != self.full:
-            self.more_button = QPushButton("more…")
+            self.more_button = QPushButton(self.tr("more…"))
             self.more_button.setFlat(True)
             self.more_button.setCursor(Qt.CursorShape.PointingHandCursor)
             self.more_button.setStyleSheet(
@@ -195,7 +202,7 @@ class DetailLabel(QWidget):
         showing_all = self.expanded()
         self.label.setText(self.short if showing_all else self.full)
         if self.more_button is not None:
-            self.more_button.setText("more…" if showing_all else "less")
+            self.more_button.setText(self.tr("more…") if showing_all else self.tr("less"))
 
     def text(self) -> str:
         return self.label.text()
@@ -205,8 +212,8 @@ def evidence_label(finding: Finding) -> QLabel:
     """'Evidence: rocminfo.txt:125, torch-error.txt:1', each line's text in the tooltip."""
     refs = finding.evidence
     tip = "\n".join(f"{ref.label()}: {ref.text}" for ref in refs if ref.text)
-    return make_label("Evidence: " + ", ".join(ref.label() for ref in refs), color=MUTED_COLOR,
-                      tooltip=tip or None)
+    return make_label(translate("FindingRow", "Evidence: {references}").format(
+        references=", ".join(ref.label() for ref in refs)), color=MUTED_COLOR, tooltip=tip or None)
 
 
 class FindingRow(QFrame):
@@ -225,7 +232,7 @@ class FindingRow(QFrame):
         row.setContentsMargins(10, 8, 10, 8)
         row.setSpacing(10)
         self.badge = mark_badge(SEVERITY_MARKS[finding.severity], color)
-        self.badge.setToolTip(finding.severity.value)
+        self.badge.setToolTip(core_text(finding.severity.value))
         row.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout()
         column.setSpacing(4)
@@ -270,16 +277,16 @@ class LayerBox(QFrame):
         header.setSpacing(8)
         self.mark = mark_badge(row.state.mark, self.color, 20)
         header.addWidget(self.mark, 0, Qt.AlignmentFlag.AlignTop)
-        self.name_label = make_label(row.name, bold=True)
+        self.name_label = make_label(core_text(row.name), bold=True)
         header.addWidget(self.name_label, 1)
-        self.state_label = make_label(LAYER_STATE_WORDS[row.state], wrap=False,
+        self.state_label = make_label(layer_state_word(row.state), wrap=False,
                                       color=self.color if row.state is not LayerState.NOT_APPLICABLE
                                       else MUTED_COLOR)
         header.addWidget(self.state_label, 0, Qt.AlignmentFlag.AlignTop)
         column.addLayout(header)
 
         finding = row.finding
-        shown = text if text is not None else row.text
+        shown = text if text is not None else core_text(row.text)
         self.text_label = make_label(shown, bold=finding is not None and row.state in (
             LayerState.BLOCKED, LayerState.WARNING), tooltip=(
             f"{finding.id} ({finding.severity.value})" if finding is not None else None))
@@ -324,9 +331,10 @@ def _gpu_subtitle(gpu: Gpu) -> str:
     if gpu.gfx_target:
         parts.append(gpu.gfx_target)
     elif gpu.compute_capability:
-        parts.append(f"compute capability {gpu.compute_capability}")
+        parts.append(translate("GpuStackColumn", "compute capability {version}").format(
+            version=gpu.compute_capability))
     if gpu.kind is not None and gpu.kind is not GpuKind.UNKNOWN:
-        parts.append(gpu.kind.value)
+        parts.append(core_text(gpu.kind.value))
     if gpu.pci_bus:
         parts.append(gpu.pci_bus)
     return " · ".join(parts)
@@ -335,8 +343,12 @@ def _gpu_subtitle(gpu: Gpu) -> str:
 def framework_row_text(row: LayerRow, diagnosis: Diagnosis) -> str:
     """The doctor's row text, with the CLI's advice swapped for the window's."""
     if row.state is LayerState.UNKNOWN and "(doctor --python PATH)" in row.text:
-        where = ("no framework output among the imported files" if diagnosis.imported is not None
-                 else "inspect it on the Frameworks page")
+        where = (translate("GpuStackColumn", "no framework output among the imported files")
+                 if diagnosis.imported is not None
+                 else translate("GpuStackColumn", "inspect it on the Frameworks page"))
+        if row.text == "no PyTorch inspected (doctor --python PATH)":
+            return translate("GpuStackColumn", "no PyTorch inspected ({where})").format(
+                where=where)
         return row.text.replace("doctor --python PATH", where)
     return row.text
 
@@ -357,12 +369,13 @@ class GpuStackColumn(QFrame):
         column.setSpacing(6)
 
         header = QHBoxLayout()
-        badge = make_label(f"GPU {gpu.index}", bold=True, wrap=False)
+        badge = make_label(self.tr("GPU {index}").format(index=gpu.index), bold=True,
+                           wrap=False)
         badge.setStyleSheet(f"background: {self.color.name()}; color: {BANNER_TEXT.name()};"
                             " border-radius: 3px; padding: 1px 6px;")
         badge.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        self.name_label = make_label(gpu.name or "unnamed GPU", bold=True, scale=1.15)
+        self.name_label = make_label(gpu.name or self.tr("unnamed GPU"), bold=True, scale=1.15)
         header.addWidget(self.name_label, 1)
         column.addLayout(header)
         subtitle = _gpu_subtitle(gpu)
@@ -379,7 +392,7 @@ class GpuStackColumn(QFrame):
             if position:
                 column.addWidget(_connector())
             text = framework_row_text(row, diagnosis) if row.name.startswith("Framework") \
-                else row.text
+                else core_text(row.text)
             box = LayerBox(row, text)
             self.boxes.append(box)
             column.addWidget(box)
@@ -390,7 +403,7 @@ class GpuStackColumn(QFrame):
         self.other_rows: list[FindingRow] = []
         if others:
             column.addSpacing(6)
-            column.addWidget(make_label("Also about this GPU", bold=True))
+            column.addWidget(make_label(self.tr("Also about this GPU"), bold=True))
             for finding in others:
                 finding_row = FindingRow(finding)
                 self.other_rows.append(finding_row)
@@ -403,17 +416,22 @@ class GpuStackColumn(QFrame):
         usable = next((f for f in diagnosis.gpu_findings(gpu.index) if f.id == "gpu.usable"),
                       None)
         if blocked:
-            names = ", ".join(row.name for row in blocked)
-            return make_label(f"✗ Blocked at: {names}", bold=True, color=ERROR_COLOR)
+            names = ", ".join(core_text(row.name) for row in blocked)
+            return make_label(translate("GpuStackColumn", "✗ Blocked at: {layers}").format(
+                layers=names), bold=True, color=ERROR_COLOR)
         if usable is not None:
-            warned = [row.name for row in rows if row.state is LayerState.WARNING]
-            text = "✓ Usable" + (f", with a warning at: {', '.join(warned)}" if warned else "")
+            warned = [core_text(row.name) for row in rows if row.state is LayerState.WARNING]
+            text = (translate("GpuStackColumn", "✓ Usable, with a warning at: {layers}").format(
+                layers=", ".join(warned)) if warned
+                else translate("GpuStackColumn", "✓ Usable"))
             return make_label(text, bold=True, color=WARN_COLOR if warned else OK_COLOR,
                               tooltip=usable.detail)
         if gpu.vendor not in (Vendor.AMD, Vendor.NVIDIA):
-            return make_label("? gpuscope checks the AMD and NVIDIA stacks only",
+            return make_label(translate("GpuStackColumn",
+                                        "? gpuscope checks the AMD and NVIDIA stacks only"),
                               color=MUTED_COLOR)
-        return make_label("? Not shown to be usable: some layers could not be checked",
+        return make_label(translate("GpuStackColumn", "? Not shown to be usable: some layers "
+                                                      "could not be checked"),
                           color=MUTED_COLOR)
 
     def layer_boxes(self) -> list[LayerBox]:
@@ -496,12 +514,14 @@ class StackPage(QWidget):
         self._pending: tuple[str, ...] = ()
         self._system_rows: list[FindingRow] = []
 
-        self.scroll_area, self._content, self.summary_label = scrolling_page(self, "Stack")
+        self.scroll_area, self._content, self.summary_label = scrolling_page(
+            self, self.tr("Stack"))
         # After the assignment: the filter reads self.scroll_area, and fires at once.
         self.scroll_area.viewport().installEventFilter(self)
 
         self._content.addSpacing(4)
-        self._content.addWidget(make_label("Whole machine", bold=True, scale=1.1, wrap=False))
+        self._content.addWidget(make_label(self.tr("Whole machine"), bold=True, scale=1.1,
+                                           wrap=False))
         self.system_box = QWidget()
         self._system_layout = QVBoxLayout(self.system_box)
         self._system_layout.setContentsMargins(0, 0, 0, 0)
@@ -515,14 +535,14 @@ class StackPage(QWidget):
             " border-radius: 4px; }")
         panel = QVBoxLayout(self.no_gpu_panel)
         panel.setContentsMargins(14, 12, 14, 12)
-        self.no_gpu_title = make_label(NO_GPU_TITLE, bold=True, scale=1.3)
+        self.no_gpu_title = make_label(self.tr(NO_GPU_TITLE), bold=True, scale=1.3)
         self.no_gpu_reason = make_label("", color=MUTED_COLOR)
         panel.addWidget(self.no_gpu_title)
         panel.addWidget(self.no_gpu_reason)
 
         self._content.addSpacing(6)
-        self.gpus_heading = make_label("Per GPU: from the kernel driver up to the framework",
-                                       bold=True, scale=1.1)
+        self.gpus_heading = make_label(
+            self.tr("Per GPU: from the kernel driver up to the framework"), bold=True, scale=1.1)
         self._content.addWidget(self.gpus_heading)
         self._content.addWidget(self.no_gpu_panel)
         self.column_grid = _ColumnGrid()
@@ -549,13 +569,19 @@ class StackPage(QWidget):
         inventory = diagnosis.inventory
         errors, warnings = diagnosis.counts()
         gpus = len(inventory.gpus)
-        summary = (f"{gpus} GPU{'s' if gpus != 1 else ''} · {errors} error"
-                   f"{'s' if errors != 1 else ''}, {warnings} warning"
-                   f"{'s' if warnings != 1 else ''}")
+        parts = [
+            (self.tr("{count} GPU") if gpus == 1 else self.tr("{count} GPUs")).format(
+                count=gpus),
+            (self.tr("{count} error") if errors == 1 else self.tr("{count} errors")).format(
+                count=errors) + ", " + (self.tr("{count} warning") if warnings == 1
+                                        else self.tr("{count} warnings")).format(count=warnings),
+        ]
         if diagnosis.imported is not None:
-            summary += " · from imported outputs"
+            parts.append(self.tr("from imported outputs"))
         if self._pending:
-            summary += " · still asking " + ", ".join(self._pending) + " (this may change)"
+            parts.append(self.tr("still asking {titles} (this may change)").format(
+                titles=", ".join(core_text(title) for title in self._pending)))
+        summary = " · ".join(parts)
         self.summary_label.setText(summary)
 
         clear_layout(self._system_layout)
@@ -564,19 +590,25 @@ class StackPage(QWidget):
             self._system_layout.addWidget(row)
         if not self._system_rows:
             self._system_layout.addWidget(make_label(
-                "Nothing found that concerns the whole machine.", color=MUTED_COLOR))
+                self.tr("Nothing found that concerns the whole machine."), color=MUTED_COLOR))
 
         if inventory.gpus:
             self.no_gpu_panel.hide()
         else:
             self.no_gpu_panel.show()
-            self.no_gpu_title.setText("Looking for GPUs…" if self._pending else NO_GPU_TITLE)
-            where = ("None of the imported outputs lists a GPU" if diagnosis.imported
-                     is not None else "No probe found a GPU (the Overview's Probes table says "
-                     "what each layer answered)")
-            self.no_gpu_reason.setText(
-                where + ("; the findings above say what stood in the way." if self._system_rows
-                         else "."))
+            self.no_gpu_title.setText(self.tr("Looking for GPUs…") if self._pending
+                                      else self.tr(NO_GPU_TITLE))
+            if diagnosis.imported is not None:
+                reason = (self.tr("None of the imported outputs lists a GPU; the findings above "
+                                  "say what stood in the way.") if self._system_rows
+                          else self.tr("None of the imported outputs lists a GPU."))
+            else:
+                reason = (self.tr("No probe found a GPU (the Overview's Probes table says what "
+                                  "each layer answered); the findings above say what stood in "
+                                  "the way.") if self._system_rows
+                          else self.tr("No probe found a GPU (the Overview's Probes table says "
+                                       "what each layer answered)."))
+            self.no_gpu_reason.setText(reason)
         self.column_grid.set_stacks([GpuStackColumn(gpu, diagnosis) for gpu in inventory.gpus])
 
     def stacks(self) -> list[GpuStackColumn]:

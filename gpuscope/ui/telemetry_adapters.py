@@ -19,7 +19,8 @@ from gpuscope.telemetry.recorder import LoadCancelled, open_recording
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.ui.decimate import PYRAMID_MIN_ROWS, MinMaxPyramid
-from gpuscope.ui.telemetry_feed import FeedDevice, RingFeed
+from gpuscope.ui.i18n import translate
+from gpuscope.ui.telemetry_feed import FeedDevice, RingFeed, gpu_label, host_label
 
 # Progress of a load: (fraction done 0..1, what is being done).
 LoadProgress = Callable[[float, str], None]
@@ -31,7 +32,7 @@ def _gpu_device(key: str, gpus: Sequence[Gpu], fallback_label: str) -> FeedDevic
     gpu = next((g for g in gpus if g.pci_bus == key), None)
     if gpu is None:
         return FeedDevice(key, fallback_label, None)
-    return FeedDevice(key, f"GPU {gpu.index}: {gpu.name or key}", gpu.index)
+    return FeedDevice(key, gpu_label(gpu.index, gpu.name or key), gpu.index)
 
 
 class SamplerFeed:
@@ -46,7 +47,7 @@ class SamplerFeed:
         devices = []
         for key, state in self._sampler.device_state.items():
             if key == HOST_DEVICE:
-                devices.append(FeedDevice(key, "Host", None))
+                devices.append(FeedDevice(key, host_label(), None))
                 continue
             device = _gpu_device(key, self._gpus, state.label)
             lost = state.reason if state.status in ("lost", "error") else None
@@ -71,7 +72,8 @@ class SamplerFeed:
 
     @property
     def label(self) -> str:
-        return self._label or f"Live, {self._sampler.rate_hz:g} Hz"
+        return self._label or translate("TelemetryFeed", "Live, {rate} Hz").format(
+            rate=f"{self._sampler.rate_hz:g}")
 
 
 def _local(time_s: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
@@ -81,14 +83,17 @@ def _local(time_s: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
 def recording_label(path: str | Path, span: tuple[float, float] | None,
                     complete: bool) -> str:
     """"Recording r.sqlite, 2026-11-22 10:00:00 to 10:05:00 CET" (local time)."""
+    name = Path(path).name
     if span is None:
-        when = ", empty"
+        text = translate("TelemetryFeed", "Recording {name}, empty").format(name=name)
     else:
         same_day = _local(span[0], "%Y-%m-%d") == _local(span[1], "%Y-%m-%d")
         end = _local(span[1], "%H:%M:%S %Z" if same_day else "%Y-%m-%d %H:%M:%S %Z")
-        when = f", {_local(span[0])} to {end}"
-    cut = "" if complete else " (the recorder stopped without closing it)"
-    return f"Recording {Path(path).name}{when}{cut}"
+        text = translate("TelemetryFeed", "Recording {name}, {start} to {end}").format(
+            name=name, start=_local(span[0]), end=end)
+    if not complete:
+        text += " " + translate("TelemetryFeed", "(the recorder stopped without closing it)")
+    return text
 
 
 def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
@@ -100,7 +105,9 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
 
     def read_progress(done: int, total: int) -> None:
         if progress is not None:
-            progress(_READ_SHARE * done / max(total, 1), f"reading series {done} of {total}")
+            progress(_READ_SHARE * done / max(total, 1), translate(
+                "TelemetryFeed", "reading series {done} of {total}").format(done=done,
+                                                                             total=total))
 
     with open_recording(path) as recording:
         rings: Mapping[str, SeriesRing] = recording.load_into_rings(
@@ -118,13 +125,14 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
             raise LoadCancelled(f"loading {path} was cancelled")
         if progress is not None:
             progress(_READ_SHARE + (1 - _READ_SHARE) * number / len(long_rings),
-                     f"summarising {key} for zooming out")
+                     translate("TelemetryFeed", "summarising {device} for zooming out").format(
+                         device=key))
         times, columns = ring.snapshot()
         block = (np.stack([columns[name] for name in ring.series]) if ring.series
                  else np.empty((0, len(times))))
         summaries[key] = MinMaxPyramid(times, block)
     if progress is not None:
-        progress(1.0, "done")
+        progress(1.0, translate("TelemetryFeed", "done"))
     listed = inventory.get("gpus")
     gpus_json = listed if isinstance(listed, list) else []
     index_by_bus = {g.get("pci_bus"): g.get("index") for g in gpus_json if isinstance(g, dict)}
@@ -133,22 +141,23 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
     spare = (i for i in range(len(rings) + len(taken)) if i not in taken)
     for key in rings:
         if key == HOST_DEVICE:
-            devices.append(FeedDevice(key, "Host", None))
+            devices.append(FeedDevice(key, host_label(), None))
             continue
         index = index_by_bus.get(key)
         label = labels.get(key, key)
         if isinstance(index, int):
-            devices.append(FeedDevice(key, f"GPU {index}: {label}", index))
+            devices.append(FeedDevice(key, gpu_label(index, label), index))
         else:
             # Not in the recorded inventory: still a GPU, with a number and colour of its own.
             spare_index = next(spare)
-            devices.append(FeedDevice(key, f"GPU {spare_index}: {label}", spare_index))
+            devices.append(FeedDevice(key, gpu_label(spare_index, label), spare_index))
     # The state at the end: series missing then, with why.
     latest = {name: Reading(None, sources.get(name), changes[-1][1])
               for name, changes in reason_changes.items() if changes and changes[-1][1]}
     return RingFeed(devices, rings, latest=latest, now=span[1] if span else None, live=False,
                     label=recording_label(path, span, complete),
-                    processes_missing="process lists are not stored in recordings",
+                    processes_missing=translate("TelemetryFeed",
+                                                "process lists are not stored in recordings"),
                     summaries=summaries, reason_changes=reason_changes)
 
 

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.telemetry.metrics import CATALOGUE, Metric, MetricInfo
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.telemetry_feed import FeedDevice
 from gpuscope.ui.telemetry_time import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
@@ -48,7 +49,9 @@ _WARN_HALO = QColor(ERROR_COLOR.red(), ERROR_COLOR.green(), ERROR_COLOR.blue(), 
 
 
 def window_label(seconds: int) -> str:
-    return f"{seconds // 60} min" if seconds >= 60 else f"{seconds} s"
+    return (translate("TelemetryPage", "{minutes} min").format(minutes=seconds // 60)
+            if seconds >= 60 else
+            translate("TelemetryPage", "{seconds} s").format(seconds=seconds))
 
 
 def format_value(value: float | None) -> str:
@@ -69,15 +72,16 @@ def format_ago(seconds: float) -> str:
     """"now", "−45 s", "−2:35"."""
     seconds = max(0.0, seconds)
     if seconds < 0.5:
-        return "now"
+        return translate("TimeAxis", "now")
     if seconds < 60:
-        return f"−{seconds:.0f} s"
+        return "−" + translate("TelemetryPage", "{seconds} s").format(seconds=f"{seconds:.0f}")
     minutes, rest = divmod(round(seconds), 60)
     return f"−{minutes}:{rest:02d}"
 
 
 def chart_title(info: MetricInfo) -> str:
-    return f"{info.label} ({info.unit})" if info.unit else info.label
+    label = core_text(info.label)
+    return f"{label} ({core_text(info.unit)})" if info.unit else label
 
 
 # The old name of the charts' time axis.
@@ -125,7 +129,12 @@ class LegendRow:
         return f"{self.name}  {self.note}" if self.note else "  ".join((self.name, *self.cells))
 
 
-LEGEND_HEADERS = ("now", "min", "avg", "max")
+# English, and painted in the language installed; "last" replaces "now" over a past range.
+LEGEND_HEADERS = (QT_TRANSLATE_NOOP("LegendTable", "now"),
+                  QT_TRANSLATE_NOOP("LegendTable", "min"),
+                  QT_TRANSLATE_NOOP("LegendTable", "avg"),
+                  QT_TRANSLATE_NOOP("LegendTable", "max"))
+PAST_LEGEND_HEADERS = (QT_TRANSLATE_NOOP("LegendTable", "last"), *LEGEND_HEADERS[1:])
 
 
 class LegendTable(QWidget):
@@ -217,7 +226,7 @@ class LegendTable(QWidget):
         painter.setPen(MUTED_COLOR)
         for column, header in enumerate(self.headers):
             x = name_end + column * number_width
-            painter.drawText(QRectF(x, 0, number_width, line), right, header)
+            painter.drawText(QRectF(x, 0, number_width, line), right, self.tr(header))
         bold = QFont(self.font())
         bold.setBold(True)
         for index, row in enumerate(self.rows):
@@ -421,7 +430,7 @@ class TelemetryChart(QFrame):
             self.threshold = pg.InfiniteLine(
                 pos=self.warn_at, angle=0, movable=False,
                 pen=pg.mkPen(ERROR_COLOR, width=1, style=Qt.PenStyle.DashLine),
-                label=f"{self.warn_at:g} {self.info.unit}",
+                label=f"{self.warn_at:g} {core_text(self.info.unit)}",
                 labelOpts={"position": 0.04, "color": ERROR_COLOR, "anchors": [(0, 1), (0, 1)]})
             self.plot_item.addItem(self.threshold, ignoreBounds=True)
             self.warn_curve = pg.PlotCurveItem(pen=pg.mkPen(_WARN_HALO, width=5),

@@ -33,6 +33,7 @@ from gpuscope.telemetry.metrics import (
 )
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.ui.decimate import MinMaxPyramid
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -51,6 +52,15 @@ class FeedDevice:
         """"GPU 0" from "GPU 0: AMD Radeon RX 7900 XTX"; the label when it has no colon."""
         head, sep, _ = self.label.partition(":")
         return head.strip() if sep and head.strip() else self.label
+
+
+def gpu_label(index: int, name: str) -> str:
+    """"GPU 0: AMD Radeon RX 7900 XTX" (the part before the colon is the short label)."""
+    return translate("TelemetryFeed", "GPU {index}: {name}").format(index=index, name=name)
+
+
+def host_label() -> str:
+    return translate("TelemetryFeed", "Host")
 
 
 @runtime_checkable
@@ -221,7 +231,8 @@ SYNTHETIC_GPU_METRICS: tuple[Metric, ...] = (
 SYNTHETIC_HOST_METRICS: tuple[Metric, ...] = (
     Metric.HOST_CPU_PERCENT, Metric.HOST_RAM_USED_BYTES,
 )
-DEMO_LABEL = "Demo data (synthetic traces, not this machine)"
+DEMO_LABEL = QT_TRANSLATE_NOOP("TelemetryFeed",
+                               "Demo data (synthetic traces, not this machine)")
 _GIB = float(2**30)
 
 
@@ -282,7 +293,8 @@ def synthetic_telemetry(n_gpus: int, seconds: float, rate_hz: float = 10.0, seed
     processes_of: dict[str, ProcessSnapshot] = {}
     for index in range(n_gpus):
         key = f"0000:{3 + index:02x}:00.0"
-        devices.append(FeedDevice(key, f"GPU {index}: Demo GPU {index} (synthetic)", index))
+        devices.append(FeedDevice(key, gpu_label(index, translate(
+            "TelemetryFeed", "Demo GPU {index} (synthetic)").format(index=index)), index))
         traces = _gpu_traces(rng, n, rate_hz, hot=index == (1 if n_gpus > 1 else 0))
         _punch_gaps(rng, traces, n, rate_hz)
         if lost_gpu and n_gpus >= 3 and index == n_gpus - 1:
@@ -305,7 +317,7 @@ def synthetic_telemetry(n_gpus: int, seconds: float, rate_hz: float = 10.0, seed
         if processes:
             processes_of[key] = _demo_processes(index, float(times[-1]),
                                                 float(traces[Metric.VRAM_USED_BYTES][-1]))
-    devices.append(FeedDevice(HOST_DEVICE, "Host", None))
+    devices.append(FeedDevice(HOST_DEVICE, host_label(), None))
     host = _host_traces(rng, n, rate_hz)
     _punch_gaps(rng, host, n, rate_hz)
     values[HOST_DEVICE] = {series_name(HOST_DEVICE, m): host[m] for m in SYNTHETIC_HOST_METRICS}
@@ -370,7 +382,9 @@ def demo_feed(n_gpus: int, minutes: float = 15.0, rate_hz: float = 10.0,
     data = synthetic_telemetry(n_gpus, minutes * 60.0, rate_hz, seed, throttle=True,
                                cores=cores, processes=True)
     rings = data.rings(len(data.times))
-    label = f"{DEMO_LABEL}: {n_gpus} GPU{'s' if n_gpus != 1 else ''}, {rate_hz:g} Hz"
+    label = (translate("TelemetryFeed", "{demo}: {count} GPU, {rate} Hz") if n_gpus == 1
+             else translate("TelemetryFeed", "{demo}: {count} GPUs, {rate} Hz")).format(
+        demo=translate("TelemetryFeed", DEMO_LABEL), count=n_gpus, rate=f"{rate_hz:g}")
     return RingFeed(data.devices, rings, latest=data.latest, now=float(data.times[-1]),
                     live=False, label=label, processes=data.processes)
 

@@ -39,11 +39,12 @@ class OverviewStrip(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
-        self.caption = QLabel("Overview")
+        self.caption = QLabel(self.tr("Overview"))
         self.caption.setObjectName("overviewCaption")
         self.caption.setStyleSheet(f"color: {MUTED_COLOR.name()};")
-        self.caption.setToolTip("GPU utilization (and host CPU) over everything there is. "
-                                "Drag the box, stretch its edges, or click to move it.")
+        self.caption.setToolTip(self.tr("GPU utilization (and host CPU) over everything there "
+                                        "is. Drag the box, stretch its edges, or click to move "
+                                        "it."))
         row.addWidget(self.caption)
         palette = self.palette()
         foreground = palette.color(QPalette.ColorRole.Text)

@@ -61,10 +61,12 @@ from gpuscope.telemetry.metrics import (
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.ui import pixmap_cache
 from gpuscope.ui.decimate import MinMaxPyramid, bin_columns, decimate_block
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.telemetry_chart import (
     _NO_STATS,
     HOST_COLOR,
     LEGEND_HEADERS,
+    PAST_LEGEND_HEADERS,
     PLOT_HEIGHT,
     FastCurve,
     LegendRow,
@@ -109,7 +111,8 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 
-NO_FEED_TEXT = "Live telemetry starts when a sampler is attached"
+NO_FEED_TEXT = QT_TRANSLATE_NOOP("TelemetryPage",
+                                 "Live telemetry starts when a sampler is attached")
 WINDOWS_S: tuple[int, ...] = (60, 300, 900, 3600)
 DEFAULT_WINDOW_S = 300
 DEFAULT_REDRAW_HZ = 4.0
@@ -136,15 +139,18 @@ def span_text(seconds: float) -> str:
     """"45 s", "5 min", "2 h 13 min", "3 d 4 h"."""
     seconds = max(0.0, seconds)
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return translate("TelemetryPage", "{seconds} s").format(seconds=f"{seconds:.0f}")
     minutes = round(seconds / 60)
     if minutes < 120:
-        return f"{minutes} min"
+        return translate("TelemetryPage", "{minutes} min").format(minutes=minutes)
     hours, minutes = divmod(minutes, 60)
     if hours < 48:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+        return (translate("TelemetryPage", "{hours} h {minutes} min").format(
+            hours=hours, minutes=minutes) if minutes
+            else translate("TelemetryPage", "{hours} h").format(hours=hours))
     days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
+    return (translate("TelemetryPage", "{days} d {hours} h").format(days=days, hours=hours)
+            if hours else translate("TelemetryPage", "{days} d").format(days=days))
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +272,7 @@ class TelemetryPage(QWidget):
         column.addWidget(self.pause_note)
 
         self.stack = QStackedWidget()
-        self.empty_label = QLabel(NO_FEED_TEXT)
+        self.empty_label = QLabel(self.tr(NO_FEED_TEXT))
         self.empty_label.setObjectName("noFeed")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
@@ -293,7 +299,7 @@ class TelemetryPage(QWidget):
     def _build_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
         bar.setSpacing(6)
-        title = QLabel("Telemetry")
+        title = QLabel(self.tr("Telemetry"))
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.3)
         font.setBold(True)
@@ -305,9 +311,9 @@ class TelemetryPage(QWidget):
         self.source_label.setStyleSheet(f"color: {MUTED_COLOR.name()};")
         self.source_label.setWordWrap(True)  # a long label wraps, never widens the window
         bar.addWidget(self.source_label, 1)
-        self.live_button = QPushButton("Back to live")
+        self.live_button = QPushButton(self.tr("Back to live"))
         self.live_button.setObjectName("liveButton")
-        self.live_button.setToolTip("Follow the newest samples again")
+        self.live_button.setToolTip(self.tr("Follow the newest samples again"))
         self.live_button.setStyleSheet(f"color: {ERROR_COLOR.name()}; font-weight: bold;")
         self.live_button.clicked.connect(self.follow_live)
         self.live_button.setVisible(False)
@@ -318,17 +324,19 @@ class TelemetryPage(QWidget):
             button = QPushButton(window_label(seconds))
             button.setCheckable(True)
             button.setChecked(seconds == self._window_s)
-            button.setToolTip(f"Show the last {window_label(seconds)}")
+            button.setToolTip(self.tr("Show the last {window}").format(
+                window=window_label(seconds)))
             self.window_buttons.addButton(button, seconds)
             bar.addWidget(button)
-        self.all_button = QPushButton("All")
+        self.all_button = QPushButton(self.tr("All"))
         self.all_button.setCheckable(True)
-        self.all_button.setToolTip("Fit everything there is")
+        self.all_button.setToolTip(self.tr("Fit everything there is"))
         self.window_buttons.addButton(self.all_button, ALL_BUTTON_ID)
         bar.addWidget(self.all_button)
         self.window_buttons.idClicked.connect(self._on_window_button)
-        self.pause_button = QPushButton("Pause")
-        self.pause_button.setToolTip("Hold the charts still; samples keep being collected")
+        self.pause_button = QPushButton(self.tr("Pause"))
+        self.pause_button.setToolTip(self.tr("Hold the charts still; samples keep being "
+                                             "collected"))
         self.pause_button.clicked.connect(self.toggle_pause)
         bar.addSpacing(8)
         bar.addWidget(self.pause_button)
@@ -348,7 +356,7 @@ class TelemetryPage(QWidget):
         self.loading_bar.setTextVisible(False)
         self.loading_bar.setMaximumWidth(420)
         column.addWidget(self.loading_bar, 0, Qt.AlignmentFlag.AlignHCenter)
-        self.loading_cancel = QPushButton("Cancel")
+        self.loading_cancel = QPushButton(self.tr("Cancel"))
         self.loading_cancel.clicked.connect(self.cancel_loading)
         column.addWidget(self.loading_cancel, 0, Qt.AlignmentFlag.AlignHCenter)
         column.addStretch(2)
@@ -379,7 +387,7 @@ class TelemetryPage(QWidget):
         """Read the recording at `path` off the GUI thread (with progress and Cancel) and
         chart all of it; `recording_opened(path)` or `recording_failed(path, reason)` follows.
         """
-        self.loading_label.setText(f"Opening {Path(path).name}…")
+        self.loading_label.setText(self.tr("Opening {name}…").format(name=Path(path).name))
         self.loading_bar.setValue(0)
         self.stack.setCurrentWidget(self.loading_panel)
         self.loader.start(path)
@@ -582,13 +590,14 @@ class TelemetryPage(QWidget):
                 value = (None if entry.name is None else
                          _value_near(feed.ring(entry.device.key), entry.name, when,
                                      tolerance, 1.0))
-                words = ("no sample" if value is None else
-                         ", ".join(throttle_reason_names(value)) or "not throttled")
+                words = (self.tr("no sample") if value is None else
+                         _reason_words(value) or self.tr("not throttled"))
                 parts.append(f"{entry.device.short_label}: {words}")
         elif strip is self.cores_strip and row is not None and row < len(self._core_series):
             core, name = self._core_series[row]
             value = _value_near(feed.ring(HOST_DEVICE), name, when, tolerance, 1.0)
-            parts.append(f"core {core}: {format_value(value)} %")
+            parts.append(self.tr("core {core}: {load} %").format(core=core,
+                                                                 load=format_value(value)))
         return "  ".join(parts)
 
     # ------------------------------------------------------------------ events
@@ -719,8 +728,9 @@ class TelemetryPage(QWidget):
         for seconds in WINDOWS_S:
             label = window_label(seconds)
             self.window_buttons.button(seconds).setToolTip(
-                f"Show the last {label}" if live or self._following else
-                f"Show {label} up to the end of the range on show")
+                self.tr("Show the last {window}").format(window=label) if live or self._following
+                else self.tr("Show {window} up to the end of the range on show").format(
+                    window=label))
 
     def _update_view_note(self) -> None:
         feed = self._feed
@@ -729,18 +739,24 @@ class TelemetryPage(QWidget):
             return
         view = self.view_range
         if self._following or view is None:
-            text = ("Wheel over a chart zooms, dragging pans; the overview's box moves too."
+            text = (self.tr("Wheel over a chart zooms, dragging pans; the overview's box moves "
+                            "too.")
                     if feed.live else
-                    "Wheel over a chart zooms, dragging pans; drag the overview's box to go "
-                    "anywhere.")
+                    self.tr("Wheel over a chart zooms, dragging pans; drag the overview's box "
+                            "to go anywhere."))
         else:
             extent = self._extent(feed, self._frame_now or view.end_s)
-            of_all = f" of {span_text(extent[1] - extent[0])}" if extent else ""
-            day = time.strftime("%Y-%m-%d ", time.localtime(view.start_s))
-            text = (f"Showing {day}{_clock(view.start_s)} to {_clock(view.end_s)} "
-                    f"({span_text(view.width_s)}{of_all}); stats are over this range.")
+            day = time.strftime("%Y-%m-%d", time.localtime(view.start_s))
+            text = (self.tr("Showing {day} {start} to {end} ({width} of {total}); stats are "
+                            "over this range.") if extent else
+                    self.tr("Showing {day} {start} to {end} ({width}); stats are over this "
+                            "range.")).format(
+                day=day, start=_clock(view.start_s), end=_clock(view.end_s),
+                width=span_text(view.width_s),
+                total=span_text(extent[1] - extent[0]) if extent else "")
             if feed.live:
-                text += " Not following live: “Back to live” follows the newest samples."
+                text += " " + self.tr("Not following live: “Back to live” follows the newest "
+                                      "samples.")
         if self.view_note.text() != text:
             self.view_note.setText(text)
         self.view_note.setVisible(True)
@@ -749,18 +765,20 @@ class TelemetryPage(QWidget):
 
     def _show_pause_state(self) -> None:
         if self._paused:
-            self.pause_button.setText("Resume")
-            self.pause_button.setToolTip("Catch up with the samples collected while paused")
+            self.pause_button.setText(self.tr("Resume"))
+            self.pause_button.setToolTip(self.tr("Catch up with the samples collected while "
+                                                 "paused"))
             when = (time.strftime("%H:%M:%S", time.localtime(self._frame_now))
                     if self._frame_now is not None else "")
             self.pause_note.setText(
-                f"Paused at {when}: charts hold still while samples keep being collected. "
-                "Resume to catch up." if when else
-                "Paused: samples keep being collected. Resume to catch up.")
+                self.tr("Paused at {time}: charts hold still while samples keep being "
+                        "collected. Resume to catch up.").format(time=when) if when else
+                self.tr("Paused: samples keep being collected. Resume to catch up."))
             self.pause_note.setVisible(True)
         else:
-            self.pause_button.setText("Pause")
-            self.pause_button.setToolTip("Hold the charts still; samples keep being collected")
+            self.pause_button.setText(self.tr("Pause"))
+            self.pause_button.setToolTip(self.tr("Hold the charts still; samples keep being "
+                                                 "collected"))
             self.pause_note.setVisible(False)
 
     def _sync_timer(self) -> None:
@@ -789,8 +807,8 @@ class TelemetryPage(QWidget):
     def _on_load_progress(self, fraction: float, what: str) -> None:
         self.loading_bar.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
         path = self.loader.path
-        name = Path(path).name if path else "the recording"
-        self.loading_label.setText(f"Opening {name}: {what}")
+        name = Path(path).name if path else self.tr("the recording")
+        self.loading_label.setText(self.tr("Opening {name}: {step}").format(name=name, step=what))
 
     def _on_recording_loaded(self, path: str, feed: object) -> None:
         if not isinstance(feed, TelemetryFeed):
@@ -801,7 +819,8 @@ class TelemetryPage(QWidget):
 
     def _on_recording_failed(self, path: str, reason: str) -> None:
         self._show_feed_state()
-        message = f"Could not open {Path(path).name}: {reason}"
+        message = self.tr("Could not open {name}: {reason}").format(name=Path(path).name,
+                                                                     reason=reason)
         if self._feed is None:
             self.empty_label.setText(message)
         else:
@@ -879,7 +898,7 @@ class TelemetryPage(QWidget):
             if in_ring or feed.latest(name) is not None:
                 rows.append(_ThrottleRow(device, name if in_ring else None, None, None))
         if rows:
-            strip = StripChart("Throttling (why the clocks are held back)")
+            strip = StripChart(self.tr("Throttling (why the clocks are held back)"))
             strip.set_rows([r.device.short_label for r in rows])
             self._connect_strip(strip)
             self.throttle_strip = strip
@@ -891,7 +910,7 @@ class TelemetryPage(QWidget):
             if cores:
                 low, high = CORE_ROW_PX_RANGE
                 row_px = max(low, min(high, 120 // len(cores)))
-                strip = StripChart("Host CPU per core (%)", row_px=row_px)
+                strip = StripChart(self.tr("Host CPU per core (%)"), row_px=row_px)
                 every = max(1, math.ceil(14 / row_px))
                 strip.set_rows([str(core) for core, _ in cores], every)
                 self._connect_strip(strip)
@@ -1096,7 +1115,7 @@ class TelemetryPage(QWidget):
             if changed:
                 chart.update_warning_overlay()
             if texts_due or changed:
-                chart.legend.set_headers(("last", "min", "avg", "max"))
+                chart.legend.set_headers(PAST_LEGEND_HEADERS)
                 chart.stats = {d.key: self._browse_stats(chart, d.key) for d in chart.devices}
                 self._update_texts(feed, chart)
 
@@ -1223,7 +1242,8 @@ class TelemetryPage(QWidget):
         strip = self.throttle_strip
         if strip is not None:
             lines = []
-            where = "now" if self._following and feed.live else "at the end"
+            where = (self.tr("now") if self._following and feed.live
+                     else self.tr("at the end"))
             for entry in self._throttle_rows:
                 device = entry.device
                 color = gpu_color(device.gpu_index or 0).name()
@@ -1232,18 +1252,20 @@ class TelemetryPage(QWidget):
                 reading = feed.latest(series_name(device.key, Metric.THROTTLE_REASONS))
                 reason = self._reason(feed, series_name(device.key, Metric.THROTTLE_REASONS))
                 if entry.shares is None:
-                    why = reason or "no samples in this range"
-                    lines.append(f"{head}: <span style='color:{MUTED_COLOR.name()}'>not "
-                                 f"available: {html.escape(why)}</span>")
+                    why = reason or self.tr("no samples in this range")
+                    lines.append(f"{head}: <span style='color:{MUTED_COLOR.name()}'>"
+                                 + html.escape(self.tr("not available: {reason}").format(
+                                     reason=why)) + "</span>")
                     continue
                 value = (reading.value if self._following and feed.live and reading is not None
                          and reading.value is not None else entry.last)
-                words = ", ".join(throttle_reason_names(value)) or "not throttled"
+                words = _reason_words(value) or self.tr("not throttled")
                 slowed, per_reason = entry.shares
-                detail = ", ".join(f"{word} {_percent(share)}" for word, share in
+                detail = ", ".join(f"{core_text(word)} {_percent(share)}" for word, share in
                                    sorted(per_reason.items(), key=lambda kv: -kv[1]))
-                text = (f"{head}: {html.escape(words)} {where}; slowed {_percent(slowed)} of "
-                        "the range")
+                text = f"{head}: " + html.escape(self.tr(
+                    "{reasons} {when}; slowed {share} of the range").format(
+                        reasons=words, when=where, share=_percent(slowed)))
                 if detail:
                     text += f" ({html.escape(detail)})"
                 lines.append(text)
@@ -1258,11 +1280,13 @@ class TelemetryPage(QWidget):
             note = ""
             if busiest:
                 mean, core = max(busiest)
-                note = f"; busiest in the range: core {core} (avg {mean:.0f} %)"
+                note = "; " + self.tr("busiest in the range: core {core} (avg {load} %)").format(
+                    core=core, load=f"{mean:.0f}")
             gradient = (f"<span style='{heat_gradient_css()}'>"
                         "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</span>")
-            cores.set_caption(f"<span style='color:{MUTED_COLOR.name()}'>Mean load per "
-                              f"column: 0 %</span> {gradient} <span style='color:"
+            cores.set_caption(f"<span style='color:{MUTED_COLOR.name()}'>"
+                              + html.escape(self.tr("Mean load per column: 0 %"))
+                              + f"</span> {gradient} <span style='color:"
                               f"{MUTED_COLOR.name()}'>100 %{html.escape(note)}</span>")
 
     # ------------------------------------------------------------------ overview, processes
@@ -1319,20 +1343,23 @@ class TelemetryPage(QWidget):
         if not feed.live and all(snapshot is None for _, _, snapshot in entries):
             table.setVisible(False)
             return
-        rows = process_rows(entries, "waiting for the first process list")
+        rows = process_rows(entries, self.tr("waiting for the first process list"))
         notes = {(row.note, row.note_is_error) for row in rows}
         if len(rows) > 1 and len(notes) == 1 and rows[0].note:
             # Every GPU says the same ("not stored in recordings"): say it once.
             first_row = rows[0]
-            rows = (ProcessRow("All GPUs", MUTED_COLOR.name(), note=first_row.note,
+            rows = (ProcessRow(self.tr("All GPUs"), MUTED_COLOR.name(), note=first_row.note,
                                tooltip=first_row.note),)
         taken = [s.time_s for _, _, s in entries if s is not None and s.missing_reason is None]
         when = _clock(max(taken)) if taken else None
         if feed.live:
-            note = ("Per-process VRAM, listed every few seconds off the sampling path"
-                    + (f"; last list at {when}" if when else ""))
+            note = (self.tr("Per-process VRAM, listed every few seconds off the sampling path; "
+                            "last list at {time}").format(time=when) if when
+                    else self.tr("Per-process VRAM, listed every few seconds off the sampling "
+                                 "path"))
         else:
-            note = f"Per-process VRAM as listed at {when}" if when else ""
+            note = (self.tr("Per-process VRAM as listed at {time}").format(time=when) if when
+                    else "")
         table.set_rows(rows, note)
         table.setVisible(True)
 
@@ -1352,7 +1379,7 @@ class TelemetryPage(QWidget):
             if stats.current is not None:
                 any_data = True
             if device.lost_reason:
-                note = f"lost: {device.lost_reason}"
+                note = self.tr("lost: {reason}").format(reason=device.lost_reason)
                 rows.append(LegendRow(color, name, note=note, note_is_error=True,
                                       tooltip=f"{device.label}: {note}"))
                 continue
@@ -1360,9 +1387,9 @@ class TelemetryPage(QWidget):
                 reason = self._reason(feed, series_name(device.key, chart.chart_metric))
                 if reason:
                     reasons.append(reason)
-                note = (f"not available: {reason}" if reason else
-                        "no samples in this window" if self._following else
-                        "no samples in this range")
+                note = (self.tr("not available: {reason}").format(reason=reason) if reason else
+                        self.tr("no samples in this window") if self._following else
+                        self.tr("no samples in this range"))
                 rows.append(LegendRow(color, name, note=note, tooltip=f"{device.label}: {note}"))
                 continue
             above = chart.warn_at is not None and stats.current >= chart.warn_at
@@ -1372,17 +1399,19 @@ class TelemetryPage(QWidget):
                      format_value(stats.mean), format_value(stats.maximum))
             tip = device.label
             if above:
-                tip += f": at or above the warning level ({chart.warn_at:g} {chart.info.unit})"
+                tip += ": " + self.tr("at or above the warning level ({level})").format(
+                    level=f"{chart.warn_at:g} {core_text(chart.info.unit)}")
             rows.append(LegendRow(color, name, cells, warning=above, tooltip=tip))
         chart.set_legend(rows)
         chart.warning_keys = frozenset(warning)
         if any_data:
             chart.show_message("")
         elif reasons:
-            chart.show_message("not available: " + "; ".join(dict.fromkeys(reasons)))
+            chart.show_message(self.tr("not available: {reason}").format(
+                reason="; ".join(dict.fromkeys(reasons))))
         else:
-            chart.show_message("waiting for samples" if self._following else
-                               "no samples in this range")
+            chart.show_message(self.tr("waiting for samples") if self._following else
+                               self.tr("no samples in this range"))
         self._apply_y_range(feed, chart)
 
     def _reason(self, feed: TelemetryFeed, series: str) -> str | None:
@@ -1473,6 +1502,11 @@ def _stretch(row: FloatArray, columns: int) -> FloatArray:
         return row
     index = (np.arange(columns) * len(row)) // columns
     return row[index]
+
+
+def _reason_words(value: float | None) -> str:
+    """"power cap, thermal": the throttle reasons of a value, in the language installed."""
+    return ", ".join(core_text(word) for word in throttle_reason_names(value))
 
 
 def _percent(share: float) -> str:

@@ -20,10 +20,14 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.telemetry.metrics import ProcessSnapshot
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.telemetry_feed import FeedDevice
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
 
-HEADERS = ("GPU", "PID", "Process", "VRAM (GiB)", "Kind")
+# English; shown in the language installed.
+HEADERS = ("GPU", "PID", QT_TRANSLATE_NOOP("ProcessTable", "Process"),
+           QT_TRANSLATE_NOOP("ProcessTable", "VRAM (GiB)"),
+           QT_TRANSLATE_NOOP("ProcessTable", "Kind"))
 MAX_VISIBLE_ROWS = 12
 _GIB = float(2**30)
 
@@ -53,13 +57,17 @@ def process_rows(entries: Sequence[tuple[FeedDevice, QColor, ProcessSnapshot | N
         if snapshot is None:
             rows.append(ProcessRow(name, swatch, note=waiting_text, tooltip=device.label))
             continue
+        source_tip = translate("ProcessTable", "{device}, from {source}").format(
+            device=device.label, source=snapshot.source)
         if snapshot.missing_reason is not None:
-            note = f"not available: {snapshot.missing_reason}"
+            note = translate("ProcessTable", "not available: {reason}").format(
+                reason=snapshot.missing_reason)
             rows.append(ProcessRow(name, swatch, note=note, tooltip=f"{device.label}: {note}"))
             continue
         if not snapshot.processes:
-            rows.append(ProcessRow(name, swatch, note="no processes on this GPU",
-                                   tooltip=f"{device.label}, from {snapshot.source}"))
+            rows.append(ProcessRow(name, swatch,
+                                   note=translate("ProcessTable", "no processes on this GPU"),
+                                   tooltip=source_tip))
             continue
         ordered = sorted(snapshot.processes,
                          key=lambda p: (-(p.used_bytes or -1.0), p.pid))
@@ -68,10 +76,11 @@ def process_rows(entries: Sequence[tuple[FeedDevice, QColor, ProcessSnapshot | N
                     else f"{process.used_bytes / _GIB:.2f}")
             rows.append(ProcessRow(
                 name, swatch, str(process.pid) if process.pid >= 0 else "?",
-                process.name or "(name not readable)", vram, process.kind or "",
-                tooltip=(f"{device.label}, from {snapshot.source}"
-                         + ("; the driver does not say how much VRAM"
-                            if process.used_bytes is None else ""))))
+                process.name or translate("ProcessTable", "(name not readable)"), vram,
+                core_text(process.kind or ""),
+                tooltip=(source_tip + ("; " + translate(
+                    "ProcessTable", "the driver does not say how much VRAM")
+                    if process.used_bytes is None else ""))))
     return tuple(rows)
 
 
@@ -86,7 +95,7 @@ class ProcessTable(QFrame):
         column = QVBoxLayout(self)
         column.setContentsMargins(8, 6, 8, 6)
         column.setSpacing(3)
-        self.title = QLabel("GPU processes")
+        self.title = QLabel(self.tr("GPU processes"))
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)
@@ -97,7 +106,7 @@ class ProcessTable(QFrame):
         self.note.setWordWrap(True)
         column.addWidget(self.note)
         self.table = QTableWidget(0, len(HEADERS))
-        self.table.setHorizontalHeaderLabels(HEADERS)
+        self.table.setHorizontalHeaderLabels([self.tr(header) for header in HEADERS])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)

@@ -20,6 +20,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout
 
 from gpuscope.telemetry.metrics import ThrottleReason, throttle_reason_names
+from gpuscope.ui.i18n import core_text, translate
 from gpuscope.ui.telemetry_time import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
 
@@ -271,9 +272,10 @@ def throttle_legend_html() -> str:
     """Swatches of the reason colours."""
     parts = []
     for reason, color in THROTTLE_COLORS:
-        word = throttle_reason_names(float(reason))[0]
+        word = core_text(throttle_reason_names(float(reason))[0])
         parts.append(f"<span style='color:{color.name()}'>■</span>&nbsp;{html.escape(word)}")
-    parts.append(f"<span style='color:{NO_SAMPLE_COLOR.name()}'>■</span>&nbsp;no sample")
+    parts.append(f"<span style='color:{NO_SAMPLE_COLOR.name()}'>■</span>&nbsp;"
+                 + html.escape(translate("TelemetryPage", "no sample")))
     return "&nbsp;&nbsp;".join(parts)
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 
+from gpuscope.ui.i18n import translate
+
 # Axis tick spacing (major, minor) in seconds for each preset window, while following live.
 RELATIVE_TICKS_S: dict[int, tuple[float, float]] = {
     60: (10, 5), 300: (60, 30), 900: (180, 60), 3600: (600, 300),
@@ -51,7 +53,8 @@ def clock_text(time_s: float, spacing_s: float) -> str:
         return time.strftime("%H:%M:%S", time.localtime(time_s))
     if spacing_s < 86400:
         return time.strftime("%H:%M", time.localtime(time_s))
-    return time.strftime("%d %b", time.localtime(time_s))
+    # A strftime format: the order of day and month is the language's.
+    return time.strftime(translate("TimeAxis", "%d %b"), time.localtime(time_s))
 
 
 class TimeAxis(pg.AxisItem):  # type: ignore[misc]
@@ -114,11 +117,11 @@ class TimeAxis(pg.AxisItem):  # type: ignore[misc]
         for value in values:
             ago = -value
             if abs(ago) < 1e-6:
-                strings.append("now")
+                strings.append(self.tr("now"))
             elif self.window_s >= 300:
-                strings.append(f"−{ago / 60:g} min")
+                strings.append("−" + self.tr("{minutes} min").format(minutes=f"{ago / 60:g}"))
             else:
-                strings.append(f"−{ago:g} s")
+                strings.append("−" + self.tr("{seconds} s").format(seconds=f"{ago:g}"))
         return strings
 
 

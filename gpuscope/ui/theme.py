@@ -19,12 +19,13 @@ from importlib import resources
 from typing import cast
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QObject, Qt, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QImage, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication, QStyle, QStyleFactory, QToolTip
 
 from gpuscope.model import ProbeState
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 
@@ -111,11 +112,17 @@ class ThemeChoice(enum.Enum):
     DARK = "dark"
 
 
+# English sources; `theme_label` gives them in the language installed.
 THEME_LABELS: dict[ThemeChoice, str] = {
-    ThemeChoice.SYSTEM: "Follow the system",
-    ThemeChoice.LIGHT: "Light",
-    ThemeChoice.DARK: "Dark",
+    ThemeChoice.SYSTEM: QT_TRANSLATE_NOOP("ThemeChoice", "Follow the system"),
+    ThemeChoice.LIGHT: QT_TRANSLATE_NOOP("ThemeChoice", "Light"),
+    ThemeChoice.DARK: QT_TRANSLATE_NOOP("ThemeChoice", "Dark"),
 }
+
+
+def theme_label(choice: ThemeChoice) -> str:
+    """The name of a theme choice (View > Theme) in the language installed."""
+    return QCoreApplication.translate("ThemeChoice", THEME_LABELS[choice])
 
 _Role = QPalette.ColorRole
 _Group = QPalette.ColorGroup

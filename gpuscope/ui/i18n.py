@@ -1,0 +1,348 @@
+"""Languages: English (the source) and Simplified Chinese, chosen from the locale, and the CJK
+font that shows Chinese on machines that have none.
+
+    GPUSCOPE_LANG=zh_CN gpuscope        # this run in Chinese, whatever the locale says
+    LANG=zh_CN.UTF-8 gpuscope           # Chinese from the locale
+    GPUSCOPE_LANG=en gpuscope           # English
+
+The translations are Qt translation files: `resources/i18n/gpuscope_zh_CN.ts` is the source
+(Qt Linguist XML), `gpuscope_zh_CN.qm` its compiled form, which is what ships and loads.
+`tools/update_translations.py` extracts the strings (`self.tr(...)`, `translate(ctx, ...)`,
+`QT_TRANSLATE_NOOP(ctx, ...)`) from `gpuscope/ui/*.py` and compiles the .qm.
+
+The bundled font (`resources/fonts/`, a subset of Noto Sans CJK SC made by
+`tools/subset_cjk_font.py`) is added to the application font's families after the UI font, so
+that text in the UI font's script uses it, and only characters the UI font lacks (Chinese)
+come from the CJK font. It is loaded in every language: a GPU or a folder can have a Chinese
+name in an English UI too.
+
+Text that comes from the Qt-free core (metric labels, probe titles, layer names) stays
+English there; `core_text()` looks it up in the "core" context, where the strings the UI
+shows are listed below with `QT_TRANSLATE_NOOP` so that the extraction finds them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+
+from PySide6.QtCore import (
+    QByteArray,
+    QCoreApplication,
+    QLibraryInfo,
+    QLocale,
+    QTranslator,
+)
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication
+
+log = logging.getLogger(__name__)
+
+LANGUAGE_ENV = "GPUSCOPE_LANG"
+ENGLISH = "en"
+SIMPLIFIED_CHINESE = "zh_CN"
+LANGUAGES: tuple[str, ...] = (ENGLISH, SIMPLIFIED_CHINESE)
+# The setting's value for "what the locale says".
+LANGUAGE_AUTO = "auto"
+LANGUAGE_CHOICES: tuple[str, ...] = (LANGUAGE_AUTO, *LANGUAGES)
+
+RESOURCE_PACKAGE = "gpuscope.resources"
+TRANSLATION_RESOURCE = "i18n/gpuscope_{language}.qm"
+FONT_RESOURCES: tuple[str, ...] = ("fonts/gpuscope-cjk-sc-regular.otf",
+                                   "fonts/gpuscope-cjk-sc-bold.otf")
+CORE_CONTEXT = "core"
+
+# POSIX order of precedence for the language of messages (LANGUAGE is read after them, as
+# GNU gettext does, unless the locale is C).
+_LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+_C_LOCALES = frozenset({"c", "posix"})
+# Chinese written in Traditional characters: not this translation.
+_TRADITIONAL = frozenset({"tw", "hk", "mo", "hant"})
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
+    """`text`, unchanged: marks a constant for the extraction, under `context`; show it with
+    `translate(context, constant)` (or `self.tr(constant)` in that class). Qt's own
+    QT_TRANSLATE_NOOP does the same, typed as returning `object`."""
+    return text
+
+
+def translate(context: str, text: str) -> str:
+    """`text` in the language installed, from `context` (the class name, for texts of
+    module-level functions of a page). The extraction finds `translate("Ctx", "literal")`
+    calls by this name."""
+    return QCoreApplication.translate(context, text)
+
+
+def core_text(text: str) -> str:
+    """A string of the Qt-free core (a metric label, a probe title, a layer name) in the
+    language installed, when the "core" context has it; unchanged otherwise."""
+    return QCoreApplication.translate(CORE_CONTEXT, text) if text else text
+
+
+# ----------------------------------------------------------------------------- choosing
+
+
+def normalise_language(tag: str) -> str | None:
+    """The supported language a locale name or language tag asks for: "zh_CN.UTF-8",
+    "zh-Hans-CN", "zh_SG" and "zh" -> "zh_CN"; "en_US", "C" and "POSIX" -> "en"; None for
+    any other language (Traditional Chinese included) or an empty tag."""
+    name = tag.strip().split(".", 1)[0].split("@", 1)[0].replace("-", "_")
+    if not name:
+        return None
+    if name.lower() in _C_LOCALES:
+        return ENGLISH
+    parts = [part.lower() for part in name.split("_")]
+    language, rest = parts[0], parts[1:]
+    if language == "en":
+        return ENGLISH
+    if language == "zh":
+        return None if any(part in _TRADITIONAL for part in rest) else SIMPLIFIED_CHINESE
+    return None
+
+
+def choose_language(
+    environ: Mapping[str, str] | None = None, setting: str | None = None,
+    system_languages: Sequence[str] | None = None,
+) -> str:
+    """The language to show: $GPUSCOPE_LANG, else the setting (unless "auto"), else the
+    locale's language of messages (LC_ALL, LC_MESSAGES, LANG, then the LANGUAGE list), else
+    the system's UI languages (Windows and macOS set no locale variables), else English.
+    A language gpuscope has no translation for gives English."""
+    env = os.environ if environ is None else environ
+    override = env.get(LANGUAGE_ENV, "").strip()
+    if override:
+        chosen = normalise_language(override)
+        if chosen is not None:
+            return chosen
+        log.warning("%s=%r is not one of %s; using the locale", LANGUAGE_ENV, override,
+                    ", ".join(LANGUAGES))
+    if setting and setting != LANGUAGE_AUTO:
+        chosen = normalise_language(setting)
+        if chosen is not None:
+            return chosen
+        log.warning("language setting %r is not one of %s; using the locale", setting,
+                    ", ".join(LANGUAGE_CHOICES))
+    effective = next((env[name].strip() for name in _LOCALE_VARIABLES
+                      if env.get(name, "").strip()), "")
+    if effective:
+        if effective.split(".", 1)[0].split("@", 1)[0].lower() in _C_LOCALES:
+            return ENGLISH  # gettext ignores LANGUAGE under the C locale
+        for entry in env.get("LANGUAGE", "").split(":"):
+            chosen = normalise_language(entry)
+            if chosen is not None:
+                return chosen
+        return normalise_language(effective) or ENGLISH
+    languages = (system_languages if system_languages is not None
+                 else QLocale.system().uiLanguages())
+    for entry in languages:
+        chosen = normalise_language(entry)
+        if chosen is not None:
+            return chosen
+    return ENGLISH
+
+
+# ----------------------------------------------------------------------------- installing
+
+
+@dataclass
+class _Installed:
+    language: str = ENGLISH
+    translators: list[QTranslator] = field(default_factory=list)
+    # QTranslator.load(bytes) reads the data in place: keep it alive as long as it is used.
+    data: list[bytes] = field(default_factory=list)
+    font_families: tuple[str, ...] | None = None
+
+
+_installed = _Installed()
+
+
+def read_resource(name: str) -> bytes | None:
+    """The bytes of a packaged resource (resources/NAME), or None with the reason logged."""
+    try:
+        return resources.files(RESOURCE_PACKAGE).joinpath(name).read_bytes()
+    except (OSError, ModuleNotFoundError) as exc:
+        log.warning("cannot read resource %s: %s", name, exc)
+        return None
+
+
+def translation_resource(language: str) -> str:
+    return TRANSLATION_RESOURCE.format(language=language)
+
+
+def installed_language() -> str:
+    """The language `install_language` last installed ("en" before any)."""
+    return _installed.language
+
+
+def install_language(language: str) -> bool:
+    """Make `language` the application's: remove the translators installed before, and for
+    a language other than English install gpuscope's and Qt's own (the texts of standard
+    dialogs and buttons). Needs a QCoreApplication; widgets built afterwards are in the new
+    language. Whether gpuscope's translation loaded (True for English); a translation that
+    cannot be loaded leaves the UI in English, with the reason logged."""
+    app = QCoreApplication.instance()
+    if app is None:
+        log.warning("no application: the %s translation is not installed", language)
+        return False
+    for translator in _installed.translators:
+        app.removeTranslator(translator)
+    _installed.translators.clear()
+    _installed.data.clear()
+    _installed.language = ENGLISH
+    if language == ENGLISH:
+        return True
+    if language not in LANGUAGES:
+        log.warning("no translation for %r: showing English", language)
+        return False
+    data = read_resource(translation_resource(language))
+    translator = QTranslator(app)
+    if data is None or not translator.load(data):
+        log.warning("cannot load the %s translation: showing English", language)
+        return False
+    _installed.data.append(data)
+    qt_translator = QTranslator(app)
+    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if qt_translator.load(f"qtbase_{language}", qt_dir):
+        app.installTranslator(qt_translator)
+        _installed.translators.append(qt_translator)
+    else:
+        log.info("Qt has no qtbase_%s.qm in %s: standard dialogs stay in English", language,
+                 qt_dir)
+    app.installTranslator(translator)  # installed last, so it is asked first
+    _installed.translators.append(translator)
+    _installed.language = language
+    log.info("language: %s", language)
+    return True
+
+
+def load_cjk_font() -> tuple[str, ...]:
+    """Register the bundled CJK font (once) and add its family after the application font's
+    families, so characters the UI font lacks come from it. The families of the font; ()
+    when it cannot be read (Chinese text then shows in whatever the system has)."""
+    app = QCoreApplication.instance()
+    if not isinstance(app, QGuiApplication):
+        log.warning("no GUI application: the CJK font is not loaded")
+        return ()
+    if _installed.font_families is None:
+        families: list[str] = []
+        for name in FONT_RESOURCES:
+            data = read_resource(name)
+            if data is None:
+                continue
+            font_id = QFontDatabase.addApplicationFontFromData(QByteArray(data))
+            if font_id < 0:
+                log.warning("Qt cannot read the font %s", name)
+                continue
+            families.extend(f for f in QFontDatabase.applicationFontFamilies(font_id)
+                            if f not in families)
+        _installed.font_families = tuple(families)
+    families_added = _installed.font_families
+    if families_added:
+        font = QGuiApplication.font()
+        # The family the UI font resolves to ("Sans Serif" is an alias of fontconfig's, and
+        # an alias with a substitute would be replaced by it, Latin and all).
+        primary = QFontInfo(font).family()
+        wanted = [primary, *(f for f in families_added if f != primary)]
+        if list(font.families()) != wanted:
+            font.setFamilies(wanted)
+            QGuiApplication.setFont(font)
+        # Fonts that name a family of their own (the monospace of the fix lines) fall back
+        # to the CJK font too.
+        fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
+        extra = [f for f in families_added if f not in QFont.substitutes(fixed) and f != fixed]
+        if extra:
+            QFont.insertSubstitutions(fixed, extra)
+    return families_added
+
+
+def setup_language(setting: str | None = None,
+                   environ: Mapping[str, str] | None = None) -> str:
+    """Choose the language (`choose_language`), install it and the CJK font; the language
+    installed. Call it before building any widget."""
+    language = choose_language(environ, setting)
+    load_cjk_font()
+    if not install_language(language):
+        language = ENGLISH
+    return language
+
+
+# ----------------------------------------------------------------------------- core texts
+
+# Strings of the Qt-free core that the UI shows as they are: listed here for the extraction,
+# looked up by `core_text`. tests/ui/test_i18n.py checks the lists against the core.
+CORE_TEXTS: tuple[str, ...] = (
+    # Probe titles (gpuscope.inventory.PROBES)
+    QT_TRANSLATE_NOOP("core", "Kernel driver (sysfs)"),
+    QT_TRANSLATE_NOOP("core", "KFD topology (ROCm)"),
+    QT_TRANSLATE_NOOP("core", "AMD SMI"),
+    QT_TRANSLATE_NOOP("core", "NVIDIA NVML"),
+    QT_TRANSLATE_NOOP("core", "Host"),
+    QT_TRANSLATE_NOOP("core", "Stack versions"),
+    # Layer names and fixed layer texts (gpuscope.doctor.layers)
+    QT_TRANSLATE_NOOP("core", "Kernel driver (amdgpu)"),
+    QT_TRANSLATE_NOOP("core", "Device nodes (/dev/kfd)"),
+    QT_TRANSLATE_NOOP("core", "ROCm runtime (KFD/HSA)"),
+    QT_TRANSLATE_NOOP("core", "Kernel driver (nvidia)"),
+    QT_TRANSLATE_NOOP("core", "Driver library (NVML)"),
+    QT_TRANSLATE_NOOP("core", "CUDA driver"),
+    QT_TRANSLATE_NOOP("core", "Framework (PyTorch)"),
+    QT_TRANSLATE_NOOP("core", "not checked"),
+    QT_TRANSLATE_NOOP("core", "this user can open them"),
+    QT_TRANSLATE_NOOP("core", "NVML answers"),
+    QT_TRANSLATE_NOOP("core", "the Windows driver serves the GPU here"),
+    QT_TRANSLATE_NOOP("core", "no /dev/kfd under WSL or Windows"),
+    QT_TRANSLATE_NOOP("core", "not checked (no rocminfo or KFD evidence)"),
+    # Metric labels and units (gpuscope.telemetry.metrics.CATALOGUE)
+    QT_TRANSLATE_NOOP("core", "GPU utilization"),
+    QT_TRANSLATE_NOOP("core", "VRAM used"),
+    QT_TRANSLATE_NOOP("core", "VRAM total"),
+    QT_TRANSLATE_NOOP("core", "GTT used (system memory)"),
+    QT_TRANSLATE_NOOP("core", "Temperature (edge)"),
+    QT_TRANSLATE_NOOP("core", "Temperature (junction/hotspot)"),
+    QT_TRANSLATE_NOOP("core", "Temperature (memory)"),
+    QT_TRANSLATE_NOOP("core", "Power"),
+    QT_TRANSLATE_NOOP("core", "Power cap"),
+    QT_TRANSLATE_NOOP("core", "Graphics clock"),
+    QT_TRANSLATE_NOOP("core", "Memory clock"),
+    QT_TRANSLATE_NOOP("core", "Fan"),
+    QT_TRANSLATE_NOOP("core", "PCIe generation"),
+    QT_TRANSLATE_NOOP("core", "PCIe width"),
+    QT_TRANSLATE_NOOP("core", "PCIe receive"),
+    QT_TRANSLATE_NOOP("core", "PCIe transmit"),
+    QT_TRANSLATE_NOOP("core", "PCIe bandwidth (both directions)"),
+    QT_TRANSLATE_NOOP("core", "Throttling"),
+    QT_TRANSLATE_NOOP("core", "Host CPU"),
+    QT_TRANSLATE_NOOP("core", "Host RAM used"),
+    QT_TRANSLATE_NOOP("core", "Host swap used"),
+    QT_TRANSLATE_NOOP("core", "lanes"),
+    # Throttle reasons (gpuscope.telemetry.metrics.throttle_reason_names)
+    QT_TRANSLATE_NOOP("core", "power cap"),
+    QT_TRANSLATE_NOOP("core", "thermal"),
+    QT_TRANSLATE_NOOP("core", "current limit"),
+    QT_TRANSLATE_NOOP("core", "hardware slowdown"),
+    QT_TRANSLATE_NOOP("core", "clock setting"),
+    QT_TRANSLATE_NOOP("core", "idle"),
+    QT_TRANSLATE_NOOP("core", "other"),
+    # Probe states, GPU kinds, finding severities (gpuscope.model), as the UI words them
+    QT_TRANSLATE_NOOP("core", "ok"),
+    QT_TRANSLATE_NOOP("core", "library missing"),
+    QT_TRANSLATE_NOOP("core", "driver missing"),
+    QT_TRANSLATE_NOOP("core", "permission denied"),
+    QT_TRANSLATE_NOOP("core", "not applicable"),
+    QT_TRANSLATE_NOOP("core", "not captured"),
+    QT_TRANSLATE_NOOP("core", "timeout"),
+    QT_TRANSLATE_NOOP("core", "error"),
+    QT_TRANSLATE_NOOP("core", "warning"),
+    QT_TRANSLATE_NOOP("core", "info"),
+    QT_TRANSLATE_NOOP("core", "discrete"),
+    QT_TRANSLATE_NOOP("core", "integrated"),
+    QT_TRANSLATE_NOOP("core", "virtual"),
+    QT_TRANSLATE_NOOP("core", "partition"),
+    QT_TRANSLATE_NOOP("core", "unknown"),
+    # Kinds of GPU processes (gpuscope.telemetry.metrics.GpuProcess.kind)
+    QT_TRANSLATE_NOOP("core", "compute"),
+    QT_TRANSLATE_NOOP("core", "graphics"),
+)

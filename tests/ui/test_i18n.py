@@ -1,0 +1,306 @@
+"""The Simplified Chinese translation: the language chosen from the locale, the compiled .qm
+loaded and in step with its .ts and with the sources, the bundled CJK font covering every
+translated character, and pages built under zh_CN in Chinese with no missing glyph."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixture_paths import SNAPSHOTS_DIR
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication, QRawFont, QTextLayout
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QPushButton, QWidget
+
+from gpuscope.evidence import ReplaySystem
+from gpuscope.inventory import PROBES
+from gpuscope.model import GpuKind, ProbeState, Severity
+from gpuscope.telemetry.metrics import CATALOGUE, throttle_reason_names
+from gpuscope.ui import i18n
+from gpuscope.ui.i18n import (
+    CORE_TEXTS,
+    ENGLISH,
+    FONT_RESOURCES,
+    SIMPLIFIED_CHINESE,
+    choose_language,
+    core_text,
+    install_language,
+    normalise_language,
+    read_resource,
+    setup_language,
+    translate,
+)
+from gpuscope.ui.settings import Settings, settings_from_json, settings_to_json
+
+REPO = Path(__file__).resolve().parents[2]
+TS_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.ts"
+QM_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.qm"
+UPDATE_SCRIPT = REPO / "tools" / "update_translations.py"
+CJK_FAMILY = "gpuscope CJK SC"
+
+
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[None]:
+    """The application in Simplified Chinese with the CJK font, as `setup_application`
+    leaves it under LANG=zh_CN.UTF-8; English and the fonts as they were afterwards."""
+    font = QGuiApplication.font()
+    fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
+    assert setup_language(environ={"LANG": "zh_CN.UTF-8"}) == SIMPLIFIED_CHINESE
+    yield
+    install_language(ENGLISH)
+    QGuiApplication.setFont(font)
+    QFont.removeSubstitutions(fixed)
+
+
+def missing_glyphs(text: str, font: QFont) -> str:
+    """The characters of `text` that no font Qt falls back to has: drawn as boxes."""
+    layout = QTextLayout(text, font)
+    layout.beginLayout()
+    while layout.createLine().isValid():
+        pass
+    layout.endLayout()
+    missing = []
+    for run in layout.glyphRuns():
+        raw = run.rawFont()
+        for index in run.glyphIndexes():
+            if index == 0:
+                missing.append(raw.familyName())
+    if not missing:
+        return ""
+    # Name the characters, not just that some are missing.
+    return "".join(ch for ch in text if not ch.isspace() and not _drawn(ch, font))
+
+
+def _drawn(ch: str, font: QFont) -> bool:
+    layout = QTextLayout(ch, font)
+    layout.beginLayout()
+    layout.createLine()
+    layout.endLayout()
+    return all(0 not in run.glyphIndexes() for run in layout.glyphRuns())
+
+
+def texts_of(widget: QWidget) -> list[tuple[str, QFont]]:
+    found = [(label.text(), label.font()) for label in widget.findChildren(QLabel)]
+    found += [(button.text(), button.font()) for button in widget.findChildren(QPushButton)]
+    return [(text, font) for text, font in found if text]
+
+
+def has_chinese(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def translations() -> list[tuple[str, str, str]]:
+    """(context, source, translation) of every message of the .ts."""
+    out = []
+    for context in ET.parse(TS_PATH).getroot().iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            out.append((name, message.findtext("source") or "",
+                        message.findtext("translation") or ""))
+    return out
+
+
+# ----------------------------------------------------------------------------- choosing
+
+
+@pytest.mark.parametrize(("environ", "expected"), [
+    ({"LANG": "zh_CN.UTF-8"}, SIMPLIFIED_CHINESE),
+    ({"LANG": "zh_CN"}, SIMPLIFIED_CHINESE),
+    ({"LANG": "zh_SG.UTF-8"}, SIMPLIFIED_CHINESE),
+    ({"LANG": "en_US.UTF-8"}, ENGLISH),
+    ({"LANG": "C"}, ENGLISH),
+    ({"LANG": "C.UTF-8"}, ENGLISH),
+    ({"LANG": "POSIX"}, ENGLISH),
+    ({"LANG": "de_DE.UTF-8"}, ENGLISH),  # no German translation: the English source
+    ({"LANG": "zh_TW.UTF-8"}, ENGLISH),  # Traditional characters: not this translation
+    ({"LANG": "en_US.UTF-8", "LC_ALL": "zh_CN.UTF-8"}, SIMPLIFIED_CHINESE),
+    ({"LANG": "zh_CN.UTF-8", "LC_MESSAGES": "en_GB.UTF-8"}, ENGLISH),
+    ({"LANG": "en_US.UTF-8", "LANGUAGE": "zh_CN:en"}, SIMPLIFIED_CHINESE),
+    ({"LANG": "C", "LANGUAGE": "zh_CN"}, ENGLISH),  # gettext ignores LANGUAGE under C
+    ({"LANG": "en_US.UTF-8", "GPUSCOPE_LANG": "zh_CN"}, SIMPLIFIED_CHINESE),
+    ({"LANG": "zh_CN.UTF-8", "GPUSCOPE_LANG": "en"}, ENGLISH),
+    ({"LANG": "zh_CN.UTF-8", "GPUSCOPE_LANG": "klingon"}, SIMPLIFIED_CHINESE),
+])
+def test_language_from_the_environment(environ: dict[str, str], expected: str) -> None:
+    assert choose_language(environ, system_languages=()) == expected
+
+
+def test_language_setting_overrides_the_locale_but_not_gpuscope_lang() -> None:
+    assert choose_language({"LANG": "en_US.UTF-8"}, "zh_CN") == SIMPLIFIED_CHINESE
+    assert choose_language({"LANG": "zh_CN.UTF-8"}, "en") == ENGLISH
+    assert choose_language({"LANG": "zh_CN.UTF-8"}, "auto") == SIMPLIFIED_CHINESE
+    assert choose_language({"LANG": "zh_CN.UTF-8", "GPUSCOPE_LANG": "en"}, "zh_CN") == ENGLISH
+
+
+def test_without_locale_variables_the_system_ui_languages_decide() -> None:
+    # Windows and macOS: no LANG; QLocale.system().uiLanguages() says it.
+    assert choose_language({}, system_languages=["zh-Hans-CN", "en-US"]) == SIMPLIFIED_CHINESE
+    assert choose_language({}, system_languages=["de-DE", "zh-CN"]) == SIMPLIFIED_CHINESE
+    assert choose_language({}, system_languages=["en-US", "zh-CN"]) == ENGLISH
+    assert choose_language({}, system_languages=["fr-FR"]) == ENGLISH
+    assert choose_language({}, system_languages=[]) == ENGLISH
+
+
+def test_normalise_language() -> None:
+    assert normalise_language("zh-Hans") == SIMPLIFIED_CHINESE
+    assert normalise_language("zh_CN.GB18030@stroke") == SIMPLIFIED_CHINESE
+    assert normalise_language("zh-Hant-TW") is None
+    assert normalise_language("zh_HK") is None
+    assert normalise_language("EN") == ENGLISH
+    assert normalise_language("") is None
+
+
+def test_the_language_setting_is_kept_and_checked() -> None:
+    settings, problems = settings_from_json(settings_to_json(Settings(language="zh_CN")))
+    assert settings.language == "zh_CN" and problems == []
+    assert Settings().language == "auto"
+    settings, problems = settings_from_json({"schema_version": 1, "language": "fr"})
+    assert settings.language == "auto"
+    assert any("language 'fr'" in problem for problem in problems)
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def test_the_qm_loads_and_translates(chinese: None) -> None:
+    assert i18n.installed_language() == SIMPLIFIED_CHINESE
+    assert translate("OverviewPage", "Probes") == "探测"
+    assert core_text("GPU utilization") == "GPU 利用率"
+    assert core_text("a text of the core that has no translation") == (
+        "a text of the core that has no translation")
+    # Qt's own translation: standard buttons.
+    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    assert box.button(QDialogButtonBox.StandardButton.Close).text() == "关闭"
+
+
+def test_english_removes_the_translation(chinese: None) -> None:
+    assert install_language(ENGLISH)
+    assert translate("OverviewPage", "Probes") == "Probes"
+    assert QCoreApplication.translate("QPlatformTheme", "Close") == "Close"
+    assert install_language(SIMPLIFIED_CHINESE)
+    assert install_language(SIMPLIFIED_CHINESE)  # again: replaces, never stacks
+    assert translate("OverviewPage", "Probes") == "探测"
+
+
+def test_the_cjk_font_follows_the_ui_font(chinese: None) -> None:
+    font = QGuiApplication.font()
+    assert font.families()[-1] == CJK_FAMILY
+    # Latin text keeps the UI font; only what it lacks comes from the CJK font.
+    assert QFontInfo(font).family() != CJK_FAMILY
+    assert missing_glyphs("探测 GPU 利用率", font) == ""
+    fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    assert missing_glyphs("sudo usermod -aG render 用户", fixed) == ""
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def test_every_translated_character_is_in_the_bundled_fonts() -> None:
+    fonts = []
+    for name in FONT_RESOURCES:
+        data = read_resource(name)
+        assert data is not None, name
+        raw = QRawFont(data, 12.0)
+        assert raw.isValid() and raw.familyName() == CJK_FAMILY
+        fonts.append((name, raw))
+    added = set()
+    for _context, source, translation in translations():
+        added |= set(translation) - set(source)  # a "✓" of the source is the UI font's
+    added = {ch for ch in added if not ch.isspace()}
+    assert len(added) > 300
+    for name, raw in fonts:
+        absent = "".join(sorted(ch for ch in added if not raw.supportsCharacter(ord(ch))))
+        assert absent == "", f"{name} lacks {absent}: run tools/subset_cjk_font.py"
+        # And the common characters of names from the machine (GB 2312 level 1).
+        common = [bytes([0xB0, 0xA1]).decode("gb2312"), bytes([0xD7, 0xF9]).decode("gb2312")]
+        assert all(raw.supportsCharacter(ord(ch)) for ch in common)
+
+
+def test_the_fonts_ship_with_their_licence_and_stay_small() -> None:
+    fonts_dir = REPO / "resources" / "fonts"
+    assert "SIL Open Font License" in (fonts_dir / "OFL.txt").read_text(encoding="utf-8")
+    total = sum(path.stat().st_size for path in fonts_dir.glob("*.otf"))
+    assert 0 < total < 3_000_000
+
+
+def test_translations_keep_their_placeholders() -> None:
+    import re
+
+    placeholder = re.compile(r"\{[A-Za-z0-9_]*(?:[!:][^{}]*)?\}")
+    for context, source, translation in translations():
+        if translation:
+            assert sorted(placeholder.findall(translation)) == sorted(
+                placeholder.findall(source)), (context, source, translation)
+    for context, source, translation in translations():
+        # The telemetry legends cut the short name off at the ASCII colon.
+        if source == "GPU {index}: {name}":
+            assert translation.startswith("GPU {index}: "), (context, translation)
+
+
+def test_the_qm_is_compiled_from_the_ts(tmp_path: Path) -> None:
+    sys.path.insert(0, str(UPDATE_SCRIPT.parent))
+    try:
+        import update_translations
+    finally:
+        sys.path.remove(str(UPDATE_SCRIPT.parent))
+    fresh = tmp_path / "fresh.qm"
+    update_translations.lrelease(TS_PATH, fresh, quiet=True)
+    assert fresh.read_bytes() == QM_PATH.read_bytes(), "run tools/update_translations.py"
+
+
+def test_every_ui_string_is_extracted_translated_and_compiled() -> None:
+    """lupdate over gpuscope/ui/*.py finds nothing the .ts lacks, nothing is untranslated,
+    and no tr() is given a text built at run time."""
+    result = subprocess.run([sys.executable, str(UPDATE_SCRIPT), "--check"],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_core_texts_the_ui_translates_are_the_cores() -> None:
+    """Every metric label, probe title, layer name, throttle reason and state word the UI
+    shows through core_text() is listed for the extraction (and nothing stale is)."""
+    shown = {info.label for info in CATALOGUE.values()}
+    shown |= {info.unit for info in CATALOGUE.values() if info.unit.isalpha()
+              and info.unit.islower()}
+    shown |= {spec.title for spec in PROBES}
+    shown |= {word for bit in range(16) for word in throttle_reason_names(float(1 << bit))}
+    shown |= {state.value.replace("_", " ") for state in ProbeState}
+    shown |= {kind.value for kind in GpuKind} | {severity.value for severity in Severity}
+    shown |= {"compute", "graphics"}
+    layers = ast.parse((REPO / "gpuscope" / "doctor" / "layers.py").read_text("utf-8"))
+    for node in ast.walk(layers):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("LayerRow", "_row")):
+            literal = [arg.value for arg in node.args
+                       if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+            shown |= set(literal)
+    assert set(shown) - set(CORE_TEXTS) == set()
+    missing_from_core = set(CORE_TEXTS) - shown
+    assert missing_from_core == set()
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def test_pages_built_under_zh_cn_are_in_chinese_without_missing_glyphs(
+        chinese: None, qtbot: Any, make_window: Any) -> None:
+    window = make_window(ReplaySystem.from_file(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"))
+    qtbot.waitUntil(lambda: not window.loader.is_running, timeout=20000)
+    overview, stack = window.overview_page, window.stack_page
+    headings = [label.text() for label in overview.findChildren(QLabel)]
+    assert "主机" in headings and "探测" in headings
+    assert overview.summary_label.text() == "找到 1 块 GPU"
+    assert any(text == "软件栈" for text, _font in texts_of(stack))
+    assert window.frameworks_page.results_heading.text() == "结果"
+    assert window.telemetry_page.findChildren(QPushButton)
+    for page in (overview, stack, window.frameworks_page, window.telemetry_page):
+        texts = texts_of(page)
+        assert any(has_chinese(text) for text, _font in texts), page
+        for text, font in texts:
+            assert missing_glyphs(text, font) == "", (type(page).__name__, text)
