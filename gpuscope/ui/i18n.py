@@ -189,6 +189,7 @@ def install_language(language: str) -> bool:
         return False
     for translator in _installed.translators:
         app.removeTranslator(translator)
+        translator.deleteLater()
     _installed.translators.clear()
     _installed.data.clear()
     _installed.language = ENGLISH
