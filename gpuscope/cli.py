@@ -402,7 +402,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         for entry in prepared.replacements:
             kinds[entry.kind.value] = kinds.get(entry.kind.value, 0) + 1
         listed = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
-        print(f"Redacted: {listed} (as placeholders such as <host-1>).", file=summary)
+        example = prepared.replacements[0].placeholder
+        print(f"Redacted: {listed} (as placeholders such as {example}).", file=summary)
     else:
         print("Redacted: nothing personal was found.", file=summary)
     if not report.origin.is_live:

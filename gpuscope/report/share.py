@@ -613,8 +613,11 @@ def _origin_json(data: DoctorInput) -> dict[str, Any]:
     source = origin.source
     if source and origin.kind is OriginKind.REPLAY:
         source = source.replace("\\", "/").rsplit("/", 1)[-1]  # the file's name, not its path
-    return {"kind": origin.kind.value, "source": source, "captured_utc": origin.captured_utc,
-            "gpuscope_version": origin.gpuscope_version}
+    kind = origin.kind.value
+    # "label" is for a person reading the JSON; readers go by "kind".
+    label = ReportOrigin(kind if kind in ("live", "replay", "imported") else "unknown").title
+    return {"kind": kind, "label": label, "source": source,
+            "captured_utc": origin.captured_utc, "gpuscope_version": origin.gpuscope_version}
 
 
 def _layers_json(data: DoctorInput, findings: Sequence[Finding]) -> list[dict[str, Any]]:

@@ -249,7 +249,11 @@ class ReportPage(QWidget):
             button.clicked.connect(lambda _checked=False, f=fmt: self.choose_export(f))
             buttons.addWidget(button)
             self.export_buttons[fmt] = button
-        buttons.addSpacing(14)
+        buttons.addStretch(1)
+        column.addLayout(buttons)
+        # A second row: the page stays narrow enough for a small window.
+        buttons = QHBoxLayout()
+        buttons.setSpacing(6)
         self.copy_image_button = QPushButton(self.tr("Copy image"))
         self.copy_image_button.setToolTip(plain_tooltip(self.tr(
             "Put the report picture on the clipboard, to paste into a post")))

@@ -157,7 +157,7 @@ class _Canvas:
         width = self.text_width(word, font) + 20
         height = SMALL_PX + 12
         self.rect(x, y, width, height, color, radius=height / 2)
-        self.text(word, font, "#ffffff", x + 10, y + 5, width)
+        self.text(word, font, "#ffffff", x + 10, y + 5, width - 18)
         return width, height
 
     # ------------------------------------------------------------------ blocks
