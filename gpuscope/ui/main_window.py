@@ -84,8 +84,6 @@ PAGE_NAMES: tuple[str, ...] = (
 # What each page not built yet will hold; shown on the page so it never pretends to work.
 PLACEHOLDERS: dict[str, str] = {
     "Benchmarks": "Benchmarks: short, safe measurements of each GPU through a framework",
-    "Compare": "Compare: two inventories or snapshots side by side",
-    "Report": "Report: this machine as a PNG, HTML, Markdown or JSON report to share",
 }
 COMING_LATER = " — coming in a later release"
 # Imported outputs get a blue banner, replays the amber one: two different kinds of "not live".
