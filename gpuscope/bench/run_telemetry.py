@@ -194,8 +194,9 @@ def _summarise(metric: str, values: list[float], source: str | None) -> MetricSu
 
 
 def telemetry_words(telemetry: BenchTelemetry | None) -> str:
-    """One short line for a table cell: "max 71 °C, min 2450 MHz, 305 W max, not throttled",
-    or for the host "CPU 97% (median), RAM 5.1 GiB", or why there is none."""
+    """One short line for a table cell, the throttling first: "throttled: power cap, max 71 °C,
+    clock 1900-2500 MHz, max 305 W"; for the host "CPU 97%, RAM 5.1 GiB"; or why there is
+    none."""
     if telemetry is None:
         return "no telemetry"
     if telemetry.samples == 0:
@@ -204,11 +205,18 @@ def telemetry_words(telemetry: BenchTelemetry | None) -> str:
     if telemetry.device == HOST_DEVICE:
         cpu = telemetry.metric(Metric.HOST_CPU_PERCENT.value)
         if cpu is not None:
-            parts.append(f"host CPU {cpu.median:.0f}% (max {cpu.max:.0f}%)")
+            spread = f" (max {cpu.max:.0f}%)" if cpu.max - cpu.median >= 5 else ""
+            parts.append(f"CPU {cpu.median:.0f}%{spread}")
         ram = telemetry.metric(Metric.HOST_RAM_USED_BYTES.value)
         if ram is not None:
             parts.append(f"RAM {ram.max / 2**30:.1f} GiB")
     else:
+        if telemetry.throttle_reasons:
+            parts.append("throttled: " + ", ".join(telemetry.throttle_reasons))
+        elif telemetry.throttle_source is not None:
+            parts.append("not throttled")
+        else:
+            parts.append("throttling unknown")
         temps = [m for m in (telemetry.metric(k.value) for k in (
             Metric.TEMP_JUNCTION_C, Metric.TEMP_EDGE_C)) if m is not None]
         if temps:
@@ -219,12 +227,6 @@ def telemetry_words(telemetry: BenchTelemetry | None) -> str:
         power = telemetry.metric(Metric.POWER_W.value)
         if power is not None:
             parts.append(f"max {power.max:.0f} W")
-        if telemetry.throttle_reasons:
-            parts.append("throttled: " + ", ".join(telemetry.throttle_reasons))
-        elif telemetry.throttle_source is not None:
-            parts.append("not throttled")
-        else:
-            parts.append("throttling unknown")
     if not parts:
         return "no metric could be read"
     return ", ".join(parts)

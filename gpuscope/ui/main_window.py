@@ -51,6 +51,7 @@ from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import SourceSet, build_sources
 from gpuscope.ui import shortcuts
 from gpuscope.ui.about_dialog import AboutDialog
+from gpuscope.ui.bench_page import BenchPage
 from gpuscope.ui.compare_page import ComparePage
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader, FrameworkCollector
 from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
@@ -82,9 +83,7 @@ PAGE_NAMES: tuple[str, ...] = (
     "Overview", "Stack", "Frameworks", "Telemetry", "Benchmarks", "Compare", "Report",
 )
 # What each page not built yet will hold; shown on the page so it never pretends to work.
-PLACEHOLDERS: dict[str, str] = {
-    "Benchmarks": "Benchmarks: short, safe measurements of each GPU through a framework",
-}
+PLACEHOLDERS: dict[str, str] = {}
 COMING_LATER = " — coming in a later release"
 # Imported outputs get a blue banner, replays the amber one: two different kinds of "not live".
 IMPORT_BANNER_BACKGROUND = QColor("#9cc8ff")
@@ -274,12 +273,15 @@ class MainWindow(QMainWindow):
         self.stack_page = StackPage()
         self.frameworks_page = FrameworksPage(self.doctor, current_python, find_environments)
         self.telemetry_page = TelemetryPage()
+        # Benchmarks always run on this machine; nothing starts until a Run button is pressed.
+        self.bench_page = BenchPage(current_python, find_environments, system=system)
         self.compare_page = ComparePage()
         self.report_page = ReportPage()
         self.report_page.set_telemetry_source(lambda: self.telemetry_page.feed)
         built: dict[str, QWidget] = {"Overview": self.overview_page, "Stack": self.stack_page,
                                      "Frameworks": self.frameworks_page,
                                      "Telemetry": self.telemetry_page,
+                                     "Benchmarks": self.bench_page,
                                      "Compare": self.compare_page, "Report": self.report_page}
         for name in PAGE_NAMES:
             item = QListWidgetItem(name)
@@ -500,6 +502,7 @@ class MainWindow(QMainWindow):
         self.doctor.shutdown()
         self.frameworks_page.shutdown()
         self.telemetry_page.shutdown()
+        self.bench_page.shutdown()
         self.report_page.shutdown()
         if self._import_dialog is not None:
             self._import_dialog.cancel_import()

@@ -95,12 +95,12 @@ def test_a_benchmark_s_telemetry_is_the_ticks_inside_its_time() -> None:
     assert first.throttle_reasons == ("power cap", "thermal")
     assert first.throttled_samples == 2 and first.throttled is True
     assert first.throttle_source == "fake:throttle"
-    assert telemetry_words(first) == ("max 66 °C, clock 1900-2500 MHz, max 203 W, throttled: "
-                                      "power cap, thermal")
+    assert telemetry_words(first) == ("throttled: power cap, thermal, max 66 °C, clock "
+                                      "1900-2500 MHz, max 203 W")
     # The second: ticks 4-5, where NVIDIA's "idle" is no throttling.
     second = capture.summary(GPU, 1000.75, 1001.05)
     assert second.samples == 2 and second.throttle_reasons == () and second.throttled is False
-    assert telemetry_words(second).endswith("not throttled")
+    assert telemetry_words(second).startswith("not throttled, max")
     # Before sampling began, between two ticks, after it stopped: said so.
     assert capture.summary(GPU, 990.0, 995.0).note == (
         "no telemetry sample during this benchmark: telemetry sampling had not started yet")
@@ -132,7 +132,7 @@ def test_missing_start_or_end_and_a_host_summary() -> None:
     assert cpu is not None and cpu.median == 75.0 and cpu.source is not None
     assert cpu.source.startswith("psutil")
     assert host.throttle_source is None and "throttle_reasons" not in host.missing
-    assert telemetry_words(host) == "host CPU 75% (max 75%), RAM 2.0 GiB"
+    assert telemetry_words(host) == "CPU 75%, RAM 2.0 GiB"
     assert capture.summary("host", None, 50.5).note == \
         "the benchmark's start or end time is unknown"
 
