@@ -304,7 +304,6 @@ class ReportPage(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
-        self.preview_table.setMaximumHeight(170)
         self.preview_table.hide()
         column.addWidget(self.preview_table)
 
@@ -588,6 +587,10 @@ class ReportPage(QWidget):
                 table.setItem(row, column, item)
         count = len(replacements)
         self.preview_button.setText(self.tr("What is removed ({0})").format(count))
+        # As tall as its rows, up to a handful; then it scrolls.
+        rows_height = sum(table.rowHeight(row) for row in range(min(count, 5)))
+        table.setFixedHeight(table.horizontalHeader().height() + max(rows_height, 24)
+                             + 2 * table.frameWidth())
 
     def _update_redaction_note(self) -> None:
         if self.redact:
