@@ -379,7 +379,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from exc
         described = f"PNG report, {image.width()}x{image.height()} px"
     else:
-        from gpuscope.ui.report_page import export_text
+        from gpuscope.report.formats import export_text
 
         text = export_text(report, fmt)
         if output:

@@ -269,3 +269,37 @@ def test_exports_made_by_another_user_on_another_host_hold_none_of_their_names(
         for name in (stranger.user, stranger.host, str(home)):
             assert name.lower() not in text, f"{name} in the {fmt} export"
         assert "<home-1>" in text or "&lt;home-1&gt;" in text
+
+
+def test_the_telemetry_strip_from_a_recording(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A recording of the planted machine: its GPU by name in the strip, its host name
+    (which the recording keeps) nowhere."""
+    import numpy as np
+    from report_fixtures import PLANTED_HOST
+
+    from gpuscope.evidence import ReplaySystem
+    from gpuscope.inventory import collect_inventory
+    from gpuscope.telemetry.metrics import Metric, series_name
+    from gpuscope.telemetry.recorder import write_recording
+
+    snapshot = planted_snapshot(tmp_path)
+    inventory = collect_inventory(ReplaySystem.from_file(snapshot))
+    assert inventory.host.hostname == PLANTED_HOST
+    times = 1_795_000_000.0 + np.arange(60.0)
+    load = np.where((times - times[0] > 10) & (times - times[0] < 40), 1.0, 0.0)
+    recording = tmp_path / "run.sqlite"
+    write_recording(recording, times, {
+        series_name("0000:03:00.0", Metric.POWER_W): 40 + 300 * load,
+        series_name("0000:03:00.0", Metric.GPU_UTIL_PERCENT): 100 * load,
+        series_name("host", Metric.HOST_CPU_PERCENT): 5 + 20 * load,
+    }, rate_hz=1.0, inventory=inventory)
+    out = tmp_path / "r.md"
+    assert main(["report", "--replay", str(snapshot), "--recording", str(recording),
+                 "-o", str(out), "-q"]) == 0
+    text = out.read_text(encoding="utf-8")
+    telemetry = text.split("## Telemetry", 1)[1]
+    assert "recording run.sqlite: 59 s" in telemetry
+    assert "GPU 0: AMD Radeon RX 7900 XTX" in telemetry and "| 340 W |" in telemetry
+    assert PLANTED_HOST not in text
+    capsys.readouterr()

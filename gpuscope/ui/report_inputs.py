@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,7 +31,10 @@ from gpuscope.report.share import (
     summarise_telemetry,
 )
 from gpuscope.telemetry.metrics import HOST_DEVICE, split_series_name
-from gpuscope.ui.telemetry_feed import TelemetryFeed
+from gpuscope.telemetry.ring import SeriesRing
+
+if TYPE_CHECKING:  # the feeds' module loads Qt (translations); this module does not
+    from gpuscope.ui.telemetry_feed import TelemetryFeed
 
 # A benchmark run file is a few kilobytes; anything this big is not one.
 MAX_BENCH_FILE_BYTES = 8 * 1024 * 1024
@@ -139,25 +142,30 @@ def latest_saved_runs(history_path: str | None = None,
 # ----------------------------------------------------------------------------- telemetry
 
 
+HOST_LABEL = "Host (CPU and RAM)"
+
+
+def _series(key: str, label: str, ring: SeriesRing, since_s: float | None) -> DeviceSeries | None:
+    times, columns = ring.snapshot(since_s=since_s)
+    if len(times) == 0:
+        return None
+    values = {split_series_name(name)[1]: np.asarray(column, dtype=float).tolist()
+              for name, column in columns.items()}
+    return DeviceSeries(key, HOST_LABEL if key == HOST_DEVICE else label, times.tolist(),
+                        values)
+
+
 def series_from_feed(feed: TelemetryFeed,
                      window_s: float | None = TELEMETRY_WINDOW_S) -> list[DeviceSeries]:
     """The samples of every device of a telemetry feed (the live sampler, an opened
     recording), the last `window_s` seconds of each (None: all of it)."""
+    since = None if window_s is None else feed.now_s() - window_s
     out: list[DeviceSeries] = []
-    now = feed.now_s()
     for device in feed.devices():
         ring = feed.ring(device.key)
-        if ring is None:
-            continue
-        since = None if window_s is None else now - window_s
-        times, columns = ring.snapshot(since_s=since)
-        if len(times) == 0:
-            continue
-        values = {split_series_name(name)[1]: np.asarray(column, dtype=float)
-                  for name, column in columns.items()}
-        label = device.label if device.key != HOST_DEVICE else "Host (CPU and RAM)"
-        out.append(DeviceSeries(device.key, label, times.tolist(),
-                                {k: v.tolist() for k, v in values.items()}))
+        series = _series(device.key, device.label, ring, since) if ring is not None else None
+        if series is not None:
+            out.append(series)
     return out
 
 
@@ -171,20 +179,35 @@ def telemetry_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_
     return summarise_telemetry(series_from_feed(feed, window_s), source=source, live=live)
 
 
+def _gpu_labels(gpus: Sequence[Any]) -> dict[str, str]:
+    return {str(g.pci_bus): f"GPU {g.index}: {g.name or 'GPU'}" for g in gpus if g.pci_bus}
+
+
 def telemetry_from_recording(path: str) -> tuple[TelemetrySummary | None, Any]:
-    """(the strip of a whole recording, the inventory it recorded for redaction). Raises
+    """(the strip of a whole recording, the inventory it recorded, for redaction). Raises
     ReportInputError for a file that is not a readable recording."""
     from gpuscope.telemetry.recorder import RecordingError, open_recording
-    from gpuscope.ui.telemetry_adapters import recording_feed
 
     try:
-        feed = recording_feed(path)
         with open_recording(path) as recording:
+            rings = recording.load_into_rings()
+            labels = recording.device_labels()
             inventory = recording.meta.inventory
     except RecordingError as exc:
         raise ReportInputError(str(exc)) from exc
-    summary = summarise_telemetry(series_from_feed(feed, None),
-                                  source=f"recording {os.path.basename(path)}", live=False)
+    listed = inventory.get("gpus") if isinstance(inventory, dict) else None
+    index_by_bus = {g.get("pci_bus"): g.get("index") for g in
+                    (listed if isinstance(listed, list) else []) if isinstance(g, dict)}
+    devices = []
+    for key, ring in rings.items():
+        index = index_by_bus.get(key)
+        label = f"GPU {index}: {labels.get(key, key)}" if isinstance(index, int) else \
+            labels.get(key, key)
+        series = _series(key, label, ring, None)
+        if series is not None:
+            devices.append(series)
+    summary = summarise_telemetry(devices, source=f"recording {os.path.basename(path)}",
+                                  live=False)
     return summary, inventory
 
 
@@ -195,7 +218,6 @@ def sample_live_telemetry(system: System, inventory: Inventory,
     `seconds`: for the command line, never the GUI thread."""
     from gpuscope.telemetry.sampler import Sampler
     from gpuscope.telemetry.sources import build_sources
-    from gpuscope.ui.telemetry_adapters import SamplerFeed
 
     sources = build_sources(system, inventory)
     try:
@@ -205,9 +227,10 @@ def sample_live_telemetry(system: System, inventory: Inventory,
             time.sleep(seconds)
         finally:
             sampler.stop()
-        feed = SamplerFeed(sampler, inventory.gpus)
-        return summarise_telemetry(series_from_feed(feed, None),
-                                   source="live sample", live=True)
+        labels = _gpu_labels(inventory.gpus)
+        devices = [series for key, ring in sampler.rings.items()
+                   if (series := _series(key, labels.get(key, key), ring, None)) is not None]
+        return summarise_telemetry(devices, source="live sample", live=True)
     finally:
         sources.close()
 

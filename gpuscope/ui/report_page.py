@@ -42,10 +42,9 @@ from PySide6.QtWidgets import (
 
 from gpuscope.bench.results import BenchRun
 from gpuscope.model import OriginKind
-from gpuscope.report.export_html import report_html
-from gpuscope.report.export_markdown import report_markdown
+from gpuscope.report.formats import export_text
 from gpuscope.report.redact import Replacement
-from gpuscope.report.share import PreparedReport, ShareReport, report_json_text
+from gpuscope.report.share import PreparedReport, ShareReport
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis
 from gpuscope.ui.report_inputs import (
     ReportInputs,
@@ -108,17 +107,6 @@ def build_report(inputs: ReportInputs, feed: TelemetryFeed | None, redact: bool,
     redacted = full.prepare(redact=True)
     shown = redacted if redact else full.prepare(redact=False)
     return BuiltReport(shown, redacted.replacements, tuple(notes))
-
-
-def export_text(report: ShareReport, fmt: str) -> str:
-    """The text of one export format (html, md, json)."""
-    if fmt == "html":
-        return report_html(report)
-    if fmt == "md":
-        return report_markdown(report)
-    if fmt == "json":
-        return report_json_text(report)
-    raise ValueError(f"no text export {fmt!r}")
 
 
 def _write_text(path: str, report: ShareReport, fmt: str) -> str:
