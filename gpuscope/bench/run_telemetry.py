@@ -194,9 +194,9 @@ def _summarise(metric: str, values: list[float], source: str | None) -> MetricSu
 
 
 def telemetry_words(telemetry: BenchTelemetry | None) -> str:
-    """One short line for a table cell, the throttling first: "throttled: power cap, max 71 °C,
-    clock 1900-2500 MHz, max 305 W"; for the host "CPU 97%, RAM 5.1 GiB"; or why there is
-    none."""
+    """One short line for a table cell, the throttling first when it was read: "throttled:
+    power cap, max 71 °C, clock 1900-2500 MHz, max 305 W"; for the host "CPU 97%, RAM 5.1 GiB";
+    or why there is none."""
     if telemetry is None:
         return "no telemetry"
     if telemetry.samples == 0:
@@ -215,18 +215,20 @@ def telemetry_words(telemetry: BenchTelemetry | None) -> str:
             parts.append("throttled: " + ", ".join(telemetry.throttle_reasons))
         elif telemetry.throttle_source is not None:
             parts.append("not throttled")
-        else:
-            parts.append("throttling unknown")
         temps = [m for m in (telemetry.metric(k.value) for k in (
             Metric.TEMP_JUNCTION_C, Metric.TEMP_EDGE_C)) if m is not None]
         if temps:
             parts.append(f"max {temps[0].max:.0f} °C")
         clock = telemetry.metric(Metric.SCLK_MHZ.value)
         if clock is not None:
-            parts.append(f"clock {clock.min:.0f}-{clock.max:.0f} MHz")
+            same = round(clock.min) == round(clock.max)
+            span = f"{clock.max:.0f}" if same else f"{clock.min:.0f}-{clock.max:.0f}"
+            parts.append(f"clock {span} MHz")
         power = telemetry.metric(Metric.POWER_W.value)
         if power is not None:
             parts.append(f"max {power.max:.0f} W")
+        if telemetry.throttle_source is None:
+            parts.append("throttling not readable")
     if not parts:
         return "no metric could be read"
     return ", ".join(parts)

@@ -337,7 +337,7 @@ class BenchPage(QWidget):
         self.table.itemSelectionChanged.connect(self._on_row_selected)
         results_column.addWidget(self.table, 1)
         self.verdict_label = make_label("", color=MUTED_COLOR)
-        self.verdict_label.setMinimumHeight(18)
+        self.verdict_label.setMinimumHeight(34)  # two lines of verdict
         results_column.addWidget(self.verdict_label)
         splitter.addWidget(results_box)
 
@@ -652,40 +652,47 @@ class BenchPage(QWidget):
         ending = next((e for e in errors if e.kind in _ENDING), None)
         if run is not None:
             ending = primary_error(run) or ending
+        if ending is not None and ending.kind not in (*_ENDING, ErrorKind.CANCELLED):
+            ending = None  # an out of memory or a wrong result: the run went on
         lines = []
-        if ending is not None and ending.kind in _ENDING:
-            lines.append(self._headline(ending))
+        if ending is not None and ending.kind is ErrorKind.CANCELLED:
+            lines.append(self.tr("Cancelled: {message}").format(message=ending.message))
+        elif ending is not None and ending.kind in _ENDING:
+            lines.append(self.error_words(ending))
             if run is not None and run.results:
                 lines.append(self.tr("The {count} results before it are kept below.").format(
                     count=len(run.results)))
-        for error in errors:
-            if error is ending:
-                continue
-            lines.append(f"{error.kind.value}: {error.message}")
-        if ending is not None and ending.kind is ErrorKind.CANCELLED:
-            lines = [self.tr("Cancelled: {message}").format(message=ending.message)]
+        lines.extend(self.error_words(e) for e in errors
+                     if e is not ending and e.kind is not ErrorKind.CANCELLED)
         self.error_label.setText("\n".join(lines))
         self.error_label.setToolTip(plain_tooltip(
             "\n".join(f"{e.kind.value}: {e.message}" + (f"\n  {e.detail}" if e.detail else "")
                       for e in errors)))
         self.error_label.show()
 
-    def _headline(self, error: BenchError) -> str:
+    def error_words(self, error: BenchError) -> str:
+        """One line naming what happened: the runner's own sentence where it names it (a
+        crash, an abort, a kill), else a word for the kind before it."""
+        message = error.message
+        if error.kind in (ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED, ErrorKind.EXITED):
+            return message[:1].upper() + message[1:]
+        if error.kind is ErrorKind.OOM:
+            detail = message.removeprefix("out of memory: ")
+            return self.tr("Out of memory in {benchmark}: {detail}").format(
+                benchmark=error.benchmark or self.tr("the worker"), detail=detail)
+        if error.kind is ErrorKind.WRONG_RESULT:
+            return self.tr("Wrong results in {benchmark}: {message}").format(
+                benchmark=error.benchmark or "?", message=message)
         words = {
-            ErrorKind.CRASH: self.tr("The benchmark worker crashed"),
-            ErrorKind.ABORT: self.tr("The benchmark worker aborted"),
-            ErrorKind.KILLED: self.tr("The benchmark worker was killed"),
-            ErrorKind.HANG: self.tr("The benchmark worker hung and was stopped"),
-            ErrorKind.TIMEOUT: self.tr("The benchmark worker ran out of time and was stopped"),
-            ErrorKind.OOM: self.tr("Out of memory"),
+            ErrorKind.HANG: self.tr("The benchmark worker hung"),
+            ErrorKind.TIMEOUT: self.tr("Out of time"),
             ErrorKind.START: self.tr("The benchmark worker could not start"),
             ErrorKind.NO_TORCH: self.tr("No torch in this interpreter"),
             ErrorKind.DEVICE: self.tr("No such device"),
             ErrorKind.PROTOCOL: self.tr("Another version of the benchmark worker"),
-            ErrorKind.EXITED: self.tr("The benchmark worker exited early"),
+            ErrorKind.EXCEPTION: self.tr("A benchmark failed"),
         }
-        head = words.get(error.kind, error.kind.value)
-        return f"{head} — {error.message}"
+        return f"{words.get(error.kind, error.kind.value)}: {message}"
 
     def _fill_table(self, results: Sequence[BenchmarkResult],
                     assessment: RunAssessment | None) -> None:
@@ -710,7 +717,7 @@ class BenchPage(QWidget):
                     percent = (f"{judged.percent_of_peak:.0f}%" if judged.percent_of_peak >= 10
                                else f"{judged.percent_of_peak:.1f}%")
                     if judged.peak is not None:
-                        percent += f" of {format_value(judged.peak.value)}"
+                        percent += f" of {judged.peak.value:.3g}"
                 verdict = judged.level_word
             elif not ok:
                 verdict = result.status.value
