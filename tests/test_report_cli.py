@@ -82,6 +82,10 @@ def test_text_formats_of_this_machine(tmp_path: Path, capsys: pytest.CaptureFixt
         assert document["schema"] == "gpuscope.report/1" and document["redacted"] is True
         assert document["origin"]["kind"] == "live"
         assert document["diagnosis"]["schema"] == "gpuscope.diagnosis/1"
+        # Compare reads it back, whether this machine has a GPU or not
+        imported = read_compare_report(out)
+        assert isinstance(imported, ImportedReport)
+        assert len(imported.cards) == len(document["diagnosis"]["gpus"])
 
 
 # ----------------------------------------------------------------------------- a replay

@@ -85,7 +85,7 @@ class ImportedReport:
     schema: str
     origin: str | None  # the report's own origin: "live", "replay", "imported"
     redacted: bool | None
-    cards: tuple[ImportedCard, ...]
+    cards: tuple[ImportedCard, ...]  # empty for a report of a machine without a GPU
     notes: tuple[str, ...] = ()  # what was skipped, and why
 
     @property
@@ -199,9 +199,12 @@ def compare_report_from_json(doc: Any, source: str = "report") -> CompareImport:
     runs.sort(key=lambda r: r.ended_unix_s)
     _attach_runs(runs, groups, notes)
     cards = tuple(group.card() for group in groups)
-    if not cards:
+    listed = isinstance(diagnosis, dict) and isinstance(diagnosis.get("gpus"), list)
+    if not cards and not (listed and not runs):
         why = "; ".join(notes) if notes else "it lists no GPU and no benchmark run on a GPU"
         return CompareImportFailure(f"{source}: no GPU to compare ({why})")
+    # A sound report of a machine without a GPU is read: it has no card to add (`cards` is
+    # empty), which the page says in so many words.
     return ImportedReport(source=source, schema=str(schema), origin=origin,
                           redacted=redacted if isinstance(redacted, bool) else None,
                           cards=cards, notes=tuple(notes))

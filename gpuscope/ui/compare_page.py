@@ -1105,6 +1105,10 @@ class ComparePage(QWidget):
         if isinstance(outcome, CompareImportFailure):
             self._show_message(f"Could not import: {outcome.reason}", error=True)
             return outcome.reason
+        if not outcome.cards:
+            self._show_message(f"{outcome.source} is a report of a machine without a GPU: "
+                               "no card to add.")
+            return None
         new = [CompareCard(key=f"import:{outcome.source}:{card.profile.name}",
                            profile=card.profile, origin=CardOrigin.IMPORTED,
                            source=outcome.source, count=card.count, results=card.results,

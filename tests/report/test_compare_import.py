@@ -98,7 +98,7 @@ def test_a_run_on_the_cpu_is_named_not_compared() -> None:
     (b"[1, 2]", "a list"),
     (b'{"hello": 1}', "no \"schema\""),
     (b'{"schema": "gpuscope.telemetry-summary/1"}', "holds no GPUs"),
-    (b'{"schema": "gpuscope.report/1", "diagnosis": {"gpus": []}}', "no GPU to compare"),
+    (b'{"schema": "gpuscope.report/1", "diagnosis": {}}', "no GPU to compare"),
     (b"[" * 100_000, "not a gpuscope report"),
 ])
 def test_what_is_no_report_is_refused_with_a_reason(tmp_path: Path, content: bytes,
@@ -123,3 +123,18 @@ def test_files_that_are_no_report_are_not_read(tmp_path: Path) -> None:
         fifo = tmp_path / "pipe.json"
         os.mkfifo(fifo)
         assert isinstance(read_compare_report(fifo), CompareImportFailure)  # never blocks
+
+
+def test_a_report_of_a_machine_without_a_gpu_is_read_with_no_card() -> None:
+    report = _imported(parse_compare_report(_report_text("dev_container_live.json", False),
+                                            "container.json"))
+    assert report.cards == () and report.origin == "replay"
+    # with a run on the CPU only, still no card, and the run named
+    document = json.loads(_report_text("dev_container_live.json", False))
+    cpu_run = bench_run_document()
+    cpu_run["hello"]["device"] = "cpu"
+    for result in cpu_run["results"]:
+        result["device"] = "cpu"
+    document["bench_runs"] = [cpu_run]
+    outcome = compare_report_from_json(document, "cpu.json")
+    assert isinstance(outcome, CompareImportFailure) and "ran on the CPU" in outcome.reason

@@ -122,3 +122,17 @@ def test_this_machine_comes_first(page: ComparePage) -> None:
     assert page.card_names()[0] == "AMD Radeon RX 7900 XTX"
     assert page.cards[0].origin is CardOrigin.MACHINE and page.cards[0].count == 2
     assert page.cards[0].origin_label == "this machine (×2)"
+
+
+def test_a_report_of_a_machine_without_a_gpu_adds_nothing(page: ComparePage, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    monkeypatch.setenv("GPUSCOPE_DATA_DIR", str(tmp_path / "data"))
+    out = tmp_path / "container.json"
+    assert main(["report", "--replay", str(SNAPSHOTS_DIR / "dev_container_live.json"),
+                 "-o", str(out), "-q"]) == 0
+    capsys.readouterr()
+    assert page.import_report(str(out)) is None
+    assert page.cards == ()
+    assert "without a GPU: no card to add" in page.message_text()
