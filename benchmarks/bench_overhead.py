@@ -1,8 +1,10 @@
 """What the benchmark worker costs: the quick suite's fp32 matmul through the real runner against
 a bare `torch.matmul` loop at the same size, timed the same way, in the same run.
 
-Both run in a fresh process of the same interpreter: the worker through `BenchRunner` (JSON
-lines, progress messages, the watchdog), the bare loop as a plain script with no gpuscope in it.
+Both run in a fresh process of the same interpreter: the worker as `gpuscope bench` runs it, through
+a `BenchSession` (JSON lines, progress messages, the watchdog, and this machine's telemetry
+sampled during the run; `--no-telemetry` leaves the sampling out), the bare loop as a plain
+script with no gpuscope in it.
 Both warm up, size a batch to about 50 ms, time batches (device events on a GPU, perf_counter
 on the CPU) for at least 5 repeats and 2 s, and take the median per-batch rate. Both call
 `torch.matmul(a, b, out=c)` on fp32 inputs with fp32 precision "ieee" (no TF32, no bf16).
@@ -22,7 +24,8 @@ import subprocess
 import sys
 import time
 
-from gpuscope.bench import BenchRequest, ResultStatus, run_benchmarks
+from gpuscope.bench import BenchRequest, ResultStatus
+from gpuscope.bench.session import BenchSession, live_machine
 
 # The bare loop: nothing but torch, the same measuring steps as the worker's `measure`.
 BARE = r"""
@@ -83,15 +86,17 @@ print(json.dumps({"tflops": statistics.median(rates), "repeats": len(times), "in
 """
 
 
-def worker_round(python: str) -> dict[str, object]:
-    run = run_benchmarks(BenchRequest(("matmul.fp32",), python=python))
+def worker_round(python: str, telemetry: bool) -> dict[str, object]:
+    run = BenchSession(BenchRequest(("matmul.fp32",), python=python),
+                       live_machine if telemetry else None).run()
     result = run.result("matmul.fp32")
     if result is None or result.status is not ResultStatus.OK or result.value is None:
         errors = "; ".join(e.message for e in run.errors) or (result.reason if result else "")
         raise SystemExit(f"the worker's matmul.fp32 did not run: {errors}")
     return {"tflops": result.value, "size": result.parameters.get("n"),
             "device": result.device, "repeats": result.parameters.get("repeats"),
-            "inner": result.parameters.get("inner_iterations")}
+            "inner": result.parameters.get("inner_iterations"),
+            "telemetry_samples": result.telemetry.samples if result.telemetry else 0}
 
 
 def bare_round(python: str, size: int, device: str, budget_s: float) -> dict[str, object]:
@@ -110,17 +115,20 @@ def main() -> None:
                         help="the interpreter whose torch runs both (default: this one)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true", help="JSON output (the only format)")
+    parser.add_argument("--no-telemetry", action="store_true",
+                        help="run the worker without sampling telemetry during it")
     args = parser.parse_args()
     started = time.perf_counter()
     rounds: list[dict[str, object]] = []
     for _ in range(max(1, args.rounds)):
-        worker = worker_round(args.python)
+        worker = worker_round(args.python, not args.no_telemetry)
         size, device = int(str(worker["size"])), str(worker["device"])
         # The worker measures for 2 s at scale 1 (worker_script.BUDGET_S).
         bare = bare_round(args.python, size, device, 2.0)
         rounds.append({"worker_tflops": worker["tflops"], "bare_tflops": bare["tflops"],
                        "worker_repeats": worker["repeats"], "bare_repeats": bare["repeats"],
-                       "worker_inner": worker["inner"], "bare_inner": bare["inner"]})
+                       "worker_inner": worker["inner"], "bare_inner": bare["inner"],
+                       "telemetry_samples": worker["telemetry_samples"]})
     worker_best = max(float(str(r["worker_tflops"])) for r in rounds)
     bare_best = max(float(str(r["bare_tflops"])) for r in rounds)
     print(json.dumps({
@@ -129,6 +137,7 @@ def main() -> None:
         "bare_tflops": bare_best,
         "size": size,
         "device": device,
+        "telemetry": not args.no_telemetry,
         "rounds": rounds,
         "wall_s": round(time.perf_counter() - started, 1),
     }))
