@@ -129,10 +129,16 @@ class BenchChart(QWidget):
         plot.clear()
         bars = self._bars
         foreground = self.palette().color(QPalette.ColorRole.Text)
+        plot.showAxis("left", bool(bars))
+        plot.showAxis("bottom", bool(bars))
+        plot.showGrid(x=False, y=bool(bars), alpha=0.18)
         if not bars:
-            plot.getAxis("bottom").setTicks([[]])
             plot.setXRange(-0.5, 0.5, padding=0)
             plot.setYRange(0, 1, padding=0)
+            empty = pg.TextItem(self.tr("No matmul result to draw"), color=MUTED_COLOR,
+                                anchor=(0.5, 0.5))
+            empty.setPos(0, 0.5)
+            plot.addItem(empty)
             return
         with_peaks = any(bar.peak is not None for bar in bars)
         offset = _BAR_WIDTH / 2 if with_peaks else 0.0
