@@ -426,7 +426,8 @@ class BenchPage(QWidget):
         self.device_box.addItem(self.tr("CPU"), "cpu")
         hello = self._devices_by_python.get(self.python())
         for device in hello.devices if hello is not None else ():
-            self.device_box.addItem(f"GPU {device.index}: {device.name or '?'}", str(device.index))
+            self.device_box.addItem(self.tr("GPU {index}: {name}").format(
+                index=device.index, name=device.name or "?"), str(device.index))
         index = self.device_box.findData(chosen) if chosen is not None else 0
         self.device_box.setCurrentIndex(max(0, index))
         self.device_box.blockSignals(False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,24 @@ def test_key_error_line_prefers_the_gpu_runtime_over_python_s_fatal_error() -> N
     assert key_error_line("Fatal Python error: Segmentation fault\n\n  File x\n") == (
         "Fatal Python error: Segmentation fault")
     assert key_error_line("") is None
+
+
+def test_the_worker_reports_each_gpu_s_pci_address() -> None:
+    """gpuscope finds the machine's GPU (its telemetry, its slot link) by the bus address
+    torch gives (`pci_domain_id`, `pci_bus_id`, `pci_device_id`); older torch lacks them."""
+    new = types.SimpleNamespace(name="AMD Radeon RX 7900 XTX", total_memory=25753026560,
+                                multi_processor_count=48, major=11, minor=0,
+                                gcnArchName="gfx1100", pci_domain_id=0, pci_bus_id=3,
+                                pci_device_id=0, uuid="58ff744c-0000-0000-0000-000000000000")
+    old = types.SimpleNamespace(name="NVIDIA GeForce RTX 3060", total_memory=12884901888,
+                                multi_processor_count=28, major=8, minor=6)
+    cuda = types.SimpleNamespace(device_count=lambda: 2,
+                                 get_device_properties=lambda i: (new, old)[i])
+    torch = types.SimpleNamespace(cuda=cuda)
+    first, second = worker_script._gpu_devices(torch, "rocm")
+    assert first["pci_bus"] == "0000:03:00.0" and first["arch"] == "gfx1100"
+    assert first["uuid"] == "58ff744c-0000-0000-0000-000000000000"
+    assert "pci_bus" not in second
+    hello = hello_from_json({"type": "hello", "protocol": 1, "devices": [first, second]})
+    assert hello is not None
+    assert [d.pci_bus for d in hello.devices] == ["0000:03:00.0", None]
