@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -440,6 +441,35 @@ def to_jsonable(value: Any) -> JsonValue:
     if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     raise TypeError(f"not JSON-able: {type(value).__name__}")
+
+
+# Reading JSON that may be foreign or damaged (a report someone pasted, a worker's line, a file
+# from an older gpuscope): each reader gives the value when it has the expected type, else an
+# empty one, and never raises.
+
+
+def json_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def json_float(value: Any) -> float | None:
+    """A finite number (ints count); None for NaN, infinities, booleans and the rest."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def json_bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def json_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def json_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def format_bytes(size_bytes: int | None) -> str:

@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuscope.model import JsonValue, to_jsonable
+from gpuscope.model import json_bool as _bool
+from gpuscope.model import json_dict as _dict
+from gpuscope.model import json_float as _float
+from gpuscope.model import json_int as _int
+from gpuscope.model import json_list as _list
 
 RUN_SCHEMA = "gpuscope.bench/1"
 
@@ -258,27 +263,9 @@ def _tail(value: Any, limit: int = 8000) -> str | None:
     return value.rstrip()[-limit:] or None if isinstance(value, str) else None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
-
-def _bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _scalars(value: Any) -> dict[str, Scalar]:

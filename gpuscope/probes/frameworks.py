@@ -36,6 +36,10 @@ from gpuscope.model import (
     ProbeState,
     ProbeStatus,
 )
+from gpuscope.model import json_bool as _bool
+from gpuscope.model import json_dict as _dict
+from gpuscope.model import json_int as _int
+from gpuscope.model import json_list as _list
 from gpuscope.probes.worker_process import (
     JsonLineReader,
     WorkerProcess,
@@ -217,22 +221,8 @@ def _str(value: Any) -> str | None:
     return None
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        return None
-    return value
 
 
-def _bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _str_tuple(value: Any) -> tuple[str, ...]:

@@ -47,6 +47,11 @@ from gpuscope.model import (
     format_bytes,
     to_jsonable,
 )
+from gpuscope.model import json_bool as _bool
+from gpuscope.model import json_dict as _dict
+from gpuscope.model import json_float as _float
+from gpuscope.model import json_int as _int
+from gpuscope.model import json_list as _list
 from gpuscope.report.redact import Identity, Redactor, Replacement
 from gpuscope.telemetry.metrics import CATALOGUE, HOST_DEVICE, Metric
 
@@ -705,27 +710,9 @@ def _str(value: Any, limit: int = 4000) -> str | None:
     return value.strip()[:limit] or None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
-
-def _bool(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _strings(value: Any) -> tuple[str, ...]:
