@@ -12,7 +12,6 @@ import html
 import json
 from collections.abc import Iterable, Sequence
 
-from gpuscope.model import format_bytes
 from gpuscope.report import style
 from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
 from gpuscope.report.export_svg import bench_bars_svg, sparkline_svg
@@ -129,15 +128,7 @@ def _gpu_card(gpu: ReportGpu) -> str:
 
 
 def _machine(report: ShareReport) -> str:
-    platform = report.platform
-    rows = [("OS", platform.os_text)]
-    if platform.kernel:
-        rows.append(("Kernel", platform.kernel))
-    if platform.cpu_text:
-        rows.append(("CPU", platform.cpu_text + (f", {platform.architecture}"
-                                                 if platform.architecture else "")))
-    if platform.ram_total_bytes:
-        rows.append(("RAM", format_bytes(platform.ram_total_bytes)))
+    rows = report.platform.rows()
     gpus = ("".join(_gpu_card(g) for g in report.gpus) if report.gpus
             else "<p>No GPU found.</p>")
     return (f'<section id="machine"><h2>Machine</h2>{_kv_table(rows)}'

@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
-from gpuscope.model import format_bytes
 from gpuscope.report.share import (
     BenchSection,
     ReportFinding,
@@ -88,15 +87,7 @@ def _head(report: ShareReport) -> list[str]:
 
 
 def _machine(report: ShareReport) -> list[str]:
-    platform = report.platform
-    rows = [("OS", platform.os_text)]
-    if platform.kernel:
-        rows.append(("Kernel", platform.kernel))
-    if platform.cpu_text:
-        rows.append(("CPU", platform.cpu_text + (f", {platform.architecture}"
-                                                 if platform.architecture else "")))
-    if platform.ram_total_bytes:
-        rows.append(("RAM", format_bytes(platform.ram_total_bytes)))
+    rows = report.platform.rows()
     lines = ["## Machine", ""]
     lines += table(["", ""], [(f"**{label}**", text(value)) for label, value in rows])
     lines.append("")

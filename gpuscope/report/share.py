@@ -159,6 +159,18 @@ class ReportPlatform:
             cores.append(f"{self.cpu_logical_cores} threads")
         return self.cpu_model + (f" ({', '.join(cores)})" if cores else "")
 
+    def rows(self) -> list[tuple[str, str]]:
+        """(label, value) of the Machine section, as every format shows it."""
+        rows = [("OS", self.os_text)]
+        if self.kernel:
+            rows.append(("Kernel", self.kernel))
+        if self.cpu_text:
+            rows.append(("CPU", self.cpu_text + (f", {self.architecture}"
+                                                 if self.architecture else "")))
+        if self.ram_total_bytes:
+            rows.append(("RAM", format_bytes(self.ram_total_bytes)))
+        return rows
+
 
 @dataclass(frozen=True, slots=True)
 class ReportGpu:
