@@ -15,6 +15,7 @@ import datetime as _dt
 import logging
 import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from PySide6.QtCore import QByteArray, QEvent, Qt
@@ -55,6 +56,12 @@ from gpuscope.ui.bench_page import BenchPage
 from gpuscope.ui.compare_page import ComparePage
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader, FrameworkCollector
 from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
+from gpuscope.ui.i18n import (
+    LANGUAGE_AUTO,
+    LANGUAGE_CHOICES,
+    QT_TRANSLATE_NOOP,
+    translate,
+)
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage
@@ -69,28 +76,52 @@ from gpuscope.ui.theme import (
     BANNER_BACKGROUND,
     BANNER_TEXT,
     MUTED_COLOR,
-    THEME_LABELS,
     ThemeChoice,
     ThemeController,
     app_icon,
     app_theme,
+    theme_label,
 )
 from gpuscope.ui.widgets import plain_tooltip
 
 log = logging.getLogger(__name__)
 
+# The pages' names in code, tests, settings and `select_page` (English, whatever the
+# language); `page_title` is the name shown.
 PAGE_NAMES: tuple[str, ...] = (
     "Overview", "Stack", "Frameworks", "Telemetry", "Benchmarks", "Compare", "Report",
 )
+PAGE_TITLES: dict[str, str] = {
+    "Overview": QT_TRANSLATE_NOOP("MainWindow", "Overview"),
+    "Stack": QT_TRANSLATE_NOOP("MainWindow", "Stack"),
+    "Frameworks": QT_TRANSLATE_NOOP("MainWindow", "Frameworks"),
+    "Telemetry": QT_TRANSLATE_NOOP("MainWindow", "Telemetry"),
+    "Benchmarks": QT_TRANSLATE_NOOP("MainWindow", "Benchmarks"),
+    "Compare": QT_TRANSLATE_NOOP("MainWindow", "Compare"),
+    "Report": QT_TRANSLATE_NOOP("MainWindow", "Report"),
+}
 # What each page not built yet will hold; shown on the page so it never pretends to work.
 PLACEHOLDERS: dict[str, str] = {}
-COMING_LATER = " — coming in a later release"
+COMING_LATER = QT_TRANSLATE_NOOP("MainWindow", " — coming in a later release")
 # Imported outputs get a blue banner, replays the amber one: two different kinds of "not live".
 IMPORT_BANNER_BACKGROUND = QColor("#9cc8ff")
-BACK_TO_LIVE = "Back to this machine"
+BACK_TO_LIVE = QT_TRANSLATE_NOOP("MainWindow", "Back to this machine")
+# View > Language: the setting's value and its name in the menu (a language by its own name).
+LANGUAGE_LABELS: dict[str, str] = {
+    LANGUAGE_AUTO: QT_TRANSLATE_NOOP("MainWindow", "Automatic (from the system)"),
+    "en": "English",
+    "zh_CN": "简体中文",
+}
 # How long a passing note (settings file, recording opened) stays in the status bar.
 SETTINGS_NOTE_MS = 15_000
-RECORDING_FILTER = "Telemetry recordings (*.sqlite *.sqlite3 *.db);;All files (*)"
+RECORDING_FILTER = QT_TRANSLATE_NOOP(
+    "MainWindow", "Telemetry recordings (*.sqlite *.sqlite3 *.db);;All files (*)")
+
+
+def page_title(name: str) -> str:
+    """The name of page `name` (one of PAGE_NAMES) as the sidebar and the menu show it."""
+    title = PAGE_TITLES.get(name, name)
+    return translate("MainWindow", title)
 
 
 def replay_banner_text(origin: Origin) -> str | None:
@@ -98,20 +129,26 @@ def replay_banner_text(origin: Origin) -> str | None:
     if origin.kind is OriginKind.LIVE:
         return None
     if origin.kind is OriginKind.IMPORTED:
-        sources = origin.source or "pasted outputs"
-        return f"Imported from {sources} — pasted outputs, not this machine"
-    name = os.path.basename(origin.source) if origin.source else "a snapshot"
+        sources = origin.source or translate("MainWindow", "pasted outputs")
+        return translate("MainWindow", "Imported from {sources} — pasted outputs, not this "
+                         "machine").format(sources=sources)
+    name = (os.path.basename(origin.source) if origin.source
+            else translate("MainWindow", "a snapshot"))
     when = _format_captured(origin.captured_utc) if origin.captured_utc else None
     version = origin.gpuscope_version
     if when and version:
-        captured = f"captured {when} by gpuscope {version}"
+        captured = translate("MainWindow", "captured {when} by gpuscope {version}").format(
+            when=when, version=version)
     elif when:
-        captured = f"captured {when} (gpuscope version not recorded)"
+        captured = translate("MainWindow", "captured {when} (gpuscope version not "
+                             "recorded)").format(when=when)
     elif version:
-        captured = f"captured by gpuscope {version} (date not recorded)"
+        captured = translate("MainWindow", "captured by gpuscope {version} (date not "
+                             "recorded)").format(version=version)
     else:
-        captured = "capture date and gpuscope version not recorded"
-    return f"Replay of {name} — {captured}; nothing here is live"
+        captured = translate("MainWindow", "capture date and gpuscope version not recorded")
+    return translate("MainWindow", "Replay of {name} — {captured}; nothing here is "
+                     "live").format(name=name, captured=captured)
 
 
 def _format_captured(captured_utc: str) -> str:
@@ -130,15 +167,16 @@ def _placeholder_page(name: str) -> QWidget:
     page = QWidget()
     layout = QVBoxLayout(page)
     layout.setContentsMargins(28, 28, 28, 28)
-    title = QLabel(name)
+    title = QLabel(page_title(name))
     font = title.font()
     font.setPointSizeF(font.pointSizeF() * 1.3)
     font.setBold(True)
     title.setFont(font)
-    text = QLabel(PLACEHOLDERS.get(name, name) + COMING_LATER)
+    text = QLabel(PLACEHOLDERS.get(name, name) + translate("MainWindow", COMING_LATER))
     text.setObjectName("placeholderText")
     text.setWordWrap(True)
-    note = QLabel("Not built yet: nothing on this page is working in this release.")
+    note = QLabel(translate("MainWindow",
+                            "Not built yet: nothing on this page is working in this release."))
     note.setStyleSheet(f"color: {MUTED_COLOR.name()};")
     layout.addWidget(title)
     layout.addWidget(text)
@@ -177,6 +215,7 @@ class MainWindow(QMainWindow):
         self._live_telemetry_hz = live_telemetry_hz
         self._sampler: Sampler | None = None
         self._sources: SourceSet | None = None
+        self._sampler_handoff = _SamplerHandoff()
         self._telemetry_task = BackgroundTask("telemetry-start", parent=self)
         self._telemetry_task.done.connect(self._on_sampler_ready)
         self._telemetry_task.failed.connect(self._on_sampler_failed)
@@ -198,15 +237,17 @@ class MainWindow(QMainWindow):
             description = system.snapshot.meta.get("description")
             self._snapshot_description = str(description) if description else None
 
-        self.import_action = QAction("&Import outputs…", self)
-        self.import_action.setIconText("Import outputs…")  # Qt drops the "…" otherwise
+        self.import_action = QAction(self.tr("&Import outputs…"), self)
+        # Qt drops the "…" otherwise
+        self.import_action.setIconText(self.tr("Import outputs…"))
         shortcuts.bind(self.import_action, shortcuts.IMPORT)
-        self.import_action.setToolTip(
+        self.import_action.setToolTip(self.tr(
             "Diagnose another machine from its rocminfo, rocm-smi, amd-smi, nvidia-smi, "
-            "collect_env, dmesg or lspci output")
+            "collect_env, dmesg or lspci output"))
         self.import_action.triggered.connect(self.open_import_dialog)
-        self.back_action = QAction(BACK_TO_LIVE, self)
-        self.back_action.setToolTip("Leave the imported outputs and show this machine again")
+        self.back_action = QAction(self.tr(BACK_TO_LIVE), self)
+        self.back_action.setToolTip(self.tr(
+            "Leave the imported outputs and show this machine again"))
         self.back_action.setEnabled(False)
         self.back_action.triggered.connect(self.show_live)
         self.addAction(self.import_action)
@@ -255,7 +296,7 @@ class MainWindow(QMainWindow):
             "QListWidget#sidebar { border: none; padding-top: 6px; }"
             " QListWidget#sidebar::item { padding: 7px 12px; }"
         )
-        self.toolbar = QToolBar("Machine")
+        self.toolbar = QToolBar(self.tr("Machine"))
         self.toolbar.setObjectName("machineToolbar")
         self.toolbar.setOrientation(Qt.Orientation.Vertical)
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -284,13 +325,13 @@ class MainWindow(QMainWindow):
                                      "Benchmarks": self.bench_page,
                                      "Compare": self.compare_page, "Report": self.report_page}
         for name in PAGE_NAMES:
-            item = QListWidgetItem(name)
+            item = QListWidgetItem(page_title(name))
             page = built.get(name)
             if page is not None:
                 self.pages.addWidget(page)
             else:
                 item.setForeground(MUTED_COLOR)
-                item.setToolTip(PLACEHOLDERS.get(name, name) + COMING_LATER)
+                item.setToolTip(PLACEHOLDERS.get(name, name) + self.tr(COMING_LATER))
                 self.pages.addWidget(_placeholder_page(name))
             self.sidebar.addItem(item)
         self.sidebar.currentRowChanged.connect(self.pages.setCurrentIndex)
@@ -374,6 +415,25 @@ class MainWindow(QMainWindow):
         self._put_settings(dataclasses.replace(self.settings, theme=choice))
         self.save_settings()
 
+    def set_language(self, language: str) -> None:
+        """View > Language: keep `language` ("auto", "en", "zh_CN") for the next start (the
+        pages take their texts when they are built); the status bar says so."""
+        if language not in LANGUAGE_CHOICES:
+            raise ValueError(f"language must be one of {', '.join(LANGUAGE_CHOICES)}")
+        self.language_actions[language].setChecked(True)
+        if language == self.settings.language:
+            return
+        self._put_settings(dataclasses.replace(self.settings, language=language))
+        saved = self.save_settings()
+        if not saved:
+            return  # the status bar says why the setting could not be kept
+        label = LANGUAGE_LABELS.get(language, language)
+        if language == LANGUAGE_AUTO:
+            label = self.tr(label)
+        self.statusBar().showMessage(self.tr(
+            "Language: {language}. It applies when gpuscope starts again.").format(
+                language=label), SETTINGS_NOTE_MS)
+
     def refresh(self) -> None:
         """Probe this machine (or the replayed snapshot) again, off the GUI thread."""
         if self.is_imported:
@@ -396,8 +456,8 @@ class MainWindow(QMainWindow):
     def choose_recording(self) -> None:
         """File > Open recording…: pick a recording file, then chart it."""
         path, _filter = QFileDialog.getOpenFileName(
-            self, "Open a telemetry recording", self.settings.dialog_dir(DIR_RECORDING),
-            RECORDING_FILTER)
+            self, self.tr("Open a telemetry recording"),
+            self.settings.dialog_dir(DIR_RECORDING), self.tr(RECORDING_FILTER))
         if path:
             self.open_recording(path)
 
@@ -420,7 +480,8 @@ class MainWindow(QMainWindow):
     def open_about_dialog(self) -> AboutDialog:
         """Help > About gpuscope (not blocking)."""
         if self._about_dialog is None:
-            extra = [("Settings file", str(self._store.path))] if self._store else []
+            extra = ([(self.tr("Settings file"), str(self._store.path))] if self._store
+                     else [])
             self._about_dialog = AboutDialog(self.windowIcon(), extra, self)
         self._about_dialog.open()
         return self._about_dialog
@@ -472,26 +533,32 @@ class MainWindow(QMainWindow):
         seconds), then sample and chart."""
         if self._sampler is not None or self._telemetry_task.is_running:
             return
-        self._telemetry_task.start(_start_sampler, self._system, self.loader.inventory, rate_hz)
+        self._telemetry_task.start(_start_sampler, self._system, self.loader.inventory, rate_hz,
+                                   self._sampler_handoff)
 
-    def _on_sampler_ready(self, started: object) -> None:
-        assert isinstance(started, tuple)
+    def _on_sampler_ready(self, _answer: object) -> None:
+        started = self._sampler_handoff.take()
+        if started is None:
+            return
         sampler, sources = started
         self._sampler, self._sources = sampler, sources
         if self._showing_recording:
             return  # the recording the user opened stays on the page
         label = None
         if isinstance(self._system, ReplaySystem):
-            label = (f"Replay of {self._system.source}: values as captured, repeated "
-                     f"at {sampler.rate_hz:g} Hz — not live")
+            label = self.tr("Replay of {source}: values as captured, repeated at {rate} Hz "
+                            "— not live").format(source=self._system.source,
+                                                 rate=f"{sampler.rate_hz:g}")
         self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label))
 
     def _on_sampler_failed(self, message: str) -> None:
-        self.statusBar().showMessage(f"Live telemetry could not start: {message}")
+        self.statusBar().showMessage(
+            self.tr("Live telemetry could not start: {message}").format(message=message))
 
     def shutdown(self) -> None:
         """Stop listening to the probes and workers; safe to call more than once."""
         self._telemetry_task.cancel()
+        self._sampler_handoff.close()
         if self._sampler is not None:
             self._sampler.stop()
             self._sampler = None
@@ -523,27 +590,28 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        self.file_menu = bar.addMenu("&File")
+        self.file_menu = bar.addMenu(self.tr("&File"))
         self.file_menu.addAction(self.import_action)
         self.file_menu.addAction(self.back_action)
         self.file_menu.addSeparator()
-        self.open_recording_action = shortcuts.bind(QAction("Open &recording…", self),
+        self.open_recording_action = shortcuts.bind(QAction(self.tr("Open &recording…"), self),
                                                     shortcuts.OPEN_RECORDING)
-        self.open_recording_action.setToolTip(
-            "Chart a telemetry recording (made by 'gpuscope record') on the Telemetry page")
+        self.open_recording_action.setToolTip(self.tr(
+            "Chart a telemetry recording (made by 'gpuscope record') on the Telemetry page"))
         self.open_recording_action.triggered.connect(self.choose_recording)
         self.file_menu.addAction(self.open_recording_action)
         self.file_menu.addSeparator()
-        self.quit_action = shortcuts.bind(QAction("&Quit", self), shortcuts.QUIT)
+        self.quit_action = shortcuts.bind(QAction(self.tr("&Quit"), self), shortcuts.QUIT)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.quit_action.triggered.connect(self.close)
         self.file_menu.addAction(self.quit_action)
 
-        self.view_menu = bar.addMenu("&View")
+        self.view_menu = bar.addMenu(self.tr("&View"))
         self.page_actions: list[QAction] = []
         pages_group = QActionGroup(self)
         for index, name in enumerate(PAGE_NAMES):
-            action = shortcuts.bind(QAction(name, self), shortcuts.page_binding(index))
+            action = shortcuts.bind(QAction(page_title(name), self),
+                                    shortcuts.page_binding(index))
             action.setCheckable(True)
             action.triggered.connect(lambda _checked=False, row=index:
                                      self.sidebar.setCurrentRow(row))
@@ -551,21 +619,22 @@ class MainWindow(QMainWindow):
             self.view_menu.addAction(action)
             self.page_actions.append(action)
         self.view_menu.addSeparator()
-        self.refresh_action = shortcuts.bind(QAction("&Refresh", self), shortcuts.REFRESH)
-        self.refresh_action.setToolTip("Probe this machine again")
+        self.refresh_action = shortcuts.bind(QAction(self.tr("&Refresh"), self),
+                                             shortcuts.REFRESH)
+        self.refresh_action.setToolTip(self.tr("Probe this machine again"))
         self.refresh_action.triggered.connect(self.refresh)
         self.view_menu.addAction(self.refresh_action)
-        self.full_screen_action = shortcuts.bind(QAction("&Full screen", self),
+        self.full_screen_action = shortcuts.bind(QAction(self.tr("&Full screen"), self),
                                                  shortcuts.FULL_SCREEN)
         self.full_screen_action.setCheckable(True)
         self.full_screen_action.triggered.connect(self.set_full_screen)
         self.view_menu.addAction(self.full_screen_action)
         self.view_menu.addSeparator()
-        self.theme_menu = self.view_menu.addMenu("&Theme")
+        self.theme_menu = self.view_menu.addMenu(self.tr("&Theme"))
         self.theme_actions: dict[ThemeChoice, QAction] = {}
         theme_group = QActionGroup(self)
         for choice in ThemeChoice:
-            action = QAction(THEME_LABELS[choice], self)
+            action = QAction(theme_label(choice), self)
             action.setCheckable(True)
             action.setChecked(choice is self.theme.choice)
             action.triggered.connect(lambda _checked=False, chosen=choice:
@@ -573,24 +642,37 @@ class MainWindow(QMainWindow):
             theme_group.addAction(action)
             self.theme_menu.addAction(action)
             self.theme_actions[choice] = action
+        self.language_menu = self.view_menu.addMenu(self.tr("&Language"))
+        self.language_actions: dict[str, QAction] = {}
+        language_group = QActionGroup(self)
+        for language in LANGUAGE_CHOICES:
+            label = LANGUAGE_LABELS.get(language, language)
+            action = QAction(self.tr(label) if language == LANGUAGE_AUTO else label, self)
+            action.setCheckable(True)
+            action.setChecked(language == self.settings.language)
+            action.triggered.connect(lambda _checked=False, chosen=language:
+                                     self.set_language(chosen))
+            language_group.addAction(action)
+            self.language_menu.addAction(action)
+            self.language_actions[language] = action
 
-        self.help_menu = bar.addMenu("&Help")
-        self.shortcuts_action = shortcuts.bind(QAction("&Keyboard shortcuts", self),
+        self.help_menu = bar.addMenu(self.tr("&Help"))
+        self.shortcuts_action = shortcuts.bind(QAction(self.tr("&Keyboard shortcuts"), self),
                                                shortcuts.SHORTCUTS_HELP)
         self.shortcuts_action.triggered.connect(self.open_shortcuts_dialog)
         self.help_menu.addAction(self.shortcuts_action)
-        self.about_action = QAction("&About gpuscope", self)
+        self.about_action = QAction(self.tr("&About gpuscope"), self)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_action.triggered.connect(self.open_about_dialog)
         self.help_menu.addAction(self.about_action)
 
     def _on_recording_opened(self, path: str) -> None:
-        self.statusBar().showMessage(f"Opened recording {os.path.basename(path)}",
-                                     SETTINGS_NOTE_MS)
+        self.statusBar().showMessage(self.tr("Opened recording {name}").format(
+            name=os.path.basename(path)), SETTINGS_NOTE_MS)
 
     def _on_recording_failed(self, path: str, reason: str) -> None:
-        self.statusBar().showMessage(
-            f"Could not open recording {os.path.basename(path)}: {reason}")
+        self.statusBar().showMessage(self.tr("Could not open recording {name}: {reason}")
+                                     .format(name=os.path.basename(path), reason=reason))
 
     def _sync_page_actions(self, row: int) -> None:
         if 0 <= row < len(self.page_actions):
@@ -622,8 +704,10 @@ class MainWindow(QMainWindow):
         if self._store is None or not self._store.problems:
             return
         problems = self._store.problems
-        more = f" (and {len(problems) - 1} more in the log)" if len(problems) > 1 else ""
-        self.statusBar().showMessage(f"Settings: {problems[-1]}{more}", SETTINGS_NOTE_MS)
+        more = self.tr(" (and {count} more in the log)").format(
+            count=len(problems) - 1) if len(problems) > 1 else ""
+        self.statusBar().showMessage(self.tr("Settings: {problem}{more}").format(
+            problem=problems[-1], more=more), SETTINGS_NOTE_MS)
 
     def _on_imported(self, outcome: object) -> None:
         if isinstance(outcome, ImportOutcome) and outcome.machine is not None:
@@ -661,7 +745,7 @@ class MainWindow(QMainWindow):
         self.banner_back_button.setVisible(imported)
         title = "gpuscope"
         if imported:
-            title += " — imported outputs, not this machine"
+            title += self.tr(" — imported outputs, not this machine")
         elif origin.kind is not OriginKind.LIVE:
             title += f" — {origin.label}"
         self.setWindowTitle(title)
@@ -686,26 +770,65 @@ class MainWindow(QMainWindow):
         if imported is not None:
             formats = list(dict.fromkeys(p.format for p in imported.parsed))
             count = len(imported.parsed)
-            text = (f"Showing {count} imported output{'s' if count != 1 else ''} "
-                    f"({', '.join(formats)})")
+            text = (self.tr("Showing {count} imported outputs ({formats})") if count != 1
+                    else self.tr("Showing {count} imported output ({formats})")).format(
+                count=count, formats=", ".join(formats))
             if self._ignored_inputs:
-                text += (f"; ignored {', '.join(self._ignored_inputs)}: not a format gpuscope "
-                         "recognises")
+                text += self.tr("; ignored {names}: not a format gpuscope recognises").format(
+                    names=", ".join(self._ignored_inputs))
             self.progress_label.setText(text)
             return
         done, total = self.loader.finished_count, self.loader.total
-        text = f"{done} of {total} probes finished"
+        text = self.tr("{done} of {total} probes finished").format(done=done, total=total)
         if not self.loader.is_running and done == total:
             timed_out = sum(1 for status in self.loader.inventory.probes
                             if status.state is ProbeState.TIMEOUT)
             if timed_out:
-                text += f" ({timed_out} timed out)"
+                text += self.tr(" ({count} timed out)").format(count=timed_out)
         self.progress_label.setText(text)
 
 
-def _start_sampler(system: System, inventory: Inventory,
-                   rate_hz: float) -> tuple[Sampler, SourceSet]:
+class _SamplerHandoff:
+    """Hands a sampler started off the GUI thread to the window, or stops it when the window
+    shut down meanwhile (the task's late answer is dropped, and with it the sampler)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._closed = False
+        self._started: tuple[Sampler, SourceSet] | None = None
+
+    def offer(self, sampler: Sampler, sources: SourceSet) -> bool:
+        """Worker thread: keep the started sampler for the window; False (and the sampler
+        stopped) when the window has shut down."""
+        with self._lock:
+            if not self._closed:
+                self._started = (sampler, sources)
+                return True
+        _stop_sampler(sampler, sources)
+        return False
+
+    def take(self) -> tuple[Sampler, SourceSet] | None:
+        with self._lock:
+            started, self._started = self._started, None
+        return started
+
+    def close(self) -> None:
+        """The window shuts down: stop a sampler not yet taken, and any offered later."""
+        with self._lock:
+            self._closed = True
+            started, self._started = self._started, None
+        if started is not None:
+            _stop_sampler(*started)
+
+
+def _stop_sampler(sampler: Sampler, sources: SourceSet) -> None:
+    sampler.stop()
+    sources.close()
+
+
+def _start_sampler(system: System, inventory: Inventory, rate_hz: float,
+                   handoff: _SamplerHandoff) -> bool:
     sources = build_sources(system, inventory)
     sampler = Sampler(sources.sources, rate_hz=rate_hz)
     sampler.start()
-    return sampler, sources
+    return handoff.offer(sampler, sources)

@@ -18,6 +18,7 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 from gpuscope.evidence import System
+from gpuscope.ui.i18n import ENGLISH, LANGUAGE_ENV
 from gpuscope.ui.loader import live_probe_threads
 from gpuscope.ui.main_window import MainWindow
 
@@ -35,6 +36,13 @@ THREAD_GRACE_MS = 5000
 def active_timers() -> list[QTimer]:
     return [obj for obj in gc.get_objects()
             if isinstance(obj, QTimer) and shiboken6.isValid(obj) and obj.isActive()]
+
+
+@pytest.fixture(autouse=True)
+def english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The UI in English whatever the machine's locale (LANG=zh_CN.UTF-8 included): tests
+    compare English texts. A test that wants Chinese installs it itself (test_i18n.py)."""
+    monkeypatch.setenv(LANGUAGE_ENV, ENGLISH)
 
 
 @pytest.fixture(autouse=True)
