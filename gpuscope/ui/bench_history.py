@@ -25,6 +25,7 @@ from gpuscope.bench.assess import device_label
 from gpuscope.bench.history import RunComparison, RunHistory, StoredRun, compare_runs
 from gpuscope.bench.results import BenchRun
 from gpuscope.ui.doctor_loader import BackgroundTask
+from gpuscope.ui.i18n import core_text
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import make_label, plain_tooltip
 
@@ -70,10 +71,10 @@ class BenchCompareDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         colors = {"better": OK_COLOR, "worse": ERROR_COLOR}
         for row, delta in enumerate(comparison.rows):
-            cells = [delta.title, format_value(delta.value_a), format_value(delta.value_b),
-                     delta.unit,
+            cells = [core_text(delta.title), format_value(delta.value_a),
+                     format_value(delta.value_b), delta.unit,
                      f"{delta.delta_pct:+.1f}%" if delta.delta_pct is not None else "–",
-                     delta.change, delta.note]
+                     core_text(delta.change), delta.note]
             for column_index, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(plain_tooltip(text))

@@ -89,6 +89,7 @@ from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
 from gpuscope.ui.bench_chart import BenchChart
 from gpuscope.ui.bench_history import BenchHistoryPanel, format_value
 from gpuscope.ui.doctor_loader import BackgroundTask
+from gpuscope.ui.i18n import core_text, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import css_color, make_label, plain_tooltip
 
@@ -114,23 +115,30 @@ def _default_session(request: BenchRequest, machine: MachineProvider | None) -> 
 def telemetry_details(telemetry: BenchTelemetry | None) -> str:
     """Every metric of a result's telemetry, with its source, and why others are missing."""
     if telemetry is None:
-        return "No telemetry was recorded for this result."
-    lines = [f"{telemetry.label}: {telemetry.samples} samples"
-             + (f" at {telemetry.rate_hz:g} Hz" if telemetry.rate_hz else "")]
+        return translate("BenchPage", "No telemetry was recorded for this result.")
+    lines = [translate("BenchPage", "{label}: {count} samples").format(
+        label=telemetry.label, count=telemetry.samples)
+             + (translate("BenchPage", " at {rate} Hz").format(rate=f"{telemetry.rate_hz:g}")
+                if telemetry.rate_hz else "")]
     if telemetry.note:
         lines.append(telemetry.note)
     for metric in telemetry.metrics:
         scale, unit = (2**-30, "GiB") if metric.unit == "B" else (1.0, metric.unit)
         lines.append(f"{metric.label}: {metric.min * scale:.4g} / {metric.median * scale:.4g} / "
-                     f"{metric.max * scale:.4g} {unit} (min / median / max)"
+                     f"{metric.max * scale:.4g} {unit} "
+                     + translate("BenchPage", "(min / median / max)")
                      + (f" — {metric.source}" if metric.source else ""))
     if telemetry.throttle_reasons:
-        lines.append(f"Throttled in {telemetry.throttled_samples} of {telemetry.samples} "
-                     f"samples: {', '.join(telemetry.throttle_reasons)}")
+        lines.append(translate("BenchPage", "Throttled in {count} of {total} samples: "
+                               "{reasons}").format(count=telemetry.throttled_samples,
+                                                   total=telemetry.samples,
+                                                   reasons=", ".join(telemetry.throttle_reasons)))
     elif telemetry.throttle_source:
-        lines.append(f"Not throttled — {telemetry.throttle_source}")
+        lines.append(translate("BenchPage", "Not throttled — {source}").format(
+            source=telemetry.throttle_source))
     for name, reason in telemetry.missing.items():
-        lines.append(f"{name}: not available ({reason})")
+        lines.append(translate("BenchPage", "{name}: not available ({reason})").format(
+            name=name, reason=reason))
     return "\n".join(lines)
 
 
@@ -702,10 +710,10 @@ class BenchPage(QWidget):
         for row, result in enumerate(results):
             judged = assessment.result(result.id) if assessment is not None else None
             catalog = catalog_spec(result.id)
-            title = catalog.title if catalog is not None else result.id
+            title = core_text(catalog.title) if catalog is not None else result.id
             ok = result.status is ResultStatus.OK and result.value is not None
             value = (f"{format_value(result.value)} {result.unit}" if ok
-                     else result.status.value)
+                     else core_text(result.status.value))
             spread = ""
             if ok and result.spread is not None:
                 spread = (f"{format_value(result.spread.min)}–{format_value(result.spread.max)}"
@@ -718,10 +726,10 @@ class BenchPage(QWidget):
                     percent = (f"{judged.percent_of_peak:.0f}%" if judged.percent_of_peak >= 10
                                else f"{judged.percent_of_peak:.1f}%")
                     if judged.peak is not None:
-                        percent += f" of {judged.peak.value:.3g}"
-                verdict = judged.level_word
+                        percent += self.tr(" of {peak}").format(peak=f"{judged.peak.value:.3g}")
+                verdict = core_text(judged.level_word)
             elif not ok:
-                verdict = result.status.value
+                verdict = core_text(result.status.value)
             error = ""
             if result.relative_error is not None:
                 error = f"{result.relative_error:.1e}"
@@ -757,8 +765,10 @@ class BenchPage(QWidget):
             verdict.setForeground(_LEVEL_COLORS.get(level, MUTED_COLOR))
             tip = judged.text
             if judged.peak is not None:
-                tip += (f"\n\nPeak: {judged.peak.value:g} {judged.peak.unit} {judged.peak.label}"
-                        f" — {judged.peak.note}\nSource: {judged.peak.source}")
+                tip += "\n\n" + translate("BenchPage", "Peak: {value} {unit} {what} — {note}\n"
+                                           "Source: {source}").format(
+                    value=f"{judged.peak.value:g}", unit=judged.peak.unit,
+                    what=judged.peak.label, note=judged.peak.note, source=judged.peak.source)
             elif judged.peak_missing:
                 tip += f"\n\n{judged.peak_missing}"
             verdict.setToolTip(plain_tooltip(tip))
@@ -775,10 +785,12 @@ class BenchPage(QWidget):
         if result.relative_error is not None:
             tolerance = result.relative_error_tolerance
             error.setToolTip(plain_tooltip(
-                f"normwise relative error vs float64: {result.relative_error:.3g}"
-                + (f" (tolerance {tolerance:.3g})" if tolerance is not None else "")
-                + ("\nthe same product twice was not bit-identical"
-                   if result.bit_identical is False else "")))
+                translate("BenchPage", "normwise relative error vs float64: {error}").format(
+                    error=f"{result.relative_error:.3g}")
+                + (translate("BenchPage", " (tolerance {tolerance})").format(
+                    tolerance=f"{tolerance:.3g}") if tolerance is not None else "")
+                + ("\n" + translate("BenchPage", "the same product twice was not "
+                                    "bit-identical") if result.bit_identical is False else "")))
 
     def _selected_benchmark(self) -> str | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []

@@ -64,6 +64,7 @@ from gpuscope.report.compare_import import (
     read_compare_report,
 )
 from gpuscope.ui.doctor_loader import BackgroundTask
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color
 from gpuscope.ui.what_fits import FitCard, FittedTable, WhatFitsPanel
 from gpuscope.ui.widgets import make_label, plain_tooltip, scrolling_page
@@ -71,7 +72,7 @@ from gpuscope.ui.widgets import make_label, plain_tooltip, scrolling_page
 MAX_CARDS = 12
 MAX_PRICE_USD = 1_000_000
 PRICE_STEP_USD = 50
-REPORT_FILTER = "gpuscope reports (*.json);;All files (*)"
+REPORT_FILTER = QT_TRANSLATE_NOOP("ComparePage", "gpuscope reports (*.json);;All files (*)")
 MISSING = "—"
 _LABEL_WIDTH = 232
 _CARD_WIDTH = 168
@@ -80,11 +81,14 @@ _HEADER_PADDING = 40  # the colour swatch, its gap and the section's margins
 _ROW_HEIGHT = 26
 CHART_HEIGHT = 230
 TAG_WORDS = {
-    "V": "read in a primary source (the vendor's documentation or code)",
-    "S": "read in a secondary source (a review or a spec database)",
-    "D": "derived by arithmetic from published figures",
-    "K": "a widely published vendor figure not re-read in the sources at hand: to verify",
-    "?": "uncertain or conflicting sources",
+    "V": QT_TRANSLATE_NOOP("ComparePage",
+                           "read in a primary source (the vendor's documentation or code)"),
+    "S": QT_TRANSLATE_NOOP("ComparePage",
+                           "read in a secondary source (a review or a spec database)"),
+    "D": QT_TRANSLATE_NOOP("ComparePage", "derived by arithmetic from published figures"),
+    "K": QT_TRANSLATE_NOOP("ComparePage", "a widely published vendor figure not re-read in "
+                           "the sources at hand: to verify"),
+    "?": QT_TRANSLATE_NOOP("ComparePage", "uncertain or conflicting sources"),
 }
 
 
@@ -92,6 +96,14 @@ class CardOrigin(enum.Enum):
     KNOWLEDGE = "knowledge base"
     MACHINE = "this machine"
     IMPORTED = "imported"
+
+
+# What the column headings say for each origin (the enum's values stay English).
+ORIGIN_WORDS = {
+    CardOrigin.KNOWLEDGE: QT_TRANSLATE_NOOP("ComparePage", "knowledge base"),
+    CardOrigin.MACHINE: QT_TRANSLATE_NOOP("ComparePage", "this machine"),
+    CardOrigin.IMPORTED: QT_TRANSLATE_NOOP("ComparePage", "imported"),
+}
 
 
 class Better(enum.Enum):
@@ -116,9 +128,10 @@ class CompareCard:
     @property
     def origin_label(self) -> str:
         if self.origin is CardOrigin.IMPORTED:
-            label = f"imported from {self.source}"
+            label = translate("ComparePage", "imported from {source}").format(
+                source=self.source)
         else:
-            label = self.origin.value
+            label = translate("ComparePage", ORIGIN_WORDS[self.origin])
         return f"{label} (×{self.count})" if self.count > 1 else label
 
     @property
@@ -136,6 +149,9 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class Row:
+    """A row of the table; `label` and `tooltip` are English (marked for translation), shown
+    through `row_label` and `row_tooltip`."""
+
     key: str
     label: str
     section: str
@@ -144,6 +160,18 @@ class Row:
     better: Better = Better.NONE
     unit: str = ""  # the chart's axis
     price_dependent: bool = False
+
+
+def row_label(row: Row) -> str:
+    return translate("ComparePage", row.label)
+
+
+def row_tooltip(row: Row) -> str:
+    if row.section == "Measured":
+        return translate("ComparePage", "{label}: the latest result an imported report "
+                         "measured, and its share of the datasheet peak.").format(
+            label=row_label(row))
+    return translate("ComparePage", row.tooltip)
 
 
 def short_card_name(name: str) -> str:
@@ -172,22 +200,27 @@ def _dollars(value: float) -> str:
 
 
 def _figure_tooltip(spec: GpuSpec | None, figure: str, what: str, text: str) -> str:
-    lines = [f"{what}: {text}"]
+    lines = [f"{translate('ComparePage', what)}: {text}"]
     tag = spec.tag(figure) if spec is not None else None
     if tag:
-        lines.append(f"[{tag}] {TAG_WORDS.get(tag, '')}")
+        words = TAG_WORDS.get(tag, "")
+        lines.append(f"[{tag}] {translate('ComparePage', words)}")
     if spec is not None and spec.sources:
-        lines.append("Sources: " + "; ".join(spec.sources))
+        lines.append(translate("ComparePage", "Sources: {sources}").format(
+            sources="; ".join(spec.sources)))
     return "\n".join(lines)
 
 
 def _missing_figure(card: CompareCard, what: str) -> str:
     spec = card.profile.spec
+    what = translate("ComparePage", what)
     if spec is None:
-        return (f"{card.profile.name} is not in gpuscope's spec table, so there is no "
-                f"datasheet {what}; a report only says what the machine itself reported.")
+        return translate("ComparePage", "{name} is not in gpuscope's spec table, so there is "
+                         "no datasheet {what}; a report only says what the machine itself "
+                         "reported.").format(name=card.profile.name, what=what)
     note = f" {spec.notes}" if spec.notes else ""
-    return f"The spec table has no {what} figure for the {spec.name}.{note}"
+    return translate("ComparePage", "The spec table has no {what} figure for the "
+                     "{name}.").format(what=what, name=spec.name) + note
 
 
 def _datasheet_row(key: str, label: str, figure: str, unit: str, what: str,
@@ -209,7 +242,8 @@ def _vram_cell(card: CompareCard, profile: CardProfile) -> Cell:
     text = f"{_num(sheet.vram_gib)} GB"
     tooltip = _figure_tooltip(profile.spec, "vram_gib", "VRAM", text)
     if profile.spec is None:
-        tooltip = f"VRAM: {text}, as the report's machine reported it"
+        tooltip = translate("ComparePage", "VRAM: {size}, as the report's machine reported "
+                            "it").format(size=text)
     return Cell(text, sheet.vram_gib, tooltip)
 
 
@@ -218,10 +252,12 @@ def _fp16_cell(card: CompareCard, profile: CardProfile) -> Cell:
     if value is None:
         return Cell(MISSING, tooltip=_missing_figure(card, "FP16"))
     text = f"{_num(value)} TFLOPS"
-    tooltip = _figure_tooltip(spec, "fp16_tflops", "FP16 (dense matrix)", text)
+    tooltip = _figure_tooltip(spec, "fp16_tflops",
+                              QT_TRANSLATE_NOOP("ComparePage", "FP16 (dense matrix)"), text)
     if spec is not None and spec.fp16_accumulate == "fp16":
-        tooltip += ("\nThis is the FP16-accumulate tensor rate NVIDIA quotes for GeForce "
-                    "cards; PyTorch matmul accumulates in FP32 (next row).")
+        tooltip += "\n" + translate("ComparePage", "This is the FP16-accumulate tensor rate "
+                                    "NVIDIA quotes for GeForce cards; PyTorch matmul "
+                                    "accumulates in FP32 (next row).")
         text += " *"
     return Cell(text, value, tooltip)
 
@@ -230,23 +266,25 @@ def _pytorch_fp16_cell(card: CompareCard, profile: CardProfile) -> Cell:
     spec, value = profile.spec, profile.datasheet.pytorch_fp16_tflops
     if value is None:
         if spec is not None and spec.fp16_accumulate == "fp16":
-            return Cell(MISSING, tooltip=(
-                f"Only the FP16-accumulate figure of the {spec.name} is published; its "
-                "FP32-accumulate rate, which PyTorch uses, is not."))
+            return Cell(MISSING, tooltip=translate(
+                "ComparePage", "Only the FP16-accumulate figure of the {name} is published; "
+                "its FP32-accumulate rate, which PyTorch uses, is not.").format(name=spec.name))
         return Cell(MISSING, tooltip=_missing_figure(card, "FP16"))
     text = f"{_num(value)} TFLOPS"
     figure = ("fp16_fp32acc_tflops" if spec is not None and spec.fp16_fp32acc_tflops
               is not None else "fp16_tflops")
     return Cell(text, value, _figure_tooltip(
-        spec, figure, "FP16 with FP32 accumulate (what PyTorch fp16 matmul runs at)", text))
+        spec, figure, QT_TRANSLATE_NOOP("ComparePage", "FP16 with FP32 accumulate (what "
+                                        "PyTorch fp16 matmul runs at)"), text))
 
 
 def _architecture_cell(card: CompareCard, profile: CardProfile) -> Cell:
     eco = profile.ecosystem
     parts = [p for p in (profile.architecture, eco.gfx_target) if p]
     if not parts:
-        return Cell(MISSING, tooltip=f"Neither the architecture nor the gfx target of "
-                                     f"{profile.name} is known.")
+        return Cell(MISSING, tooltip=translate(
+            "ComparePage", "Neither the architecture nor the gfx target of {name} is "
+            "known.").format(name=profile.name))
     return Cell(" · ".join(parts), tooltip=f"{profile.vendor} {' · '.join(parts)}")
 
 
@@ -256,23 +294,28 @@ def _rocm_cell(os_name: str) -> Callable[[CompareCard, CardProfile], Cell]:
         status = eco.rocm_linux if os_name == "linux" else eco.rocm_windows
         if status is None:
             if eco.compute_capability is not None or profile.vendor == "NVIDIA":
-                return Cell(MISSING, tooltip="ROCm is AMD's compute stack; it does not run on "
-                                             "NVIDIA cards (CUDA does).")
-            return Cell(MISSING, tooltip=f"The gfx target of {profile.name} is not known, so "
-                                         "its ROCm support cannot be looked up.")
+                return Cell(MISSING, tooltip=translate(
+                    "ComparePage", "ROCm is AMD's compute stack; it does not run on NVIDIA "
+                    "cards (CUDA does)."))
+            return Cell(MISSING, tooltip=translate(
+                "ComparePage", "The gfx target of {name} is not known, so its ROCm support "
+                "cannot be looked up.").format(name=profile.name))
         release = f" {status.release_checked}" if status.release_checked else ""
         text, color = {
-            "supported": (f"✓ supported{release}", OK_COLOR),
-            "deprecated": (f"! deprecated{release}", WARN_COLOR),
-            "listed": (f"✓ listed{release}", OK_COLOR),
-            "runtime_only": ("! runtime only", WARN_COLOR),
-            "unsupported": ("✗ not supported", ERROR_COLOR),
-            "uncertain": ("? not readable", MUTED_COLOR),
-            "unknown": ("? unknown", MUTED_COLOR),
+            "supported": (translate("ComparePage", "✓ supported{release}"), OK_COLOR),
+            "deprecated": (translate("ComparePage", "! deprecated{release}"), WARN_COLOR),
+            "listed": (translate("ComparePage", "✓ listed{release}"), OK_COLOR),
+            "runtime_only": (translate("ComparePage", "! runtime only"), WARN_COLOR),
+            "unsupported": (translate("ComparePage", "✗ not supported"), ERROR_COLOR),
+            "uncertain": (translate("ComparePage", "? not readable"), MUTED_COLOR),
+            "unknown": (translate("ComparePage", "? unknown"), MUTED_COLOR),
         }.get(status.level, (f"? {status.level}", MUTED_COLOR))
+        text = text.format(release=release)
         if status.level == "unsupported" and status.latest_release_listing:
-            text = f"✗ dropped after {status.latest_release_listing}"
-        return Cell(text, tooltip=f"{status.note}\nSource: {status.source}", color=color)
+            text = translate("ComparePage", "✗ dropped after {release}").format(
+                release=status.latest_release_listing)
+        return Cell(text, tooltip=status.note + "\n" + translate(
+            "ComparePage", "Source: {source}").format(source=status.source), color=color)
 
     return cell
 
@@ -281,55 +324,72 @@ def _override_cell(card: CompareCard, profile: CardProfile) -> Cell:
     eco = profile.ecosystem
     if eco.gfx_target is None:
         if eco.compute_capability is not None or profile.vendor == "NVIDIA":
-            return Cell(MISSING, tooltip="HSA_OVERRIDE_GFX_VERSION is a ROCm setting; NVIDIA "
-                                         "cards do not use it.")
-        return Cell(MISSING, tooltip="The gfx target of this card is not known.")
+            return Cell(MISSING, tooltip=translate(
+                "ComparePage", "HSA_OVERRIDE_GFX_VERSION is a ROCm setting; NVIDIA cards do "
+                "not use it."))
+        return Cell(MISSING, tooltip=translate("ComparePage",
+                                               "The gfx target of this card is not known."))
     advice = eco.hsa_override
     if eco.override_needed and advice is not None:
         return Cell(f"! {advice.env_var.removeprefix('HSA_OVERRIDE_')}={advice.value}",
-                    tooltip=f"{advice.assignment}: PyTorch's official ROCm wheel has no code "
-                            f"for {eco.gfx_target}, so it runs as {advice.pretends_to_be}.\n"
-                            f"{advice.caveat}\nSource: {advice.source}", color=WARN_COLOR)
+                    tooltip=translate(
+                        "ComparePage", "{assignment}: PyTorch's official ROCm wheel has no "
+                        "code for {target}, so it runs as {pretends}.").format(
+                            assignment=advice.assignment, target=eco.gfx_target,
+                            pretends=advice.pretends_to_be)
+                    + f"\n{advice.caveat}\n"
+                    + translate("ComparePage", "Source: {source}").format(source=advice.source),
+                    color=WARN_COLOR)
     linux = eco.rocm_linux
     if advice is None and linux is not None and linux.supported is False:
-        return Cell("none known", tooltip=f"No HSA_OVERRIDE_GFX_VERSION value is known to "
-                                          f"make {eco.gfx_target} work.", color=MUTED_COLOR)
-    return Cell("✓ not needed", tooltip=f"{eco.gfx_target} runs without "
-                                        "HSA_OVERRIDE_GFX_VERSION.", color=OK_COLOR)
+        return Cell(translate("ComparePage", "none known"), tooltip=translate(
+            "ComparePage", "No HSA_OVERRIDE_GFX_VERSION value is known to make {target} "
+            "work.").format(target=eco.gfx_target), color=MUTED_COLOR)
+    return Cell(translate("ComparePage", "✓ not needed"), tooltip=translate(
+        "ComparePage", "{target} runs without HSA_OVERRIDE_GFX_VERSION.").format(
+            target=eco.gfx_target), color=OK_COLOR)
 
 
 def _wheel_cell(card: CompareCard, profile: CardProfile) -> Cell:
     eco = profile.ecosystem
     release = eco.pytorch_release_checked
-    which = f"torch {release}" if release else "the newest torch"
+    which = f"torch {release}" if release else translate("ComparePage", "the newest torch")
     has = eco.pytorch_wheel_has_target
-    target = eco.gfx_target or (f"compute capability {eco.compute_capability}"
-                                if eco.compute_capability else None)
+    target = eco.gfx_target or (translate("ComparePage", "compute capability {cc}").format(
+        cc=eco.compute_capability) if eco.compute_capability else None)
     if has is None or target is None:
-        return Cell("? unknown", tooltip=f"Whether {which}'s official wheel carries code for "
-                                         "this card is not known.", color=MUTED_COLOR)
+        return Cell(translate("ComparePage", "? unknown"), tooltip=translate(
+            "ComparePage", "Whether {which}'s official wheel carries code for this card is "
+            "not known.").format(which=which), color=MUTED_COLOR)
     if has:
-        return Cell(f"✓ native ({release})" if release else "✓ native",
-                    tooltip=f"{which}'s official wheel carries native code for {target}.",
+        return Cell(translate("ComparePage", "✓ native ({release})").format(release=release)
+                    if release else translate("ComparePage", "✓ native"),
+                    tooltip=translate("ComparePage", "{which}'s official wheel carries native "
+                                      "code for {target}.").format(which=which, target=target),
                     color=OK_COLOR)
-    return Cell("✗ no native code", tooltip=f"{which}'s official wheel has no native code for "
-                                            f"{target}.", color=ERROR_COLOR)
+    return Cell(translate("ComparePage", "✗ no native code"), tooltip=translate(
+        "ComparePage", "{which}'s official wheel has no native code for {target}.").format(
+            which=which, target=target), color=ERROR_COLOR)
 
 
 def _cuda_cell(card: CompareCard, profile: CardProfile) -> Cell:
     eco = profile.ecosystem
     if eco.compute_capability is None:
         if eco.gfx_target is not None or profile.vendor == "AMD":
-            return Cell(MISSING, tooltip="The CUDA compute capability is NVIDIA's; AMD cards "
-                                         "run ROCm and HIP.")
-        return Cell(MISSING, tooltip="The compute capability of this card is not known.")
+            return Cell(MISSING, tooltip=translate(
+                "ComparePage", "The CUDA compute capability is NVIDIA's; AMD cards run ROCm "
+                "and HIP."))
+        return Cell(MISSING, tooltip=translate(
+            "ComparePage", "The compute capability of this card is not known."))
     text = eco.compute_capability
-    tooltip = f"Compute capability {text}"
+    tooltip = translate("ComparePage", "Compute capability {cc}").format(cc=text)
     if eco.cuda_architecture:
         tooltip += f" ({eco.cuda_architecture})"
     if eco.cuda_dropped_in:
-        text += f" · dropped in CUDA {eco.cuda_dropped_in}"
-        tooltip += f"; CUDA {eco.cuda_dropped_in} no longer supports it."
+        text += translate("ComparePage", " · dropped in CUDA {version}").format(
+            version=eco.cuda_dropped_in)
+        tooltip += translate("ComparePage", "; CUDA {version} no longer supports it.").format(
+            version=eco.cuda_dropped_in)
     return Cell(text, tooltip=tooltip,
                 color=WARN_COLOR if eco.cuda_dropped_in else None)
 
@@ -337,29 +397,39 @@ def _cuda_cell(card: CompareCard, profile: CardProfile) -> Cell:
 def _measured_row(key: str, benchmark_id: str, label: str, unit: str) -> Row:
     def cell(card: CompareCard, profile: CardProfile) -> Cell:
         result = card.results.get(benchmark_id)
+        shown_label = translate("ComparePage", label)
         if result is None:
             if card.origin is not CardOrigin.IMPORTED:
-                return Cell(MISSING, tooltip=(
-                    "Measured results come from imported reports. Import a report with "
-                    "benchmark results (gpuscope report --format json) to fill this row."))
-            return Cell(MISSING, tooltip=f"The report from {card.source} has no {label} "
-                                         "result for this card.")
+                return Cell(MISSING, tooltip=translate(
+                    "ComparePage", "Measured results come from imported reports. Import a "
+                    "report with benchmark results (gpuscope report --format json) to fill "
+                    "this row."))
+            return Cell(MISSING, tooltip=translate(
+                "ComparePage", "The report from {source} has no {label} result for this "
+                "card.").format(source=card.source, label=shown_label))
         if result.status is not ResultStatus.OK or result.value is None:
-            word = "unsupported" if result.status is ResultStatus.UNSUPPORTED else "failed"
-            return Cell(word, tooltip=f"{label} {word}: {result.reason or 'no reason given'}",
-                        color=MUTED_COLOR if word == "unsupported" else ERROR_COLOR)
+            unsupported = result.status is ResultStatus.UNSUPPORTED
+            word = (translate("ComparePage", "unsupported") if unsupported
+                    else translate("ComparePage", "failed"))
+            reason = result.reason or translate("ComparePage", "no reason given")
+            return Cell(word, tooltip=f"{shown_label} {word}: {reason}",
+                        color=MUTED_COLOR if unsupported else ERROR_COLOR)
         text = f"{_num(result.value)} {result.unit or unit}"
-        lines = [f"Measured {text} ({label})"]
+        lines = [translate("ComparePage", "Measured {value} ({label})").format(
+            value=text, label=shown_label)]
         if result.percent_of_peak is not None and result.peak is not None:
             text += f" · {result.percent_of_peak:.0f}%"
-            lines.append(f"{result.percent_of_peak:.0f}% of the {_num(result.peak.value)} "
-                         f"{result.peak.unit} {result.peak.label} peak ({result.peak.note})")
+            lines.append(translate("ComparePage", "{percent}% of the {peak} {unit} {what} peak "
+                                   "({note})").format(
+                percent=f"{result.percent_of_peak:.0f}", peak=_num(result.peak.value),
+                unit=result.peak.unit, what=result.peak.label, note=result.peak.note))
         else:
-            lines.append("No datasheet peak to compare it with.")
+            lines.append(translate("ComparePage", "No datasheet peak to compare it with."))
         worker = " ".join(p for p in (
             f"torch {result.torch_version}" if result.torch_version else None,
             f"({result.build})" if result.build else None) if p)
-        where = f" on {result.device_name}" if result.device_name else ""
+        where = (translate("ComparePage", " on {device}").format(device=result.device_name)
+                 if result.device_name else "")
         when = ""
         if result.ended_unix_s is not None:
             try:
@@ -368,23 +438,30 @@ def _measured_row(key: str, benchmark_id: str, label: str, unit: str) -> Row:
             except (OverflowError, OSError, ValueError):
                 when = ""
         if worker or where or when:
-            lines.append(f"Run with {worker or 'an unknown torch'}{where}{when}")
-        lines.append(f"From {card.source}" if card.source else "")
+            lines.append(translate("ComparePage", "Run with {worker}{where}{when}").format(
+                worker=worker or translate("ComparePage", "an unknown torch"), where=where,
+                when=when))
+        lines.append(translate("ComparePage", "From {source}").format(source=card.source)
+                     if card.source else "")
         return Cell(text, result.value, "\n".join(line for line in lines if line))
 
-    return Row(key, label, "Measured", f"{label}: the latest result an imported report "
-               "measured, and its share of the datasheet peak.", cell, Better.HIGHER, unit)
+    # The tooltip is made from the label by `row_tooltip`.
+    return Row(key, label, "Measured", "", cell, Better.HIGHER, unit)
 
 
 def _price_cell(card: CompareCard, profile: CardProfile) -> Cell:
     price = profile.price
     if price.price_usd is None:
-        return Cell(MISSING, tooltip="No launch price is known: type one.")
+        return Cell(MISSING, tooltip=translate("ComparePage",
+                                               "No launch price is known: type one."))
     launch = profile.datasheet.launch_price_usd
     if price.is_launch_price:
-        tooltip = f"Launch price ${launch:,}" if launch is not None else "Launch price"
+        tooltip = (translate("ComparePage", "Launch price {price}").format(
+            price=f"${launch:,}") if launch is not None
+            else translate("ComparePage", "Launch price"))
     else:
-        tooltip = f"Your price (launch price: {'$' + format(launch, ',') if launch else 'unknown'})"
+        tooltip = translate("ComparePage", "Your price (launch price: {price})").format(
+            price="$" + format(launch, ",") if launch else translate("ComparePage", "unknown"))
     return Cell(_dollars(price.price_usd), price.price_usd, tooltip)
 
 
@@ -394,72 +471,103 @@ def _per_row(key: str, label: str, attribute: str, what: str, per: str,
         value = getattr(profile.price, attribute)
         if value is None:
             if profile.price.price_usd is None:
-                return Cell(MISSING, tooltip="No price: type one in the Price row.")
+                return Cell(MISSING, tooltip=translate(
+                    "ComparePage", "No price: type one in the Price row."))
             return Cell(MISSING, tooltip=_missing_figure(card, what))
         price = profile.price.price_usd or 0.0
         return Cell(f"{_dollars(value)}", value,
-                    f"{_dollars(price)} / {_num(price / value)} {per} = {_dollars(value)} "
-                    f"per {per}")
+                    f"{_dollars(price)} / {_num(price / value)} {per} = " + translate(
+                        "ComparePage", "{price} per {unit}").format(price=_dollars(value),
+                                                                     unit=per))
 
     return Row(key, label, "Price", tooltip, cell, Better.LOWER, "USD", price_dependent=True)
 
 
+# Labels, tooltips and the "what" of each figure are English, marked for translation here and
+# translated where they are shown.
 ROWS: tuple[Row, ...] = (
-    Row("vram", "VRAM", "Datasheet", "Memory on the card, as sold (a \"24 GB\" card holds "
-        "24 GiB).", _vram_cell, Better.HIGHER, "GB"),
-    _datasheet_row("bandwidth", "Memory bandwidth", "memory_bandwidth_gb_s", "GB/s",
-                   "memory bandwidth", "memory_bandwidth_gb_s", Better.HIGHER,
-                   "Theoretical memory bandwidth: what token generation of a large model is "
-                   "bound by."),
+    Row("vram", "VRAM", "Datasheet", QT_TRANSLATE_NOOP(
+        "ComparePage", "Memory on the card, as sold (a \"24 GB\" card holds 24 GiB)."),
+        _vram_cell, Better.HIGHER, "GB"),
+    _datasheet_row("bandwidth", QT_TRANSLATE_NOOP("ComparePage", "Memory bandwidth"),
+                   "memory_bandwidth_gb_s", "GB/s",
+                   QT_TRANSLATE_NOOP("ComparePage", "memory bandwidth"),
+                   "memory_bandwidth_gb_s", Better.HIGHER,
+                   QT_TRANSLATE_NOOP("ComparePage", "Theoretical memory bandwidth: what token "
+                                     "generation of a large model is bound by.")),
     _datasheet_row("fp32", "FP32", "fp32_tflops", "TFLOPS", "FP32", "fp32_tflops",
-                   Better.HIGHER, "Peak FP32 vector rate (RDNA3 figures count dual-issue)."),
-    Row("fp16", "FP16 (datasheet)", "Datasheet", "The dense FP16 matrix rate as the datasheet "
-        "quotes it. * GeForce: the FP16-accumulate rate, twice what PyTorch gets.",
+                   Better.HIGHER, QT_TRANSLATE_NOOP(
+                       "ComparePage", "Peak FP32 vector rate (RDNA3 figures count "
+                       "dual-issue).")),
+    Row("fp16", QT_TRANSLATE_NOOP("ComparePage", "FP16 (datasheet)"), "Datasheet",
+        QT_TRANSLATE_NOOP("ComparePage", "The dense FP16 matrix rate as the datasheet quotes "
+                          "it. * GeForce: the FP16-accumulate rate, twice what PyTorch gets."),
         _fp16_cell, Better.HIGHER, "TFLOPS"),
-    Row("fp16_pytorch", "FP16 for PyTorch", "Datasheet", "FP16 inputs with FP32 accumulate: "
-        "the peak a PyTorch fp16 matmul runs against.", _pytorch_fp16_cell, Better.HIGHER,
-        "TFLOPS"),
+    Row("fp16_pytorch", QT_TRANSLATE_NOOP("ComparePage", "FP16 for PyTorch"), "Datasheet",
+        QT_TRANSLATE_NOOP("ComparePage", "FP16 inputs with FP32 accumulate: the peak a "
+                          "PyTorch fp16 matmul runs against."), _pytorch_fp16_cell,
+        Better.HIGHER, "TFLOPS"),
     _datasheet_row("bf16", "BF16", "bf16_tflops", "TFLOPS", "BF16", "bf16_tflops",
-                   Better.HIGHER, "Dense BF16 matrix rate (FP32 accumulate)."),
+                   Better.HIGHER, QT_TRANSLATE_NOOP(
+                       "ComparePage", "Dense BF16 matrix rate (FP32 accumulate).")),
     _datasheet_row("int8", "INT8", "int8_tops", "TOPS", "INT8", "int8_tops", Better.HIGHER,
-                   "Dense INT8 matrix rate, in tera-operations per second."),
-    _datasheet_row("tdp", "Board power (TDP)", "tdp_w", "W", "board power", "tdp_w",
-                   Better.LOWER, "Total board power: what the power supply and cooling must "
-                   "handle. Lower is highlighted."),
-    Row("architecture", "Architecture", "Ecosystem", "The GPU architecture and, for AMD, the "
-        "gfx target ROCm builds code for.", _architecture_cell),
-    Row("rocm_linux", "ROCm on Linux", "Ecosystem", "Whether AMD's official support list of "
-        "the newest ROCm release in gpuscope's table names this card on Linux.",
+                   QT_TRANSLATE_NOOP("ComparePage", "Dense INT8 matrix rate, in "
+                                     "tera-operations per second.")),
+    _datasheet_row("tdp", QT_TRANSLATE_NOOP("ComparePage", "Board power (TDP)"), "tdp_w", "W",
+                   QT_TRANSLATE_NOOP("ComparePage", "board power"), "tdp_w", Better.LOWER,
+                   QT_TRANSLATE_NOOP("ComparePage", "Total board power: what the power supply "
+                                     "and cooling must handle. Lower is highlighted.")),
+    Row("architecture", QT_TRANSLATE_NOOP("ComparePage", "Architecture"), "Ecosystem",
+        QT_TRANSLATE_NOOP("ComparePage", "The GPU architecture and, for AMD, the gfx target "
+                          "ROCm builds code for."), _architecture_cell),
+    Row("rocm_linux", QT_TRANSLATE_NOOP("ComparePage", "ROCm on Linux"), "Ecosystem",
+        QT_TRANSLATE_NOOP("ComparePage", "Whether AMD's official support list of the newest "
+                          "ROCm release in gpuscope's table names this card on Linux."),
         _rocm_cell("linux")),
-    Row("rocm_windows", "ROCm on Windows", "Ecosystem", "The same for ROCm (HIP SDK) on "
-        "Windows.", _rocm_cell("windows")),
-    Row("override", "HSA override", "Ecosystem", "Whether PyTorch needs "
-        "HSA_OVERRIDE_GFX_VERSION to run on this card (its official wheel has no code for "
-        "it).", _override_cell),
-    Row("pytorch_wheel", "PyTorch wheel", "Ecosystem", "Whether the newest official PyTorch "
-        "wheel (ROCm or CUDA build) carries native code for this card.", _wheel_cell),
-    Row("cuda_cc", "CUDA compute capability", "Ecosystem", "NVIDIA's compute capability: "
-        "which CUDA releases and PyTorch builds support the card.", _cuda_cell),
-    _measured_row("measured.matmul.fp16", "matmul.fp16", "FP16 matmul", "TFLOPS"),
-    _measured_row("measured.matmul.fp32", "matmul.fp32", "FP32 matmul", "TFLOPS"),
-    _measured_row("measured.memory.copy", "memory.copy", "Memory copy", "GB/s"),
-    Row("price", "Price (USD)", "Price", "What the card costs: its launch price until you "
-        "type another. Prices drive the rows below at once.", _price_cell, Better.LOWER, "USD",
-        price_dependent=True),
-    _per_row("usd_per_fp16", "$ per FP16 TFLOPS", "usd_per_fp16_tflops", "FP16", "TFLOPS",
-             "Price per datasheet FP16 TFLOPS (GeForce: the FP16-accumulate rate)."),
-    _per_row("usd_per_pytorch_fp16", "$ per PyTorch FP16 TFLOPS",
-             "usd_per_pytorch_fp16_tflops", "FP16 with FP32 accumulate", "TFLOPS",
-             "Price per FP16 TFLOPS at FP32 accumulate, what PyTorch runs at."),
-    _per_row("usd_per_gb", "$ per GB of VRAM", "usd_per_vram_gib", "VRAM", "GB",
-             "Price per GB of VRAM: what decides which models fit."),
+    Row("rocm_windows", QT_TRANSLATE_NOOP("ComparePage", "ROCm on Windows"), "Ecosystem",
+        QT_TRANSLATE_NOOP("ComparePage", "The same for ROCm (HIP SDK) on Windows."),
+        _rocm_cell("windows")),
+    Row("override", QT_TRANSLATE_NOOP("ComparePage", "HSA override"), "Ecosystem",
+        QT_TRANSLATE_NOOP("ComparePage", "Whether PyTorch needs HSA_OVERRIDE_GFX_VERSION to "
+                          "run on this card (its official wheel has no code for it)."),
+        _override_cell),
+    Row("pytorch_wheel", QT_TRANSLATE_NOOP("ComparePage", "PyTorch wheel"), "Ecosystem",
+        QT_TRANSLATE_NOOP("ComparePage", "Whether the newest official PyTorch wheel (ROCm or "
+                          "CUDA build) carries native code for this card."), _wheel_cell),
+    Row("cuda_cc", QT_TRANSLATE_NOOP("ComparePage", "CUDA compute capability"), "Ecosystem",
+        QT_TRANSLATE_NOOP("ComparePage", "NVIDIA's compute capability: which CUDA releases "
+                          "and PyTorch builds support the card."), _cuda_cell),
+    _measured_row("measured.matmul.fp16", "matmul.fp16",
+                  QT_TRANSLATE_NOOP("ComparePage", "FP16 matmul"), "TFLOPS"),
+    _measured_row("measured.matmul.fp32", "matmul.fp32",
+                  QT_TRANSLATE_NOOP("ComparePage", "FP32 matmul"), "TFLOPS"),
+    _measured_row("measured.memory.copy", "memory.copy",
+                  QT_TRANSLATE_NOOP("ComparePage", "Memory copy"), "GB/s"),
+    Row("price", QT_TRANSLATE_NOOP("ComparePage", "Price (USD)"), "Price",
+        QT_TRANSLATE_NOOP("ComparePage", "What the card costs: its launch price until you "
+                          "type another. Prices drive the rows below at once."),
+        _price_cell, Better.LOWER, "USD", price_dependent=True),
+    _per_row("usd_per_fp16", QT_TRANSLATE_NOOP("ComparePage", "$ per FP16 TFLOPS"),
+             "usd_per_fp16_tflops", "FP16", "TFLOPS",
+             QT_TRANSLATE_NOOP("ComparePage", "Price per datasheet FP16 TFLOPS (GeForce: the "
+                               "FP16-accumulate rate).")),
+    _per_row("usd_per_pytorch_fp16", QT_TRANSLATE_NOOP("ComparePage",
+                                                       "$ per PyTorch FP16 TFLOPS"),
+             "usd_per_pytorch_fp16_tflops",
+             QT_TRANSLATE_NOOP("ComparePage", "FP16 with FP32 accumulate"), "TFLOPS",
+             QT_TRANSLATE_NOOP("ComparePage", "Price per FP16 TFLOPS at FP32 accumulate, what "
+                               "PyTorch runs at.")),
+    _per_row("usd_per_gb", QT_TRANSLATE_NOOP("ComparePage", "$ per GB of VRAM"),
+             "usd_per_vram_gib", "VRAM", "GB",
+             QT_TRANSLATE_NOOP("ComparePage", "Price per GB of VRAM: what decides which models "
+                               "fit.")),
 )
 ROW_KEYS: tuple[str, ...] = tuple(row.key for row in ROWS)
 SECTION_TITLES = {
-    "Datasheet": "Datasheet",
-    "Ecosystem": "Ecosystem",
-    "Measured": "Measured (imported reports)",
-    "Price": "Price (USD, editable)",
+    "Datasheet": QT_TRANSLATE_NOOP("ComparePage", "Datasheet"),
+    "Ecosystem": QT_TRANSLATE_NOOP("ComparePage", "Ecosystem"),
+    "Measured": QT_TRANSLATE_NOOP("ComparePage", "Measured (imported reports)"),
+    "Price": QT_TRANSLATE_NOOP("ComparePage", "Price (USD, editable)"),
 }
 CHART_ROWS: tuple[str, ...] = tuple(row.key for row in ROWS if row.better is not Better.NONE)
 
@@ -515,12 +623,12 @@ class BarChart(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(6)
         header = QHBoxLayout()
-        header.addWidget(make_label("Chart", bold=True, scale=1.1, wrap=False))
+        header.addWidget(make_label(self.tr("Chart"), bold=True, scale=1.1, wrap=False))
         header.addSpacing(12)
         self.metric_box = QComboBox()
         for row in ROWS:
             if row.key in CHART_ROWS:
-                self.metric_box.addItem(row.label, row.key)
+                self.metric_box.addItem(row_label(row), row.key)
         self.metric_box.setCurrentIndex(max(0, self.metric_box.findData("fp16_pytorch")))
         header.addWidget(self.metric_box)
         self.better_label = make_label("", color=MUTED_COLOR, wrap=False)
@@ -554,8 +662,8 @@ class BarChart(QWidget):
         """(label, colour, value or None, value text) per card."""
         self._bars = list(bars)
         self._unit = unit
-        self.better_label.setText(
-            {Better.HIGHER: "higher is better", Better.LOWER: "lower is better"}.get(better, ""))
+        self.better_label.setText({Better.HIGHER: self.tr("higher is better"),
+                                   Better.LOWER: self.tr("lower is better")}.get(better, ""))
         self._draw()
 
     def values(self) -> list[float | None]:
@@ -585,7 +693,8 @@ class BarChart(QWidget):
         top = max(known) if known else 1.0
         for index, (_label, color, value, text) in enumerate(bars):
             if value is None:
-                label = pg.TextItem(MISSING + " no figure", color=MUTED_COLOR, anchor=(0.5, 1.0))
+                label = pg.TextItem(MISSING + " " + self.tr("no figure"), color=MUTED_COLOR,
+                                    anchor=(0.5, 1.0))
                 label.setPos(index, top * 0.02)
                 plot.addItem(label)
                 continue
@@ -619,7 +728,7 @@ class ComparePage(QWidget):
         self._catalogue: tuple[tuple[str, str], ...] = ()
         self._machine_keys: tuple[str, ...] = ()
 
-        self.scroll_area, column, self.summary = scrolling_page(self, "Compare")
+        self.scroll_area, column, self.summary = scrolling_page(self, self.tr("Compare"))
         column.setSpacing(10)
 
         picker_row = QHBoxLayout()
@@ -632,33 +741,33 @@ class ComparePage(QWidget):
         self.picker.setEnabled(False)
         line_edit = self.picker.lineEdit()
         if line_edit is not None:
-            line_edit.setPlaceholderText("Loading the card list…")
+            line_edit.setPlaceholderText(self.tr("Loading the card list…"))
             line_edit.returnPressed.connect(self._add_picked)
-        self.picker.setToolTip(plain_tooltip("Type part of a name (\"7900\", \"4090\", "
-                                             "\"MI300\") and press Enter or Add."))
+        self.picker.setToolTip(plain_tooltip(self.tr(
+            "Type part of a name (\"7900\", \"4090\", \"MI300\") and press Enter or Add.")))
         picker_row.addWidget(self.picker, 1)
-        self.add_button = QPushButton("Add")
+        self.add_button = QPushButton(self.tr("Add"))
         self.add_button.setEnabled(False)
         self.add_button.clicked.connect(self._add_picked)
         picker_row.addWidget(self.add_button)
-        self.import_button = QPushButton("Import report…")
-        self.import_button.setToolTip(plain_tooltip(
+        self.import_button = QPushButton(self.tr("Import report…"))
+        self.import_button.setToolTip(plain_tooltip(self.tr(
             "Add the GPUs and benchmark results of a report someone shared (the JSON of "
-            "'gpuscope report --format json')."))
+            "'gpuscope report --format json').")))
         self.import_button.clicked.connect(self._choose_report)
         picker_row.addWidget(self.import_button)
         picker_row.addSpacing(16)
-        self.remove_button = QPushButton("Remove card")
-        self.remove_button.setToolTip(plain_tooltip(
-            "Remove the selected cards (click a column's heading to select it; Delete)."))
+        self.remove_button = QPushButton(self.tr("Remove card"))
+        self.remove_button.setToolTip(plain_tooltip(self.tr(
+            "Remove the selected cards (click a column's heading to select it; Delete).")))
         self.remove_button.clicked.connect(self.remove_selected)
         picker_row.addWidget(self.remove_button)
-        self.reset_prices_button = QPushButton("Launch prices")
-        self.reset_prices_button.setToolTip(plain_tooltip("Put every price back to the "
-                                                          "card's launch price."))
+        self.reset_prices_button = QPushButton(self.tr("Launch prices"))
+        self.reset_prices_button.setToolTip(plain_tooltip(self.tr(
+            "Put every price back to the card's launch price.")))
         self.reset_prices_button.clicked.connect(self.reset_prices)
         picker_row.addWidget(self.reset_prices_button)
-        self.clear_button = QPushButton("Clear")
+        self.clear_button = QPushButton(self.tr("Clear"))
         self.clear_button.clicked.connect(self.clear)
         picker_row.addWidget(self.clear_button)
         column.addLayout(picker_row)
@@ -670,9 +779,9 @@ class ComparePage(QWidget):
         self.notes.hide()
         column.addWidget(self.notes)
 
-        self.empty_label = make_label(
+        self.empty_label = make_label(self.tr(
             "No cards yet. Pick one above and press Add, or import a report someone shared "
-            "(gpuscope report --format json).", color=MUTED_COLOR)
+            "(gpuscope report --format json)."), color=MUTED_COLOR)
         column.addWidget(self.empty_label)
 
         self.table = FittedTable()
@@ -696,9 +805,9 @@ class ComparePage(QWidget):
         selection = self.table.selectionModel()
         selection.selectionChanged.connect(self._on_selection)
         column.addWidget(self.table)
-        self.footnote = make_label(
+        self.footnote = make_label(self.tr(
             "Best value of each row highlighted. — : not known (hover for why). * GeForce "
-            "datasheets quote FP16 with FP16 accumulate.", color=MUTED_COLOR)
+            "datasheets quote FP16 with FP16 accumulate."), color=MUTED_COLOR)
         column.addWidget(self.footnote)
 
         self.what_fits = WhatFitsPanel()
@@ -719,7 +828,8 @@ class ComparePage(QWidget):
         self._import_task = BackgroundTask("compare-import", parent=self)
         self._import_task.done.connect(self._on_import_read)
         self._import_task.failed.connect(lambda reason: self._show_message(
-            f"Could not import the report: {reason}", error=True))
+            self.tr("Could not import the report: {reason}").format(reason=reason),
+            error=True))
         self._knowledge_task.start(_warm_knowledge)
         self._render()
 
@@ -776,8 +886,9 @@ class ComparePage(QWidget):
         text = name.strip()
         profile = card_profile(text) if text else None
         if profile is None:
-            reason = (f"\"{text}\" is not in gpuscope's knowledge base; pick a name from the "
-                      "list." if text else "Type or pick a card first.")
+            reason = (self.tr("\"{name}\" is not in gpuscope's knowledge base; pick a name "
+                              "from the list.").format(name=text) if text
+                      else self.tr("Type or pick a card first."))
             self._show_message(reason, error=True)
             return reason
         for index, card in enumerate(self._cards):
@@ -786,7 +897,8 @@ class ComparePage(QWidget):
                 self._show_message(None)
                 return None
         if len(self._cards) >= MAX_CARDS:
-            reason = f"At most {MAX_CARDS} cards side by side: remove one first."
+            reason = self.tr("At most {count} cards side by side: remove one first.").format(
+                count=MAX_CARDS)
             self._show_message(reason, error=True)
             return reason
         self._cards.append(CompareCard(f"kb:{profile.name}", profile, CardOrigin.KNOWLEDGE))
@@ -802,7 +914,7 @@ class ComparePage(QWidget):
     def import_report_async(self, path: str) -> None:
         """Read the report at `path` off the GUI thread, then add its cards (the Import
         button's way)."""
-        self._show_message(f"Reading {path}…")
+        self._show_message(self.tr("Reading {path}…").format(path=path))
         self._import_task.start(read_compare_report, path, MAX_REPORT_BYTES)
 
     def remove_card(self, index: int) -> None:
@@ -814,7 +926,8 @@ class ComparePage(QWidget):
     def remove_selected(self) -> None:
         columns = sorted(self._selected_columns(), reverse=True)
         if not columns:
-            self._show_message("Select a card first: click its column's heading.", error=True)
+            self._show_message(self.tr("Select a card first: click its column's heading."),
+                               error=True)
             return
         for column in columns:
             card = self._cards.pop(column)
@@ -899,15 +1012,16 @@ class ComparePage(QWidget):
         self.clear_button.setEnabled(count > 0)
         self.reset_prices_button.setEnabled(count > 0)
         if count == 0:
-            self.summary.setText("Pick cards from gpuscope's knowledge base, or import a "
-                                 "report, to see them side by side.")
+            self.summary.setText(self.tr("Pick cards from gpuscope's knowledge base, or "
+                                         "import a report, to see them side by side."))
         else:
             imported = sum(1 for c in self._cards if c.origin is CardOrigin.IMPORTED)
-            words = f"{count} card{'s' if count != 1 else ''}"
+            words = (self.tr("{count} cards") if count != 1 else self.tr("{count} card")).format(
+                count=count)
             if imported:
-                words += f", {imported} from imported reports"
-            self.summary.setText(f"{words}. Prices in USD: launch prices until you type "
-                                 "yours.")
+                words += self.tr(", {count} from imported reports").format(count=imported)
+            self.summary.setText(self.tr("{cards}. Prices in USD: launch prices until you type "
+                                         "yours.").format(cards=words))
         self._render_table()
         self._update_what_fits()
         self._update_chart()
@@ -946,7 +1060,7 @@ class ComparePage(QWidget):
             if spec.section != section:
                 section = spec.section
                 row = positions[spec.key] - 1
-                title = QTableWidgetItem(SECTION_TITLES[section])
+                title = QTableWidgetItem(self.tr(SECTION_TITLES[section]))
                 title.setFont(bold)
                 title.setBackground(section_brush)
                 table.setVerticalHeaderItem(row, title)
@@ -957,8 +1071,8 @@ class ComparePage(QWidget):
                     table.setItem(row, column, filler)
                 if len(cards) > 1:
                     table.setSpan(row, 0, 1, len(cards))
-            label = QTableWidgetItem(spec.label)
-            label.setToolTip(plain_tooltip(spec.tooltip))
+            label = QTableWidgetItem(row_label(spec))
+            label.setToolTip(plain_tooltip(row_tooltip(spec)))
             table.setVerticalHeaderItem(positions[spec.key], label)
             self._fill_row(spec, positions[spec.key])
         for index, card in enumerate(cards):
@@ -985,9 +1099,10 @@ class ComparePage(QWidget):
                 font.setBold(True)
                 item.setFont(font)
                 item.setData(Qt.ItemDataRole.UserRole + 1, True)
-                item.setToolTip(plain_tooltip(
-                    f"Best of the cards shown ({spec.better.value} is better)\n"
-                    + cell.tooltip))
+                best_words = (self.tr("Best of the cards shown (higher is better)")
+                              if spec.better is Better.HIGHER
+                              else self.tr("Best of the cards shown (lower is better)"))
+                item.setToolTip(plain_tooltip(best_words + "\n" + cell.tooltip))
             self.table.setItem(row, column, item)
 
     def _make_price_box(self, card: CompareCard) -> QSpinBox:
@@ -996,13 +1111,13 @@ class ComparePage(QWidget):
         box.setSingleStep(PRICE_STEP_USD)
         box.setPrefix("$ ")
         box.setGroupSeparatorShown(True)
-        box.setSpecialValueText("no price")
+        box.setSpecialValueText(self.tr("no price"))
         box.setAlignment(Qt.AlignmentFlag.AlignCenter)
         box.setFrame(False)
         price = self._priced(card).price.price_usd
         box.setValue(round(price) if price is not None else 0)
-        box.setToolTip(plain_tooltip(_price_cell(card, self._priced(card)).tooltip
-                                     + "\nType your price; 0 means no price."))
+        box.setToolTip(plain_tooltip(_price_cell(card, self._priced(card)).tooltip + "\n"
+                                     + self.tr("Type your price; 0 means no price.")))
         box.setKeyboardTracking(True)  # every keystroke recomputes the rows below
         key = card.key
         box.valueChanged.connect(lambda value, key=key: self._on_price_edited(key, value))
@@ -1020,8 +1135,8 @@ class ComparePage(QWidget):
             self._prices[key] = float(value)
         box = self._price_boxes.get(key)
         if box is not None:
-            box.setToolTip(plain_tooltip(_price_cell(card, self._priced(card)).tooltip
-                                         + "\nType your price; 0 means no price."))
+            box.setToolTip(plain_tooltip(_price_cell(card, self._priced(card)).tooltip + "\n"
+                                         + self.tr("Type your price; 0 means no price.")))
         self._refresh_price_rows()
 
     def _refresh_price_rows(self) -> None:
@@ -1035,13 +1150,15 @@ class ComparePage(QWidget):
     def _card_tooltip(self, card: CompareCard) -> str:
         lines = [card.profile.name, card.origin_label]
         if card.origin_note:
-            lines.append(f"The report was {card.origin_note}.")
+            lines.append(self.tr("The report was {how}.").format(how=card.origin_note))
         if card.profile.spec is None:
-            lines.append("Not in gpuscope's spec table: only what the report says is shown.")
+            lines.append(self.tr("Not in gpuscope's spec table: only what the report says is "
+                                 "shown."))
         if card.origin is CardOrigin.IMPORTED and card.results:
-            lines.append(f"{len(card.results)} measured result"
-                         f"{'s' if len(card.results) != 1 else ''}")
-        lines.append("Right-click to remove.")
+            count = len(card.results)
+            lines.append((self.tr("{count} measured results") if count != 1
+                          else self.tr("{count} measured result")).format(count=count))
+        lines.append(self.tr("Right-click to remove."))
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ selection, menus
@@ -1059,7 +1176,8 @@ class ComparePage(QWidget):
         if not 0 <= column < len(self._cards):
             return
         menu = QMenu(self)
-        remove = menu.addAction(f"Remove {self._cards[column].short_name}")
+        remove = menu.addAction(self.tr("Remove {name}").format(
+            name=self._cards[column].short_name))
         remove.triggered.connect(lambda: self.remove_card(column))
         menu.popup(self.table.horizontalHeader().mapToGlobal(point))
 
@@ -1073,9 +1191,9 @@ class ComparePage(QWidget):
         if not self._cards:
             scope = ""
         elif selected:
-            scope = "For the selected cards (click a heading to pick others)."
+            scope = self.tr("For the selected cards (click a heading to pick others).")
         else:
-            scope = ("For every card in the table; select columns to narrow it."
+            scope = (self.tr("For every card in the table; select columns to narrow it.")
                      if len(self._cards) > 1 else "")
         self.what_fits.set_cards(fit_cards, scope)
 
@@ -1092,8 +1210,8 @@ class ComparePage(QWidget):
     # ------------------------------------------------------------------ importing
 
     def _choose_report(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import a gpuscope report", "",
-                                              REPORT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Import a gpuscope report"), "",
+                                              self.tr(REPORT_FILTER))
         if path:
             self.import_report_async(path)
 
@@ -1103,11 +1221,12 @@ class ComparePage(QWidget):
 
     def _add_imported(self, outcome: CompareImport) -> str | None:
         if isinstance(outcome, CompareImportFailure):
-            self._show_message(f"Could not import: {outcome.reason}", error=True)
+            self._show_message(self.tr("Could not import: {reason}").format(
+                reason=outcome.reason), error=True)
             return outcome.reason
         if not outcome.cards:
-            self._show_message(f"{outcome.source} is a report of a machine without a GPU: "
-                               "no card to add.")
+            self._show_message(self.tr("{source} is a report of a machine without a GPU: no "
+                                       "card to add.").format(source=outcome.source))
             return None
         new = [CompareCard(key=f"import:{outcome.source}:{card.profile.name}",
                            profile=card.profile, origin=CardOrigin.IMPORTED,
@@ -1128,8 +1247,9 @@ class ComparePage(QWidget):
         if not inserted:
             kept.extend(new)
         if len(kept) > MAX_CARDS:
-            reason = (f"{outcome.source}: adding its {len(new)} card(s) would make more than "
-                      f"{MAX_CARDS}; remove some first.")
+            reason = self.tr("{source}: adding its {count} card(s) would make more than "
+                             "{most}; remove some first.").format(
+                source=outcome.source, count=len(new), most=MAX_CARDS)
             self._show_message(reason, error=True)
             return reason
         for key in list(self._prices):
@@ -1137,13 +1257,18 @@ class ComparePage(QWidget):
                 self._prices.pop(key)
         self._cards = kept
         measured = sum(len(card.results) for card in new)
-        words = (f"Imported {len(new)} card{'s' if len(new) != 1 else ''} from "
-                 f"{outcome.source}, {measured} measured result{'s' if measured != 1 else ''}")
+        cards_words = (self.tr("Imported {count} cards") if len(new) != 1
+                       else self.tr("Imported {count} card")).format(count=len(new))
+        results_words = (self.tr("{count} measured results") if measured != 1
+                         else self.tr("{count} measured result")).format(count=measured)
+        words = self.tr("{cards} from {source}, {results}").format(
+            cards=cards_words, source=outcome.source, results=results_words)
         if outcome.origin_words:
-            words += f" (the report was {outcome.origin_words})"
-        self._show_message(words + ".")
+            words += self.tr(" (the report was {how})").format(how=outcome.origin_words)
+        self._show_message(words + self.tr("."))
         if outcome.notes:
-            self.notes.setText(f"From {outcome.source}: " + "; ".join(outcome.notes) + ".")
+            self.notes.setText(self.tr("From {source}: {notes}.").format(
+                source=outcome.source, notes="; ".join(outcome.notes)))
             self.notes.show()
         else:
             self.notes.hide()
@@ -1178,10 +1303,12 @@ class ComparePage(QWidget):
         self.add_button.setEnabled(True)
         line_edit = self.picker.lineEdit()
         if line_edit is not None:
-            line_edit.setPlaceholderText(f"Search {len(catalogue)} cards…")
+            line_edit.setPlaceholderText(self.tr("Search {count} cards…").format(
+                count=len(catalogue)))
 
     def _on_catalogue_failed(self, reason: str) -> None:
-        self._show_message(f"The knowledge base could not be loaded: {reason}", error=True)
+        self._show_message(self.tr("The knowledge base could not be loaded: {reason}").format(
+            reason=reason), error=True)
 
     def _show_message(self, text: str | None, *, error: bool = False) -> None:
         if not text:

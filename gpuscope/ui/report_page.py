@@ -44,8 +44,9 @@ from gpuscope.bench.results import BenchRun
 from gpuscope.model import OriginKind
 from gpuscope.report.formats import export_text
 from gpuscope.report.redact import Replacement
-from gpuscope.report.share import PreparedReport, ShareReport
+from gpuscope.report.share import PreparedReport, ReportOrigin, ShareReport, format_utc
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis
+from gpuscope.ui.i18n import ENGLISH, QT_TRANSLATE_NOOP, installed_language
 from gpuscope.ui.report_inputs import (
     ReportInputs,
     latest_saved_runs,
@@ -59,10 +60,13 @@ from gpuscope.ui.widgets import make_label, plain_tooltip
 
 FORMATS: tuple[str, ...] = ("png", "html", "md", "json")
 SUFFIXES = {"png": ".png", "html": ".html", "md": ".md", "json": ".json"}
-BENCH_FILTER = "gpuscope benchmark runs (*.json);;All files (*)"
-KIND_WORDS = {"host": "host name", "user": "user name", "home": "home path",
-              "serial": "serial number", "uuid": "UUID", "mac": "MAC address",
-              "ip": "IP address"}
+BENCH_FILTER = QT_TRANSLATE_NOOP("ReportPage", "gpuscope benchmark runs (*.json);;All files (*)")
+KIND_WORDS = {"host": QT_TRANSLATE_NOOP("ReportPage", "host name"),
+              "user": QT_TRANSLATE_NOOP("ReportPage", "user name"),
+              "home": QT_TRANSLATE_NOOP("ReportPage", "home path"),
+              "serial": QT_TRANSLATE_NOOP("ReportPage", "serial number"),
+              "uuid": "UUID", "mac": QT_TRANSLATE_NOOP("ReportPage", "MAC address"),
+              "ip": QT_TRANSLATE_NOOP("ReportPage", "IP address")}
 # The page's grey around the paper of the preview.
 _PAPER_SHADOW = QColor(0, 0, 0, 40)
 
@@ -435,7 +439,7 @@ class ReportPage(QWidget):
         self._when_built("copy-md", None)
 
     def choose_bench_file(self) -> QFileDialog:
-        dialog = QFileDialog(self, self.tr("Add a benchmark run"), "", BENCH_FILTER)
+        dialog = QFileDialog(self, self.tr("Add a benchmark run"), "", self.tr(BENCH_FILTER))
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.filesSelected.connect(self.add_bench_files)
         self._dialog = dialog
@@ -567,7 +571,8 @@ class ReportPage(QWidget):
         table = self.preview_table
         table.setRowCount(len(replacements))
         for row, entry in enumerate(replacements):
-            cells = (KIND_WORDS.get(entry.kind.value, entry.kind.value), entry.original,
+            kind = KIND_WORDS.get(entry.kind.value, entry.kind.value)
+            cells = (self.tr(kind), entry.original,
                      entry.placeholder, str(entry.occurrences))
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -605,9 +610,13 @@ class ReportPage(QWidget):
         origin = report.origin
         if origin.is_live:
             where = self.tr("This machine, read live.")
-        else:
+        elif installed_language() == ENGLISH:
             where = origin.title + ": " + origin.sentence(report.generated_unix_s)
-        parts = [where, report.verdict_line()]
+        else:
+            where = self._origin_words(origin)
+        verdict = (report.verdict_line() if installed_language() == ENGLISH
+                   else self._verdict_words(report))
+        parts = [where, verdict]
         if report.bench:
             parts.append(self.tr("{0} benchmark run(s).").format(len(report.bench)))
         else:
@@ -616,6 +625,46 @@ class ReportPage(QWidget):
             parts.append(self.tr("No telemetry yet."))
         notes = self._built.notes if self._built is not None else ()
         self.summary.setText(" ".join(parts + list(notes)))
+
+    def _origin_words(self, origin: ReportOrigin) -> str:
+        """The report's origin label and sentence in the language installed (the report
+        itself says them in English: `ReportOrigin.title` and `.sentence`)."""
+        when = format_utc(origin.captured_utc) if origin.captured_utc else None
+        if origin.kind == "replay":
+            title = self.tr("REPLAYED SNAPSHOT — not a live reading")
+            if when and origin.gpuscope_version:
+                captured = self.tr("captured {when} by gpuscope {version}").format(
+                    when=when, version=origin.gpuscope_version)
+            elif when:
+                captured = self.tr("captured {when}").format(when=when)
+            else:
+                captured = self.tr("capture date not recorded")
+            sentence = self.tr("Replay of the snapshot {source}, {captured}: values as they "
+                               "were then, not the machine's state now.").format(
+                source=origin.source or self.tr("(unnamed)"), captured=captured)
+        elif origin.kind == "imported":
+            title = self.tr("IMPORTED OUTPUTS — not probed by gpuscope")
+            sentence = self.tr("Diagnosed from pasted tool outputs ({source}): gpuscope did not "
+                               "probe this machine, and what the outputs do not show is "
+                               "unknown.").format(source=origin.source or self.tr("pasted text"))
+        else:
+            title = self.tr("ORIGIN UNKNOWN — not a live reading")
+            sentence = self.tr("The report does not say where its data came from.")
+        return self.tr("{title}: {sentence}").format(title=title, sentence=sentence)
+
+    def _verdict_words(self, report: ShareReport) -> str:
+        """`ShareReport.verdict_line` in the language installed."""
+        errors, warnings = report.counts()
+        if not report.gpus:
+            return self.tr("No GPU found.")
+        if errors == 0 and warnings == 0:
+            return self.tr("The doctor found nothing wrong.")
+        if errors and warnings:
+            return self.tr("The doctor found {errors} error(s) and {warnings} warning(s).").format(
+                errors=errors, warnings=warnings)
+        if errors:
+            return self.tr("The doctor found {errors} error(s).").format(errors=errors)
+        return self.tr("The doctor found {warnings} warning(s).").format(warnings=warnings)
 
     def _sync_buttons(self) -> None:
         ready = self._diagnosis is not None

@@ -35,6 +35,7 @@ from gpuscope.knowledge.model_fit import (
     fit_table,
     precision_info,
 )
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import make_label, plain_tooltip
 
@@ -60,7 +61,8 @@ class FitCard:
     label: str
     vram_bytes: int | None
     color: QColor
-    missing_reason: str = "the VRAM of this card is not known"
+    missing_reason: str = QT_TRANSLATE_NOOP("WhatFitsPanel",
+                                            "the VRAM of this card is not known")
 
 
 def fit_state(result: FitResult) -> str:
@@ -78,7 +80,9 @@ def cached_fit_table(vram_bytes: int, context_tokens: int) -> tuple[FitRow, ...]
 
 
 def context_label(tokens: int) -> str:
-    return f"{tokens // 1024}k tokens" if tokens % 1024 == 0 else f"{tokens} tokens"
+    if tokens % 1024 == 0:
+        return translate("WhatFitsPanel", "{count}k tokens").format(count=tokens // 1024)
+    return translate("WhatFitsPanel", "{count} tokens").format(count=tokens)
 
 
 def gb(size_bytes: int) -> str:
@@ -97,22 +101,30 @@ def cell_tooltip(result: FitResult, card_label: str) -> str:
     parts = result.breakdown
     state = fit_state(result)
     if state == FitState.NO:
-        verdict = (f"Does not fit in the {card_label}'s {gb(result.vram_bytes)}: "
-                   f"{gb(-result.headroom_bytes)} short.")
+        verdict = translate("WhatFitsPanel", "Does not fit in the {card}'s {vram}: {short} "
+                            "short.").format(card=card_label, vram=gb(result.vram_bytes),
+                                             short=gb(-result.headroom_bytes))
     elif state == FitState.TIGHT:
-        verdict = (f"Fits in {gb(result.vram_bytes)}, but only {gb(result.headroom_bytes)} "
-                   f"is left (under {TIGHT_FRACTION:.0%}): the desktop or a longer context "
-                   "can tip it over.")
+        verdict = translate("WhatFitsPanel", "Fits in {vram}, but only {left} is left (under "
+                            "{share}): the desktop or a longer context can tip it over.").format(
+            vram=gb(result.vram_bytes), left=gb(result.headroom_bytes),
+            share=f"{TIGHT_FRACTION:.0%}")
     else:
-        verdict = f"Fits in {gb(result.vram_bytes)} with {gb(result.headroom_bytes)} to spare."
+        verdict = translate("WhatFitsPanel", "Fits in {vram} with {left} to spare.").format(
+            vram=gb(result.vram_bytes), left=gb(result.headroom_bytes))
     return "\n".join((
-        f"{result.model.name} at {info.label}, {result.context_tokens} tokens of context",
+        translate("WhatFitsPanel", "{model} at {precision}, {tokens} tokens of context").format(
+            model=result.model.name, precision=info.label, tokens=result.context_tokens),
         verdict,
-        f"weights {gb(parts.weights_bytes)} ({result.model.parameter_count / 1e9:.1f} B "
-        f"parameters x {info.bits_per_weight:g} bits)",
-        f"KV cache {gb(parts.kv_cache_bytes)} (fp16 cache, batch {result.batch})",
-        f"runtime allowance {gb(parts.overhead_bytes)}",
-        f"Shape: {result.model.source}",
+        translate("WhatFitsPanel", "weights {size} ({billions} B parameters x {bits} "
+                  "bits)").format(size=gb(parts.weights_bytes),
+                                  billions=f"{result.model.parameter_count / 1e9:.1f}",
+                                  bits=f"{info.bits_per_weight:g}"),
+        translate("WhatFitsPanel", "KV cache {size} (fp16 cache, batch {batch})").format(
+            size=gb(parts.kv_cache_bytes), batch=result.batch),
+        translate("WhatFitsPanel", "runtime allowance {size}").format(
+            size=gb(parts.overhead_bytes)),
+        translate("WhatFitsPanel", "Shape: {source}").format(source=result.model.source),
     ))
 
 
@@ -168,16 +180,16 @@ class WhatFitsPanel(QWidget):
         column.setSpacing(6)
 
         header = QHBoxLayout()
-        header.addWidget(make_label("What fits", bold=True, scale=1.1, wrap=False))
+        header.addWidget(make_label(self.tr("What fits"), bold=True, scale=1.1, wrap=False))
         header.addSpacing(12)
-        header.addWidget(make_label("Context:", wrap=False))
+        header.addWidget(make_label(self.tr("Context:"), wrap=False))
         self.context_box = QComboBox()
         for tokens in CONTEXT_CHOICES:
             self.context_box.addItem(context_label(tokens), tokens)
         self.context_box.setCurrentIndex(CONTEXT_CHOICES.index(DEFAULT_CONTEXT_TOKENS))
-        self.context_box.setToolTip(plain_tooltip(
+        self.context_box.setToolTip(plain_tooltip(self.tr(
             "The KV cache grows with the context: K and V of every layer for every token, "
-            "in fp16."))
+            "in fp16.")))
         self.context_box.currentIndexChanged.connect(self._on_context)
         header.addWidget(self.context_box)
         header.addStretch(1)
@@ -198,10 +210,12 @@ class WhatFitsPanel(QWidget):
         column.addWidget(self.table)
 
         overhead = DEFAULT_OVERHEAD_BYTES / GIB
-        self.legend = make_label(
-            f"{FITS_MARK} fits   {TIGHT_MARK} tight (under {TIGHT_FRACTION:.0%} of the VRAM "
-            f"left)   {NO_MARK} does not fit.  GB: what the model needs: weights + KV cache "
-            f"+ {overhead:g} GB runtime allowance, one GPU, batch 1.", color=MUTED_COLOR)
+        self.legend = make_label(self.tr(
+            "{fits} fits   {tight} tight (under {share} of the VRAM left)   {no} does not "
+            "fit.  GB: what the model needs: weights + KV cache + {overhead} GB runtime "
+            "allowance, one GPU, batch 1.").format(
+                fits=FITS_MARK, tight=TIGHT_MARK, no=NO_MARK, share=f"{TIGHT_FRACTION:.0%}",
+                overhead=f"{overhead:g}"), color=MUTED_COLOR)
         column.addWidget(self.legend)
 
     # ------------------------------------------------------------------ API
@@ -269,14 +283,14 @@ class WhatFitsPanel(QWidget):
         bold = QFont(table.font())
         bold.setBold(True)
 
-        corner = QTableWidgetItem("Model")
+        corner = QTableWidgetItem(self.tr("Model"))
         corner.setFont(bold)
         corner.setBackground(header_brush)
         table.setItem(0, 0, corner)
         table.setSpan(0, 0, 2, 1)
         for number, card in enumerate(cards):
             first = 1 + number * len(precisions)
-            vram = gb(card.vram_bytes) if card.vram_bytes else "VRAM unknown"
+            vram = gb(card.vram_bytes) if card.vram_bytes else self.tr("VRAM unknown")
             title = QTableWidgetItem(f"■ {card.label} · {vram}")
             title.setFont(bold)
             title.setForeground(QBrush(card.color))
@@ -291,8 +305,10 @@ class WhatFitsPanel(QWidget):
                 item = QTableWidgetItem(info.label.replace(" (", "\n("))
                 item.setBackground(header_brush)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                item.setToolTip(plain_tooltip(f"{info.label}: {info.bits_per_weight:g} bits "
-                                              f"per weight ({info.source})"))
+                item.setToolTip(plain_tooltip(self.tr(
+                    "{precision}: {bits} bits per weight ({source})").format(
+                        precision=info.label, bits=f"{info.bits_per_weight:g}",
+                        source=info.source)))
                 table.setItem(1, first + offset, item)
 
         tints = {FitState.FITS: _tint(OK_COLOR, 48), FitState.TIGHT: _tint(WARN_COLOR, 64),
@@ -302,10 +318,12 @@ class WhatFitsPanel(QWidget):
             model = model_row.model
             label = QTableWidgetItem(f"{model.name}")
             label.setData(Qt.ItemDataRole.UserRole, model.name)
-            label.setToolTip(plain_tooltip(
-                f"{model.name}: {model.parameter_count / 1e9:.1f} B parameters, "
-                f"{model.num_hidden_layers} layers, {model.num_key_value_heads} KV heads "
-                f"(config: {model.source})"))
+            label.setToolTip(plain_tooltip(self.tr(
+                "{model}: {billions} B parameters, {layers} layers, {heads} KV heads "
+                "(config: {source})").format(
+                    model=model.name, billions=f"{model.parameter_count / 1e9:.1f}",
+                    layers=model.num_hidden_layers, heads=model.num_key_value_heads,
+                    source=model.source)))
             table.setItem(row, 0, label)
             for number, card in enumerate(cards):
                 card_rows = rows[number]
@@ -313,7 +331,8 @@ class WhatFitsPanel(QWidget):
                     column = 1 + number * len(precisions) + offset
                     if card_rows is None:
                         item = QTableWidgetItem("—")
-                        item.setToolTip(plain_tooltip(card.missing_reason))
+                        item.setToolTip(plain_tooltip(translate("WhatFitsPanel",
+                                                                card.missing_reason)))
                         item.setForeground(QBrush(MUTED_COLOR))
                     else:
                         result = card_rows[position].results[offset]

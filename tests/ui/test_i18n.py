@@ -16,8 +16,19 @@ import pytest
 from fixture_paths import SNAPSHOTS_DIR
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication, QRawFont, QTextLayout
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialogButtonBox,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QTableWidget,
+    QWidget,
+)
 
+from gpuscope.bench.assess import LEVEL_WORDS
+from gpuscope.bench.catalog import BENCHMARKS
+from gpuscope.bench.results import ResultStatus
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import PROBES
 from gpuscope.model import GpuKind, ProbeState, Severity
@@ -36,7 +47,7 @@ from gpuscope.ui.i18n import (
     setup_language,
     translate,
 )
-from gpuscope.ui.settings import Settings, settings_from_json, settings_to_json
+from gpuscope.ui.settings import Settings, SettingsStore, settings_from_json, settings_to_json
 
 REPO = Path(__file__).resolve().parents[2]
 TS_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.ts"
@@ -273,6 +284,16 @@ def test_the_core_texts_the_ui_translates_are_the_cores() -> None:
     shown |= {state.value.replace("_", " ") for state in ProbeState}
     shown |= {kind.value for kind in GpuKind} | {severity.value for severity in Severity}
     shown |= {"compute", "graphics"}
+    shown |= {benchmark.title for benchmark in BENCHMARKS}
+    shown |= set(LEVEL_WORDS.values()) | {"no datasheet"} | {status.value for status in
+                                                             ResultStatus}
+    history = ast.parse((REPO / "gpuscope" / "bench" / "history.py").read_text("utf-8"))
+    changes = {node.value for node in ast.walk(history) if isinstance(node, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == "change" for t in node.targets)
+               for node in ast.walk(node.value)
+               if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    assert {"better", "worse", "within spread"} <= changes
+    shown |= changes
     layers = ast.parse((REPO / "gpuscope" / "doctor" / "layers.py").read_text("utf-8"))
     for node in ast.walk(layers):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -288,6 +309,42 @@ def test_the_core_texts_the_ui_translates_are_the_cores() -> None:
 # ----------------------------------------------------------------------------- pages
 
 
+def menu_texts(menu: QMenu) -> list[tuple[str, QFont]]:
+    """The title of `menu` and the text of every action in it and its submenus."""
+    found = [(menu.title(), menu.font())]
+    for action in menu.actions():
+        if action.isSeparator():
+            continue
+        if action.menu() is not None:
+            found += menu_texts(action.menu())
+        else:
+            found.append((action.text(), menu.font()))
+    return found
+
+
+def table_texts(table: QTableWidget) -> list[tuple[str, QFont]]:
+    """Every heading and cell text of `table`."""
+    found = []
+    for column in range(table.columnCount()):
+        item = table.horizontalHeaderItem(column)
+        if item is not None:
+            found.append((item.text(), item.font()))
+    for row in range(table.rowCount()):
+        item = table.verticalHeaderItem(row)
+        if item is not None:
+            found.append((item.text(), item.font()))
+        for column in range(table.columnCount()):
+            item = table.item(row, column)
+            if item is not None:
+                found.append((item.text(), item.font()))
+    return [(text, font) for text, font in found if text]
+
+
+def assert_drawn(where: str, texts: list[tuple[str, QFont]]) -> None:
+    for text, font in texts:
+        assert missing_glyphs(text, font) == "", (where, text)
+
+
 def test_pages_built_under_zh_cn_are_in_chinese_without_missing_glyphs(
         chinese: None, qtbot: Any, make_window: Any) -> None:
     window = make_window(ReplaySystem.from_file(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"))
@@ -299,8 +356,83 @@ def test_pages_built_under_zh_cn_are_in_chinese_without_missing_glyphs(
     assert any(text == "软件栈" for text, _font in texts_of(stack))
     assert window.frameworks_page.results_heading.text() == "结果"
     assert window.telemetry_page.findChildren(QPushButton)
-    for page in (overview, stack, window.frameworks_page, window.telemetry_page):
+    compare, report, bench = window.compare_page, window.report_page, window.bench_page
+    qtbot.waitUntil(lambda: compare.catalogue_ready, timeout=20000)
+    assert compare.add_card("RTX 4090") is None
+    window.select_page("Report")
+    qtbot.waitUntil(lambda: report.report is not None and not report.is_busy, timeout=30000)
+    for page in (overview, stack, window.frameworks_page, window.telemetry_page, bench,
+                 compare, report):
         texts = texts_of(page)
         assert any(has_chinese(text) for text, _font in texts), page
-        for text, font in texts:
-            assert missing_glyphs(text, font) == "", (type(page).__name__, text)
+        assert_drawn(type(page).__name__, texts)
+
+    # The window's own chrome: the sidebar (the pages keep their English names in code),
+    # the menus, the status bar and the banner.
+    shown = [window.sidebar.item(row).text() for row in range(window.sidebar.count())]
+    assert shown == ["总览", "软件栈", "框架", "遥测", "基准测试", "比较", "报告"]
+    assert window.page_names()[4:] == ("Benchmarks", "Compare", "Report")
+    assert window.current_page_name() == "Report"
+    menus = [text for menu in window.menus() for text in menu_texts(menu)]
+    assert [menu.title() for menu in window.menus()] == ["文件(&F)", "视图(&V)", "帮助(&H)"]
+    assert sum(has_chinese(text) for text, _font in menus) >= len(menus) - 1  # "English"
+    assert_drawn("menus", menus)
+    assert {action.text() for action in window.language_actions.values()} == {
+        "自动（跟随系统）", "English", "简体中文"}
+    assert "回放" in window.banner.text()
+    assert window.progress_label.text() == f"已完成 {len(PROBES)} / {len(PROBES)} 项探测"
+    assert_drawn("window", [(window.banner.text(), window.banner.font()),
+                            (window.progress_label.text(), window.progress_label.font())])
+
+    # Benchmarks: the run buttons and the results table's headings.
+    assert bench.run_buttons["quick"].text() == "快速"
+    assert_drawn("BenchPage", table_texts(bench.table))
+    assert has_chinese(bench.table.horizontalHeaderItem(0).text())
+
+    # Compare: section and row names, cell words, the what-fits panel and the chart.
+    compare_texts = table_texts(compare.table)
+    assert {"规格", "生态", "显存带宽", "Linux 上的 ROCm"} <= {t for t, _f in compare_texts}
+    assert compare.cell_text("rocm_linux", 0).startswith("✓ 支持")
+    assert compare.what_fits.table.item(0, 0).text() == "模型"
+    assert_drawn("ComparePage", compare_texts + table_texts(compare.what_fits.table)
+                 + [(compare.chart.metric_box.itemText(i), compare.chart.metric_box.font())
+                    for i in range(compare.chart.metric_box.count())])
+
+    # Report: the page's controls and summary are Chinese; the report itself stays English
+    # (it is posted for others to read).
+    assert report.summary.text().startswith("回放的快照 — 不是实时读数：")
+    assert "诊断未发现任何问题。" in report.summary.text()
+    assert report.report is not None and report.report.title.startswith("GPU report")
+    assert_drawn("ReportPage", table_texts(report.preview_table))
+
+
+def test_view_language_keeps_the_choice_for_the_next_start(
+        qtbot: Any, make_window: Any, tmp_path: Path) -> None:
+    store = SettingsStore(tmp_path / "settings.json")
+    window = make_window(ReplaySystem.from_file(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"),
+                         probes=(), settings=store)
+    assert window.language_actions["auto"].isChecked()
+    assert [action.text() for action in window.language_menu.actions()] == [
+        "Automatic (from the system)", "English", "简体中文"]
+    window.language_actions["zh_CN"].trigger()
+    assert window.language_actions["zh_CN"].isChecked()
+    assert SettingsStore(store.path).load().language == "zh_CN"
+    assert window.statusBar().currentMessage() == (
+        "Language: 简体中文. It applies when gpuscope starts again.")
+    # The window is still English: the language is chosen when gpuscope starts.
+    assert window.sidebar.item(0).text() == "Overview"
+    assert choose_language({"LANG": "en_US.UTF-8"}, store.current.language) == (
+        SIMPLIFIED_CHINESE)
+    window.set_language("auto")
+    assert SettingsStore(store.path).load().language == "auto"
+    with pytest.raises(ValueError):
+        window.set_language("fr")
+
+
+def test_the_test_session_is_english_whatever_the_locale() -> None:
+    """tests/ui/conftest.py pins GPUSCOPE_LANG=en: a machine with LANG=zh_CN.UTF-8 still
+    runs the English tests in English."""
+    import os
+
+    assert os.environ.get("GPUSCOPE_LANG") == "en"
+    assert choose_language({**os.environ, "LANG": "zh_CN.UTF-8"}) == ENGLISH
