@@ -112,6 +112,9 @@ LANGUAGE_LABELS: dict[str, str] = {
     "en": "English",
     "zh_CN": "简体中文",
 }
+# The Telemetry page's source line for a replay (and, in English, the report's).
+REPLAY_FEED_LABEL = QT_TRANSLATE_NOOP(
+    "MainWindow", "Replay of {source}: values as captured, repeated at {rate} Hz — not live")
 # How long a passing note (settings file, recording opened) stays in the status bar.
 SETTINGS_NOTE_MS = 15_000
 RECORDING_FILTER = QT_TRANSLATE_NOOP(
@@ -544,12 +547,13 @@ class MainWindow(QMainWindow):
         self._sampler, self._sources = sampler, sources
         if self._showing_recording:
             return  # the recording the user opened stays on the page
-        label = None
+        label = report_label = None
         if isinstance(self._system, ReplaySystem):
-            label = self.tr("Replay of {source}: values as captured, repeated at {rate} Hz "
-                            "— not live").format(source=self._system.source,
-                                                 rate=f"{sampler.rate_hz:g}")
-        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label))
+            words = {"source": self._system.source, "rate": f"{sampler.rate_hz:g}"}
+            label = self.tr(REPLAY_FEED_LABEL).format(**words)
+            report_label = REPLAY_FEED_LABEL.format(**words)  # the report stays English
+        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label,
+                                                 report_label))
 
     def _on_sampler_failed(self, message: str) -> None:
         self.statusBar().showMessage(

@@ -175,7 +175,10 @@ def telemetry_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_
     `replayed`: the machine is a replay, so even a running sampler repeats recorded values
     (the feed's label says so) and the strip is not live."""
     live = feed.live and not replayed
-    source = "live sampler" if live else feed.label
+    # The report stays English: a feed's `report_label` is its label in English (RingFeed,
+    # SamplerFeed); `label` is in the UI's language.
+    english = getattr(feed, "report_label", None)
+    source = "live sampler" if live else str(english) if english else feed.label
     return summarise_telemetry(series_from_feed(feed, window_s), source=source, live=live)
 
 

@@ -19,7 +19,7 @@ from gpuscope.telemetry.recorder import LoadCancelled, open_recording
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.ui.decimate import PYRAMID_MIN_ROWS, MinMaxPyramid
-from gpuscope.ui.i18n import translate
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.telemetry_feed import FeedDevice, RingFeed, gpu_label, host_label
 
 # Progress of a load: (fraction done 0..1, what is being done).
@@ -35,13 +35,18 @@ def _gpu_device(key: str, gpus: Sequence[Gpu], fallback_label: str) -> FeedDevic
     return FeedDevice(key, gpu_label(gpu.index, gpu.name or key), gpu.index)
 
 
+LIVE_LABEL = QT_TRANSLATE_NOOP("TelemetryFeed", "Live, {rate} Hz")
+
+
 class SamplerFeed:
     """A running `Sampler`, read on the page's own timer (never pushed)."""
 
-    def __init__(self, sampler: Sampler, gpus: Sequence[Gpu], label: str | None = None) -> None:
+    def __init__(self, sampler: Sampler, gpus: Sequence[Gpu], label: str | None = None,
+                 report_label: str | None = None) -> None:
         self._sampler = sampler
         self._gpus = tuple(gpus)
         self._label = label
+        self._report_label = report_label
 
     def devices(self) -> Sequence[FeedDevice]:
         devices = []
@@ -72,7 +77,13 @@ class SamplerFeed:
 
     @property
     def label(self) -> str:
-        return self._label or translate("TelemetryFeed", "Live, {rate} Hz").format(
+        return self._label or translate("TelemetryFeed", LIVE_LABEL).format(
+            rate=f"{self._sampler.rate_hz:g}")
+
+    @property
+    def report_label(self) -> str:
+        """`label` in English, for the share report."""
+        return self._report_label or self._label or LIVE_LABEL.format(
             rate=f"{self._sampler.rate_hz:g}")
 
 
@@ -81,18 +92,25 @@ def _local(time_s: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
 
 
 def recording_label(path: str | Path, span: tuple[float, float] | None,
-                    complete: bool) -> str:
-    """"Recording r.sqlite, 2026-11-22 10:00:00 to 10:05:00 CET" (local time)."""
+                    complete: bool, *, english: bool = False) -> str:
+    """"Recording r.sqlite, 2026-11-22 10:00:00 to 10:05:00 CET" (local time), in the UI's
+    language or, with `english`, in English (for the share report)."""
+
+    def say(text: str) -> str:
+        return text if english else translate("TelemetryFeed", text)
+
     name = Path(path).name
     if span is None:
-        text = translate("TelemetryFeed", "Recording {name}, empty").format(name=name)
+        text = say(QT_TRANSLATE_NOOP("TelemetryFeed", "Recording {name}, empty")).format(
+            name=name)
     else:
         same_day = _local(span[0], "%Y-%m-%d") == _local(span[1], "%Y-%m-%d")
         end = _local(span[1], "%H:%M:%S %Z" if same_day else "%Y-%m-%d %H:%M:%S %Z")
-        text = translate("TelemetryFeed", "Recording {name}, {start} to {end}").format(
-            name=name, start=_local(span[0]), end=end)
+        text = say(QT_TRANSLATE_NOOP("TelemetryFeed", "Recording {name}, {start} to {end}")
+                   ).format(name=name, start=_local(span[0]), end=end)
     if not complete:
-        text += " " + translate("TelemetryFeed", "(the recorder stopped without closing it)")
+        text += " " + say(QT_TRANSLATE_NOOP("TelemetryFeed",
+                                            "(the recorder stopped without closing it)"))
     return text
 
 
@@ -156,6 +174,7 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
               for name, changes in reason_changes.items() if changes and changes[-1][1]}
     return RingFeed(devices, rings, latest=latest, now=span[1] if span else None, live=False,
                     label=recording_label(path, span, complete),
+                    report_label=recording_label(path, span, complete, english=True),
                     processes_missing=translate("TelemetryFeed",
                                                 "process lists are not stored in recordings"),
                     summaries=summaries, reason_changes=reason_changes)

@@ -133,8 +133,10 @@ class RingFeed:
                  processes: ProcessSource | None = None, processes_missing: str | None = None,
                  summaries: Mapping[str, MinMaxPyramid] | None = None,
                  reason_changes: Mapping[str, Sequence[tuple[float, str]]] | None = None,
+                 report_label: str | None = None,
                  ) -> None:
         self._devices: tuple[FeedDevice, ...] = tuple(devices)
+        self._report_label = report_label
         self._rings = dict(rings)
         self._latest = latest
         self._now = now
@@ -219,6 +221,11 @@ class RingFeed:
     @property
     def label(self) -> str:
         return self._label
+
+    @property
+    def report_label(self) -> str:
+        """`label` in English (the share report's), when the caller gave one."""
+        return self._report_label or self._label
 
 
 # ---------------------------------------------------------------------------- demo traces

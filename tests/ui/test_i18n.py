@@ -47,7 +47,9 @@ from gpuscope.ui.i18n import (
     setup_language,
     translate,
 )
+from gpuscope.ui.report_inputs import telemetry_from_feed
 from gpuscope.ui.settings import Settings, SettingsStore, settings_from_json, settings_to_json
+from gpuscope.ui.telemetry_adapters import recording_label
 
 REPO = Path(__file__).resolve().parents[2]
 TS_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.ts"
@@ -436,3 +438,25 @@ def test_the_test_session_is_english_whatever_the_locale() -> None:
 
     assert os.environ.get("GPUSCOPE_LANG") == "en"
     assert choose_language({**os.environ, "LANG": "zh_CN.UTF-8"}) == ENGLISH
+
+
+def test_the_reports_telemetry_strip_stays_english_under_zh_cn(
+        chinese: None, qtbot: Any, make_window: Any) -> None:
+    """The Telemetry page names its source in Chinese; the share report made from the same
+    feed says it in English (a report is read by others)."""
+    window = make_window(ReplaySystem.from_file(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"),
+                         live_telemetry_hz=20.0)
+    qtbot.waitUntil(lambda: window.telemetry_page.feed is not None, timeout=20000)
+    feed = window.telemetry_page.feed
+    assert feed is not None and has_chinese(feed.label)
+    qtbot.waitUntil(lambda: telemetry_from_feed(feed, replayed=True) is not None,
+                    timeout=10000)
+    strip = telemetry_from_feed(feed, replayed=True)
+    assert strip is not None
+    assert strip.source.startswith("Replay of ") and not has_chinese(strip.source)
+    assert not any(has_chinese(device.label) for device in strip.devices)
+    span = (1_700_000_000.0, 1_700_000_300.0)
+    assert has_chinese(recording_label("r.sqlite", span, complete=False))
+    english = recording_label("r.sqlite", span, complete=False, english=True)
+    assert english.startswith("Recording r.sqlite, ") and not has_chinese(english)
+    assert english.endswith("(the recorder stopped without closing it)")
