@@ -41,6 +41,7 @@ from gpuscope.bench.results import (
     primary_error,
     run_to_json,
 )
+from gpuscope.bench.results import format_bench_value as format_value
 from gpuscope.bench.run_telemetry import telemetry_words
 from gpuscope.bench.runner import (
     BenchmarkProgress,
@@ -76,17 +77,6 @@ def parse_device(text: str | None) -> str:
     if value.isdigit():
         return str(int(value))
     raise ValueError(f"--device takes a GPU index (0, 1, ...) or 'cpu', not {text!r}")
-
-
-def format_value(value: float | None) -> str:
-    if value is None:
-        return "-"
-    magnitude = abs(value)
-    if magnitude >= 100:
-        return f"{value:.0f}"
-    if magnitude >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
 
 
 def format_percent(value: float | None) -> str:

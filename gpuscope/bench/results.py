@@ -29,6 +29,18 @@ RUN_SCHEMA = "gpuscope.bench/1"
 Scalar = str | int | float | bool | None
 
 
+
+def format_bench_value(value: float | None, missing: str = "-") -> str:
+    """A measured value with the precision that suits its size: 812, 27.50, 0.00265."""
+    if value is None:
+        return missing
+    magnitude = abs(value)
+    if magnitude >= 100:
+        return f"{value:.0f}"
+    if magnitude >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
 class ResultStatus(str, enum.Enum):
     OK = "ok"
     UNSUPPORTED = "unsupported"  # cannot run on this device or build; `reason` says why

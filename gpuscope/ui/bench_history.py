@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from gpuscope.bench.assess import device_label
 from gpuscope.bench.history import RunComparison, RunHistory, StoredRun, compare_runs
-from gpuscope.bench.results import BenchRun
+from gpuscope.bench.results import BenchRun, format_bench_value
 from gpuscope.ui.doctor_loader import BackgroundTask
 from gpuscope.ui.i18n import core_text
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
@@ -31,14 +31,7 @@ from gpuscope.ui.widgets import make_label, plain_tooltip
 
 
 def format_value(value: float | None) -> str:
-    if value is None:
-        return "–"
-    magnitude = abs(value)
-    if magnitude >= 100:
-        return f"{value:.0f}"
-    if magnitude >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
+    return format_bench_value(value, missing="–")
 
 
 class BenchCompareDialog(QDialog):

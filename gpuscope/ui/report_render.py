@@ -31,7 +31,6 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from gpuscope.model import format_bytes
 from gpuscope.report import style
 from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
 from gpuscope.report.share import (
@@ -254,16 +253,7 @@ def _gpu_card(c: _Canvas, gpu: ReportGpu, x: float, y: float, width: float,
 
 def _machine(c: _Canvas, report: ShareReport) -> None:
     c.heading("Machine")
-    platform = report.platform
-    rows = [("OS", platform.os_text)]
-    if platform.kernel:
-        rows.append(("Kernel", platform.kernel))
-    if platform.cpu_text:
-        rows.append(("CPU", platform.cpu_text + (f", {platform.architecture}"
-                                                 if platform.architecture else "")))
-    if platform.ram_total_bytes:
-        rows.append(("RAM", format_bytes(platform.ram_total_bytes)))
-    c.y += c.key_values(rows, c.left, c.y, c.inner) + 10
+    c.y += c.key_values(report.platform.rows(), c.left, c.y, c.inner) + 10
     if not report.gpus:
         c.paragraph("No GPU found.", bold=True)
         return
