@@ -878,6 +878,7 @@ def test_a_recording_opens_off_the_gui_thread_and_shows_all_of_it_with_reasons(
     assert progress and progress[-1] == 1.0
     assert page.stack.currentWidget() is page.scroll_area
     assert page.source_label.text().startswith("Recording r.sqlite, ")
+    assert page.pause_button.isHidden()  # nothing arrives to pause
     view = page.view_range
     assert view is not None and (view.start_s, view.end_s) == (T0, T0 + 1199)
     assert page.all_button.isChecked()
