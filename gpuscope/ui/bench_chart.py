@@ -15,7 +15,7 @@ from gpuscope.bench.assess import RunAssessment
 from gpuscope.bench.results import BenchRun, ResultStatus
 from gpuscope.knowledge.bench_expectations import BENCHMARKS as EXPECTATIONS
 from gpuscope.ui.theme import MUTED_COLOR, gpu_color
-from gpuscope.ui.widgets import make_label
+from gpuscope.ui.widgets import color_plot, make_label
 
 MEASURED_COLOR = gpu_color(0)
 PEAK_COLOR = QColor("#9aa5b1")
@@ -116,13 +116,7 @@ class BenchChart(QWidget):
             self._draw()
 
     def _apply_palette(self) -> None:
-        palette = self.palette()
-        self.plot.setBackground(palette.color(QPalette.ColorRole.Base))
-        foreground = palette.color(QPalette.ColorRole.Text)
-        for name in ("left", "bottom"):
-            axis = self.plot.getPlotItem().getAxis(name)
-            axis.setPen(pg.mkPen(foreground))
-            axis.setTextPen(pg.mkPen(foreground))
+        color_plot(self.plot, self.palette())
 
     def _draw(self) -> None:
         plot = self.plot.getPlotItem()

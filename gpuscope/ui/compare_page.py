@@ -67,7 +67,7 @@ from gpuscope.ui.doctor_loader import BackgroundTask
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color
 from gpuscope.ui.what_fits import FitCard, FittedTable, WhatFitsPanel
-from gpuscope.ui.widgets import make_label, plain_tooltip, scrolling_page
+from gpuscope.ui.widgets import color_plot, make_label, plain_tooltip, scrolling_page
 
 MAX_CARDS = 12
 MAX_PRICE_USD = 1_000_000
@@ -676,13 +676,7 @@ class BarChart(QWidget):
             self._draw()
 
     def _apply_palette(self) -> None:
-        palette = self.palette()
-        self.plot.setBackground(palette.color(QPalette.ColorRole.Base))
-        foreground = palette.color(QPalette.ColorRole.Text)
-        for name in ("left", "bottom"):
-            axis = self.plot.getPlotItem().getAxis(name)
-            axis.setPen(pg.mkPen(foreground))
-            axis.setTextPen(pg.mkPen(foreground))
+        color_plot(self.plot, self.palette())
 
     def _draw(self) -> None:
         plot = self.plot.getPlotItem()

@@ -40,6 +40,7 @@ from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.telemetry_feed import FeedDevice
 from gpuscope.ui.telemetry_time import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
+from gpuscope.ui.widgets import color_plot
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -377,7 +378,6 @@ class TelemetryChart(QFrame):
 
         palette = self.palette()
         background = palette.color(QPalette.ColorRole.Base)
-        foreground = palette.color(QPalette.ColorRole.Text)
         self.time_axis = TimeAxis()
         self.plot_widget = pg.PlotWidget(background=background,
                                          axisItems={"bottom": self.time_axis})
@@ -391,10 +391,7 @@ class TelemetryChart(QFrame):
         self.plot_item.setMouseEnabled(x=True, y=False)
         self.plot_item.disableAutoRange()
         self.plot_item.showGrid(x=True, y=True, alpha=0.18)
-        for name in ("left", "bottom"):
-            axis = self.plot_item.getAxis(name)
-            axis.setPen(pg.mkPen(foreground))
-            axis.setTextPen(pg.mkPen(foreground))
+        color_plot(self.plot_widget, palette)
         self.plot_item.getAxis("left").setWidth(44)
         # Keep the edge labels ("now", the range's ends) instead of dropping them.
         self.time_axis.setStyle(hideOverlappingLabels=False)
@@ -451,6 +448,11 @@ class TelemetryChart(QFrame):
         self._proxy: pg.SignalProxy | None = None
 
     # ------------------------------------------------------------------ hover
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot_widget"):
+            color_plot(self.plot_widget, self.palette(), axes=("left", "bottom"))
 
     def connect_hover(self, handler: Callable[[Metric, float | None], None]) -> None:
         """Call `handler(metric, x_s)` as the mouse moves over the plot (throttled to 30 Hz),

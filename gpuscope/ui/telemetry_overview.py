@@ -13,13 +13,14 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from gpuscope.ui.telemetry_chart import FastCurve
 from gpuscope.ui.telemetry_time import TimeAxis
 from gpuscope.ui.theme import MUTED_COLOR
+from gpuscope.ui.widgets import color_plot
 
 FloatArray = npt.NDArray[np.float64]
 OVERVIEW_HEIGHT = 58
@@ -47,7 +48,6 @@ class OverviewStrip(QFrame):
                                         "it."))
         row.addWidget(self.caption)
         palette = self.palette()
-        foreground = palette.color(QPalette.ColorRole.Text)
         self.time_axis = TimeAxis()
         self.plot_widget = pg.PlotWidget(background=palette.color(QPalette.ColorRole.Base),
                                          axisItems={"bottom": self.time_axis})
@@ -59,10 +59,9 @@ class OverviewStrip(QFrame):
         self.plot_item.setMouseEnabled(x=False, y=False)
         self.plot_item.disableAutoRange()
         self.plot_item.hideAxis("left")
-        axis = self.plot_item.getAxis("bottom")
-        axis.setPen(pg.mkPen(foreground))
-        axis.setTextPen(pg.mkPen(foreground))
-        axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        color_plot(self.plot_widget, palette, axes=("bottom",))
+        self.plot_item.getAxis("bottom").setCacheMode(
+            QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.time_axis.setStyle(hideOverlappingLabels=False, tickLength=-4)
         self.plot_item.setYRange(0.0, 100.0, padding=0.05)
         self.region = pg.LinearRegionItem(
@@ -80,6 +79,11 @@ class OverviewStrip(QFrame):
         self._quiet = False
 
     # ------------------------------------------------------------------ data
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot_widget"):
+            color_plot(self.plot_widget, self.palette(), axes=("bottom",))
 
     def set_lines(self, lines: Sequence[tuple[QColor, FloatArray, FloatArray]],
                   extent: tuple[float, float], origin_s: float) -> None:

@@ -23,6 +23,7 @@ from gpuscope.telemetry.metrics import ThrottleReason, throttle_reason_names
 from gpuscope.ui.i18n import core_text, translate
 from gpuscope.ui.telemetry_time import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
+from gpuscope.ui.widgets import color_plot
 
 FloatArray = npt.NDArray[np.float64]
 Rgba = npt.NDArray[np.uint8]
@@ -154,7 +155,6 @@ class StripChart(QFrame):
         column.addLayout(header)
 
         palette = self.palette()
-        foreground = palette.color(QPalette.ColorRole.Text)
         self.time_axis = TimeAxis()
         self.row_axis = RowAxis()
         self.plot_widget = pg.PlotWidget(
@@ -168,11 +168,10 @@ class StripChart(QFrame):
         self.plot_item.disableAutoRange()
         self.view_box.invertY(True)
         self.plot_item.showGrid(x=True, y=False, alpha=0.18)
+        color_plot(self.plot_widget, palette)
         for name in ("left", "bottom"):
-            axis = self.plot_item.getAxis(name)
-            axis.setPen(pg.mkPen(foreground))
-            axis.setTextPen(pg.mkPen(foreground))
-            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            self.plot_item.getAxis(name).setCacheMode(
+                QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.row_axis.setWidth(44)
         self.time_axis.setStyle(hideOverlappingLabels=False)
         self.image = pg.ImageItem(axisOrder="row-major")
@@ -195,6 +194,11 @@ class StripChart(QFrame):
         self._hover: Callable[[StripChart, float | None, int | None], None] | None = None
         self._proxy: pg.SignalProxy | None = None
         self.set_rows(())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot_widget"):
+            color_plot(self.plot_widget, self.palette(), axes=("left", "bottom"))
 
     def set_rows(self, names: Sequence[str], every: int = 1) -> None:
         self.rows = tuple(names)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
+import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from gpuscope.ui.theme import MUTED_COLOR
@@ -37,6 +39,18 @@ def make_label(
     if tooltip:
         label.setToolTip(plain_tooltip(tooltip))
     return label
+
+
+def color_plot(plot_widget: pg.PlotWidget, palette: QPalette,
+               axes: Sequence[str] = ("left", "bottom")) -> None:
+    """A plot's background and axes (ticks, labels, grid) in the palette's colours. Charts
+    call it again on a PaletteChange so that they follow a theme switched while running."""
+    plot_widget.setBackground(palette.color(QPalette.ColorRole.Base))
+    pen = pg.mkPen(palette.color(QPalette.ColorRole.Text))
+    for name in axes:
+        axis = plot_widget.getPlotItem().getAxis(name)
+        axis.setPen(pen)
+        axis.setTextPen(pen)
 
 
 def plain_tooltip(text: str) -> str:

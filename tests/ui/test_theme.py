@@ -242,3 +242,32 @@ def test_render_draws_in_the_theme_asked_for(
     assert image.pixelColor(550, 30).name() == theme.BANNER_BACKGROUND.name()
     # And the application is left as it was.
     assert window_color() == light_palette().color(Role.Window).name()
+
+
+def test_telemetry_charts_follow_a_theme_switched_while_running(
+    qapp: QApplication, qtbot: Any,
+) -> None:
+    """The charts, the throttling strip and the overview are drawn on the palette's base
+    colour after a switch, not on the colour they were built with."""
+    from gpuscope.ui.telemetry_feed import demo_feed
+    from gpuscope.ui.telemetry_page import TelemetryPage
+
+    page = TelemetryPage()
+    qtbot.addWidget(page)
+    page.resize(1100, 750)
+    page.set_feed(demo_feed(1, minutes=2))
+    page.show()
+    qtbot.waitExposed(page)
+    plots = [chart.plot_widget for chart in page.charts.values()]
+    plots.append(page.overview.plot_widget)
+    assert len(plots) > 2
+
+    def backgrounds() -> set[str]:
+        return {plot.backgroundBrush().color().name() for plot in plots}
+
+    assert backgrounds() == {light_palette().color(Role.Base).name()}
+    app_theme().set_choice(ThemeChoice.DARK)
+    assert backgrounds() == {dark_palette().color(Role.Base).name()}
+    app_theme().set_choice(ThemeChoice.LIGHT)
+    assert backgrounds() == {light_palette().color(Role.Base).name()}
+    page.shutdown()
