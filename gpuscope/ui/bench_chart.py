@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -15,7 +14,7 @@ from gpuscope.bench.assess import RunAssessment
 from gpuscope.bench.results import BenchRun, ResultStatus
 from gpuscope.knowledge.bench_expectations import BENCHMARKS as EXPECTATIONS
 from gpuscope.ui.theme import MUTED_COLOR, gpu_color
-from gpuscope.ui.widgets import color_plot, make_label
+from gpuscope.ui.widgets import PlotPanel, make_label
 
 MEASURED_COLOR = gpu_color(0)
 PEAK_COLOR = QColor("#9aa5b1")
@@ -60,7 +59,7 @@ def _number(value: float) -> str:
     return f"{value:.3g}"
 
 
-class BenchChart(QWidget):
+class BenchChart(PlotPanel):
     """Grouped bars: measured (solid) and datasheet peak (grey) per precision."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -108,15 +107,6 @@ class BenchChart(QWidget):
                 + (" " + self.tr("No datasheet figure for {labels}.").format(
                     labels=", ".join(missing)) if missing else ""))
         self._draw()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot"):
-            self._apply_palette()
-            self._draw()
-
-    def _apply_palette(self) -> None:
-        color_plot(self.plot, self.palette())
 
     def _draw(self) -> None:
         plot = self.plot.getPlotItem()

@@ -67,7 +67,7 @@ from gpuscope.ui.doctor_loader import BackgroundTask
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color
 from gpuscope.ui.what_fits import FitCard, FittedTable, WhatFitsPanel
-from gpuscope.ui.widgets import color_plot, make_label, plain_tooltip, scrolling_page
+from gpuscope.ui.widgets import PlotPanel, make_label, plain_tooltip, scrolling_page
 
 MAX_CARDS = 12
 MAX_PRICE_USD = 1_000_000
@@ -614,7 +614,7 @@ def _tint(color: QColor, alpha: int) -> QBrush:
 # ----------------------------------------------------------------------------- the chart
 
 
-class BarChart(QWidget):
+class BarChart(PlotPanel):
     """One row of the table as bars, one per card in its colour."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -668,15 +668,6 @@ class BarChart(QWidget):
 
     def values(self) -> list[float | None]:
         return [value for _, _, value, _ in self._bars]
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot"):
-            self._apply_palette()
-            self._draw()
-
-    def _apply_palette(self) -> None:
-        color_plot(self.plot, self.palette())
 
     def _draw(self) -> None:
         plot = self.plot.getPlotItem()

@@ -343,6 +343,27 @@ def _polygon(x: FloatArray, y: FloatArray) -> QPolygonF:
     return polygon
 
 
+def chart_header(column: QVBoxLayout, title: str) -> tuple[QLabel, QLabel]:
+    """The header row of a chart or strip: its bold title, and the hover readout on the
+    right. Added to `column`; returns (title, readout)."""
+    header = QHBoxLayout()
+    header.setSpacing(8)
+    title_label = QLabel(title)
+    title_label.setTextFormat(Qt.TextFormat.PlainText)
+    font = title_label.font()
+    font.setBold(True)
+    title_label.setFont(font)
+    readout = QLabel()
+    readout.setObjectName("readout")
+    readout.setTextFormat(Qt.TextFormat.RichText)
+    readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    header.addWidget(title_label)
+    header.addWidget(readout, 1)
+    column.addLayout(header)
+    return title_label, readout
+
+
 class TelemetryChart(QFrame):
     """One metric: a title with the crosshair readout, the plot (or why it is not available),
     and a table of current/min/avg/max per device over the window."""
@@ -360,21 +381,7 @@ class TelemetryChart(QFrame):
         column.setContentsMargins(8, 6, 8, 6)
         column.setSpacing(3)
 
-        header = QHBoxLayout()
-        header.setSpacing(8)
-        self.title = QLabel(chart_title(self.info))
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        self.readout = QLabel()
-        self.readout.setObjectName("readout")
-        self.readout.setTextFormat(Qt.TextFormat.RichText)
-        self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        header.addWidget(self.title)
-        header.addWidget(self.readout, 1)
-        column.addLayout(header)
+        self.title, self.readout = chart_header(column, chart_title(self.info))
 
         palette = self.palette()
         background = palette.color(QPalette.ColorRole.Base)

@@ -17,10 +17,11 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QFrame, QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout
 
 from gpuscope.telemetry.metrics import ThrottleReason, throttle_reason_names
 from gpuscope.ui.i18n import core_text, translate
+from gpuscope.ui.telemetry_chart import chart_header
 from gpuscope.ui.telemetry_time import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
 from gpuscope.ui.widgets import color_plot
@@ -139,20 +140,7 @@ class StripChart(QFrame):
         column = QVBoxLayout(self)
         column.setContentsMargins(8, 6, 8, 6)
         column.setSpacing(3)
-        header = QHBoxLayout()
-        self.title = QLabel(title)
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        self.readout = QLabel()
-        self.readout.setObjectName("readout")
-        self.readout.setTextFormat(Qt.TextFormat.RichText)
-        self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.readout.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        header.addWidget(self.title)
-        header.addWidget(self.readout, 1)
-        column.addLayout(header)
+        self.title, self.readout = chart_header(column, title)
 
         palette = self.palette()
         self.time_axis = TimeAxis()

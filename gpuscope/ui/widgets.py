@@ -6,7 +6,7 @@ import html
 from collections.abc import Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -51,6 +51,25 @@ def color_plot(plot_widget: pg.PlotWidget, palette: QPalette,
         axis = plot_widget.getPlotItem().getAxis(name)
         axis.setPen(pen)
         axis.setTextPen(pen)
+
+
+class PlotPanel(QWidget):
+    """A widget drawing one pyqtgraph plot (`self.plot`) with `_draw()`: it redraws in the
+    palette's colours when the theme changes."""
+
+    plot: pg.PlotWidget
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot"):
+            self._apply_palette()
+            self._draw()
+
+    def _apply_palette(self) -> None:
+        color_plot(self.plot, self.palette())
+
+    def _draw(self) -> None:
+        raise NotImplementedError
 
 
 def plain_tooltip(text: str) -> str:
