@@ -368,14 +368,37 @@ class ParsedOutput:
 
 
 @dataclass(frozen=True, slots=True)
+class FrameworkRef:
+    """Which framework in which interpreter a finding concerns: the structural link between
+    a finding and a `Framework` (never matched on titles)."""
+
+    name: str  # "torch"
+    python: str | None = None  # the interpreter path, or "pasted collect_env"
+    version: str | None = None
+
+    @classmethod
+    def of(cls, framework: Framework) -> FrameworkRef:
+        return cls(framework.name, framework.python, framework.version)
+
+    def matches(self, framework: Framework) -> bool:
+        return (self.name, self.python, self.version) == (
+            framework.name, framework.python, framework.version)
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     id: str  # stable: "torch.arch_missing"; see the diagnosis schema
     severity: Severity
     title: str
     detail: str = ""
+    # The fix in plain words; `fix_commands` the same fix as complete POSIX shell lines, each
+    # runnable exactly as pasted ($USER, never a name; no prose, no <placeholders>).
     fix: str | None = None
     gpu: int | None = None  # index into the GPU list, or None for the whole system
     evidence: tuple[EvidenceRef, ...] = ()
+    fix_commands: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()  # public URLs the finding's knowledge comes from
+    framework: FrameworkRef | None = None  # for framework findings: which build it concerns
 
 
 @dataclass(frozen=True, slots=True)

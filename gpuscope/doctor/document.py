@@ -39,6 +39,9 @@ def _finding(finding: Finding) -> dict[str, Any]:
         "title": finding.title,
         "detail": finding.detail,
         "fix": finding.fix,
+        "fix_commands": list(finding.fix_commands),
+        "sources": list(finding.sources),
+        "framework": to_jsonable(finding.framework),
         "evidence": [ref.label() for ref in finding.evidence],
     }
 
