@@ -351,6 +351,20 @@ class Framework:
 
 
 @dataclass(frozen=True, slots=True)
+class Interpreter:
+    """One Python interpreter whose frameworks gpuscope inspected, or tried to: what lets the
+    doctor tell "no interpreter has PyTorch" from "no interpreter was looked at"."""
+
+    python: str  # the path as asked for
+    inspected: bool  # the probe ran to its end and answered
+    why: str | None = None  # why it was chosen: "gpuscope", "python3 on PATH", "VIRTUAL_ENV", ...
+    executable: str | None = None  # sys.executable as the interpreter reported it
+    python_version: str | None = None
+    not_installed: tuple[str, ...] = ()  # frameworks it cannot import at all ("torch", ...)
+    error: str | None = None  # why it could not be inspected
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedOutput:
     """What one pasted or captured output says, in the model's terms. Parsers never raise:
     what they could not read goes into `problems`."""

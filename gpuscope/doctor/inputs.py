@@ -10,6 +10,7 @@ from gpuscope.model import (
     EvidenceRef,
     Framework,
     Gpu,
+    Interpreter,
     Inventory,
     OriginKind,
     Signal,
@@ -22,6 +23,8 @@ class DoctorInput:
     inventory: Inventory
     frameworks: tuple[Framework, ...] = ()
     signals: tuple[Signal, ...] = ()
+    # The interpreters whose frameworks were inspected (or could not be); empty when none was.
+    interpreters: tuple[Interpreter, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
     @property
