@@ -19,7 +19,8 @@ class DistroRow:
     rocm: tuple[str, ...]
     targets: tuple[str, ...]  # gfx prefixes
     distros: tuple[str, ...]  # "Ubuntu 22.04", "RHEL 9.6"
-    source: str
+    source: str  # for maintainers: never shown to users
+    url: str  # the public page of AMD's list
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,7 @@ class DistroVerdict:
     supported: bool | None  # None: gpuscope's table has nothing to say
     distro: str | None  # the distribution as gpuscope understood it: "Ubuntu 22.04"
     listed: tuple[str, ...] = ()
-    source: str | None = None
+    source: str | None = None  # the public page of AMD's list (a URL)
 
 
 @functools.cache
@@ -39,7 +40,7 @@ def parse_distro_table(doc: dict[str, Any]) -> tuple[DistroRow, ...]:
     rows = []
     for row in doc.get("release", []):
         rows.append(DistroRow(tuple(row["rocm"]), tuple(row["targets"]), tuple(row["distros"]),
-                              str(row["source"])))
+                              str(row["source"]), str(row["url"])))
     return tuple(rows)
 
 
@@ -73,5 +74,5 @@ def radeon_distro_support(gfx_target: str, rocm_version: str | None,
         if not any(gfx_target.startswith(t) for t in row.targets):
             continue
         if any(_release_matches(r, rocm_version) for r in row.rocm):
-            return DistroVerdict(distro in row.distros, distro, row.distros, row.source)
+            return DistroVerdict(distro in row.distros, distro, row.distros, row.url)
     return DistroVerdict(None, distro)

@@ -1,5 +1,4 @@
-"""The usual HSA_OVERRIDE_GFX_VERSION for a gfx target, from resources/hsa_overrides.toml
-(facts.md §1.5)."""
+"""The usual HSA_OVERRIDE_GFX_VERSION for a gfx target, from resources/hsa_overrides.toml."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.provenance import has_internal_marks
 
 RESOURCE = "hsa_overrides.toml"
 _GFX = re.compile(r"gfx[0-9a-f]{3,4}")
@@ -28,8 +28,14 @@ class OverrideAdvice:
     value: str  # "10.3.0"
     pretends_to_be: str  # "gfx1030"; the target itself when the override only exposes it
     caveat: str  # the row's caveat, then the general ones, in plain words
-    source: str
+    provenance: str  # the row's source note, for maintainers: never shown to users
+    urls: tuple[str, ...] = ()  # public pages the advice comes from
     env_var: str = "HSA_OVERRIDE_GFX_VERSION"
+
+    @property
+    def source(self) -> str:
+        """Where the advice comes from, as users may read it: its public URLs."""
+        return ", ".join(self.urls)
 
     @property
     def assignment(self) -> str:
@@ -42,11 +48,12 @@ class OverrideTable:
     env_var: str
     advice: Mapping[str, OverrideAdvice]  # gfx target -> advice
     caveats: tuple[str, ...]
+    caveat_urls: tuple[str, ...] = ()
 
 
 def gfx_for_override_value(value: str) -> str | None:
     """"10.3.0" -> "gfx1030", "11.5.1" -> "gfx1151": minor and stepping are written as hex
-    digits in the target name (facts.md §1.5, §1.6); not a version -> None."""
+    digits in the target name; not a version -> None."""
     if not _VALUE.fullmatch(value.strip()):
         return None
     major, minor, step = (int(p) for p in value.strip().split("."))
@@ -61,11 +68,15 @@ def parse_override_table(doc: Mapping[str, Any]) -> OverrideTable:
     if not isinstance(env_var, str) or not env_var:
         raise OverrideTableError("no env_var")
     caveats: list[str] = []
+    caveat_urls: list[str] = []
     for row in _rows(doc, "caveat"):
         text, source = row.get("text"), row.get("source")
         if not isinstance(text, str) or not text or not isinstance(source, str) or not source:
             raise OverrideTableError("a [[caveat]] needs text and source")
+        if has_internal_marks(text):
+            raise OverrideTableError(f"a [[caveat]] text cites internal notes: {text:.60}")
         caveats.append(text)
+        caveat_urls += _urls(row, "[[caveat]]")
     advice: dict[str, OverrideAdvice] = {}
     for row in _rows(doc, "override"):
         for target, item in _row_advice(row, env_var, caveats).items():
@@ -74,7 +85,16 @@ def parse_override_table(doc: Mapping[str, Any]) -> OverrideTable:
             advice[target] = item
     if not advice:
         raise OverrideTableError("no [[override]] rows")
-    return OverrideTable(env_var=env_var, advice=advice, caveats=tuple(caveats))
+    return OverrideTable(env_var=env_var, advice=advice, caveats=tuple(caveats),
+                         caveat_urls=tuple(dict.fromkeys(caveat_urls)))
+
+
+def _urls(row: Mapping[str, Any], where: str) -> list[str]:
+    urls = row.get("urls", [])
+    if not isinstance(urls, list) or not all(
+            isinstance(u, str) and u.startswith("https://") for u in urls):
+        raise OverrideTableError(f"{where}: urls must be a list of https:// addresses")
+    return list(urls)
 
 
 def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
@@ -92,6 +112,9 @@ def _row_advice(row: Mapping[str, Any], env_var: str,
         raise OverrideTableError(f"bad targets in {row!r:.80}")
     if not isinstance(source, str) or not source or not isinstance(caveat, str) or not caveat:
         raise OverrideTableError(f"{targets}: source and caveat are required")
+    if has_internal_marks(caveat):
+        raise OverrideTableError(f"{targets}: the caveat cites internal notes")
+    urls = tuple(_urls(row, str(targets)))
     pretends = row.get("pretends_to_be")
     if not isinstance(pretends, str) or not (pretends == "self" or _GFX.fullmatch(pretends)):
         raise OverrideTableError(f"{targets}: bad pretends_to_be {pretends!r}")
@@ -111,7 +134,8 @@ def _row_advice(row: Mapping[str, Any], env_var: str,
         if spoofed != wanted:
             raise OverrideTableError(f"{target}: {value!r} does not name {wanted}")
         result[target] = OverrideAdvice(gfx_target=target, value=value, pretends_to_be=wanted,
-                                        caveat=text, source=source, env_var=env_var)
+                                        caveat=text, provenance=source, urls=urls,
+                                        env_var=env_var)
     return result
 
 
@@ -132,3 +156,8 @@ def hsa_override_for(gfx_target: str) -> OverrideAdvice | None:
 def general_caveats() -> tuple[str, ...]:
     """The caveats that apply to every override, in plain words."""
     return override_table().caveats
+
+
+def caveat_urls() -> tuple[str, ...]:
+    """The public pages the general caveats come from."""
+    return override_table().caveat_urls

@@ -1,9 +1,10 @@
 """Whether AMD officially supports a gfx target in a ROCm release on an OS, from
-resources/rocm_support.toml (facts.md §1.1, §1.2).
+resources/rocm_support.toml.
 
 Official support is a (target, ROCm release, OS) question, never a flag of the GPU: the same
 RX 7900 XTX is on the Linux list from 5.7, an RX 6800 XT (gfx1030) never is although its target
-is, and Windows lists differ from Linux ones (facts.md §6).
+is, and Windows lists differ from Linux ones. Notes are user text (plain words); `source` is the
+public page of AMD's list, `provenance` the table's note for maintainers.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.provenance import has_internal_marks
 
 RESOURCE = "rocm_support.toml"
 OSES = ("linux", "windows")
@@ -43,18 +45,20 @@ class SupportVerdict:
     first_supported_release: str | None  # for this target on this OS, in the table
     last_supported_release: str | None
     note: str
-    source: str
+    source: str  # the public page of AMD's list that answers (a URL)
     level: SupportLevel = "unknown"
     gfx_target: str = ""
     os: str = ""
+    provenance: str = ""  # the table's source note, for maintainers: never shown to users
 
 
 @dataclass(frozen=True, slots=True)
 class Release:
     version: str
     key: tuple[int, int, int]
-    source: str
+    source: str  # for maintainers
     levels: Mapping[str, SupportLevel] = field(hash=False)  # gfx target -> its list
+    url: str = ""  # the public page of this release's list
     note: str = ""
     target_notes: Mapping[str, str] = field(hash=False, default_factory=dict)
 
@@ -62,10 +66,11 @@ class Release:
 @dataclass(frozen=True, slots=True)
 class OsTable:
     os: str
-    source: str
+    source: str  # for maintainers
     note: str
     target_notes: Mapping[str, str] = field(hash=False)
     releases: tuple[Release, ...] = ()  # ascending
+    url: str = ""  # the public page of the current list
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -121,8 +126,9 @@ def _os_table(os_name: str, body: Mapping[str, Any]) -> OsTable:
     keys = [r.key for r in releases]
     if keys != sorted(keys) or len(set(keys)) != len(keys):
         raise RocmTableError(f"os.{os_name}: releases are not in strictly ascending order")
-    return OsTable(os=os_name, source=source, note=_str(body, "note", os_name),
-                   target_notes=_notes(body, f"os.{os_name}"), releases=releases)
+    return OsTable(os=os_name, source=source, note=_text(body, "note", os_name),
+                   target_notes=_notes(body, f"os.{os_name}"), releases=releases,
+                   url=_url(body, f"os.{os_name}"))
 
 
 def _release(os_name: str, row: Any) -> Release:
@@ -146,14 +152,29 @@ def _release(os_name: str, row: Any) -> Release:
                 raise RocmTableError(f"{where}: {target} is in {levels[target]} and {level}")
             levels[target] = level
     return Release(version=version, key=key, source=_str(row, "source", where, required=True),
-                   levels=levels, note=_str(row, "note", where),
-                   target_notes=_notes(row, where))
+                   levels=levels, note=_text(row, "note", where),
+                   target_notes=_notes(row, where), url=_url(row, where))
 
 
 def _str(row: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str:
     value = row.get(key, "")
     if not isinstance(value, str) or (required and not value):
         raise RocmTableError(f"{where}: {key} must be a{' non-empty' if required else ''} string")
+    return value
+
+
+def _text(row: Mapping[str, Any], key: str, where: str) -> str:
+    """A string users read: provenance shorthand is a table error."""
+    value = _str(row, key, where)
+    if has_internal_marks(value):
+        raise RocmTableError(f"{where}: {key} cites internal notes")
+    return value
+
+
+def _url(row: Mapping[str, Any], where: str) -> str:
+    value = _str(row, "url", where)
+    if value and not value.startswith("https://"):
+        raise RocmTableError(f"{where}: url must be an https:// address")
     return value
 
 
@@ -164,6 +185,8 @@ def _notes(row: Mapping[str, Any], where: str) -> dict[str, str]:
     for target, text in notes.items():
         if normalise_gfx(target) != target or not isinstance(text, str) or not text:
             raise RocmTableError(f"{where}: bad target note {target!r}")
+        if has_internal_marks(text):
+            raise RocmTableError(f"{where}: the note of {target} cites internal notes")
     return dict(notes)
 
 
@@ -205,15 +228,15 @@ def official_support(gfx_target: str, rocm_version: str | None, os: str) -> Supp
     if table is None:
         return SupportVerdict(
             supported=None, release_checked=None, first_supported_release=None,
-            last_supported_release=None, source="facts.md §1.1, §1.2",
+            last_supported_release=None, source="",
             note=f"ROCm has no official support list for {os!r} in the table "
                  f"(it knows {', '.join(OSES)})", gfx_target=target or gfx_target, os=os)
     if target is None:
         return SupportVerdict(
             supported=None, release_checked=None, first_supported_release=None,
-            last_supported_release=None, source=table.source,
+            last_supported_release=None, source=table.url,
             note=f"{gfx_target!r} is not a gfx target name (like gfx1100)",
-            gfx_target=gfx_target, os=table.os)
+            gfx_target=gfx_target, os=table.os, provenance=table.source)
 
     listed = [r for r in table.releases if r.levels.get(target) in COUNTS_AS_SUPPORTED]
     first = listed[0].version if listed else None
@@ -263,8 +286,8 @@ def official_support(gfx_target: str, rocm_version: str | None, os: str) -> Supp
         notes.append(f"The table starts at ROCm {first}; earlier releases are not covered.")
     return SupportVerdict(
         supported=supported, release_checked=release.version, first_supported_release=first,
-        last_supported_release=last, note=" ".join(notes), source=release.source, level=level,
-        gfx_target=target, os=table.os)
+        last_supported_release=last, note=" ".join(notes), source=release.url, level=level,
+        gfx_target=target, os=table.os, provenance=release.source)
 
 
 def _headline(target: str, version: str, os_label: str, level: SupportLevel,
@@ -293,5 +316,5 @@ def _unknown(target: str, table: OsTable, first: str | None, last: str | None,
              note: str) -> SupportVerdict:
     return SupportVerdict(
         supported=None, release_checked=None, first_supported_release=first,
-        last_supported_release=last, note=note, source=table.source, level="unknown",
-        gfx_target=target, os=table.os)
+        last_supported_release=last, note=note, source=table.url, level="unknown",
+        gfx_target=target, os=table.os, provenance=table.source)

@@ -18,6 +18,7 @@ from gpuscope.knowledge.overrides import (
     override_table,
     parse_override_table,
 )
+from gpuscope.knowledge.provenance import has_internal_marks
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,7 +34,11 @@ def test_rdna2_targets_pretend_to_be_gfx1030(target: str) -> None:
     assert advice.value == "10.3.0"
     assert advice.pretends_to_be == "gfx1030"
     assert advice.assignment == "HSA_OVERRIDE_GFX_VERSION=10.3.0"
-    assert "ollama/ollama docs/gpu.md" in advice.source and "[V]" in advice.source
+    assert "ollama/ollama docs/gpu.md" in advice.provenance and "[V]" in advice.provenance
+    # What users see is the public pages, never the provenance note.
+    assert advice.urls == ("https://github.com/ollama/ollama/blob/main/docs/gpu.mdx",
+                           "https://github.com/ROCm/ROCm/issues/2353")
+    assert advice.source == ", ".join(advice.urls)
 
 
 @pytest.mark.parametrize("target", ["gfx1101", "gfx1102", "gfx1103"])
@@ -50,7 +55,8 @@ def test_rdna35_apus_use_their_own_value(target: str, value: str) -> None:
     assert advice is not None
     assert advice.value == value
     assert advice.pretends_to_be == target
-    assert "[S]" in advice.source
+    assert "[S]" in advice.provenance
+    assert "https://github.com/mudler/LocalAI/pull/9229" in advice.urls
 
 
 @pytest.mark.parametrize("target", ["gfx1030", "gfx1100", "gfx1200", "gfx1201", "gfx942",
@@ -93,8 +99,11 @@ def test_table_validation() -> None:
     for row in doc["override"]:
         assert row["targets"] and row["caveat"] and "facts.md §1.5" in row["source"]
         assert ("value" in row) != ("values" in row)
+        assert row["urls"] and all(u.startswith("https://") for u in row["urls"])
+        assert not has_internal_marks(row["caveat"])  # users read it
     for row in doc["caveat"]:
         assert row["text"] and "facts.md §1.5" in row["source"]
+        assert not has_internal_marks(row["text"])
     table = override_table()
     assert sorted(table.advice) == [
         "gfx1031", "gfx1032", "gfx1034", "gfx1035", "gfx1036", "gfx1101", "gfx1102", "gfx1103",

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpuscope.knowledge.provenance import has_internal_marks
 from gpuscope.knowledge.rocm_support import (
     LISTS,
     RocmTableError,
@@ -56,12 +57,15 @@ def test_every_release_row_is_sourced_and_typed() -> None:
         for row in body["release"]:
             assert isinstance(row["version"], str) and version_key(row["version"])
             assert "facts.md §1." in row["source"] and "[" in row["source"], row["version"]
+            # Users are pointed to AMD's public page of that release's list.
+            assert row["url"].startswith("https://rocm.docs.amd.com/"), row["version"]
             for level in LISTS:
                 assert isinstance(row[level], list), (row["version"], level)
                 for target in row[level]:
                     assert normalise_gfx(target) == target, target
             for target, note in row.get("target_notes", {}).items():
                 assert normalise_gfx(target) == target and note
+                assert not has_internal_marks(note), note
 
 
 def test_aggregate_lists_match_the_compatibility_matrix() -> None:
@@ -116,7 +120,8 @@ def test_gfx1100_is_supported_on_linux_6x(version: str) -> None:
     assert verdict.level == "supported"
     assert verdict.first_supported_release == "5.7"
     assert verdict.last_supported_release == "7.2"
-    assert "[V]" in verdict.source
+    assert "[V]" in verdict.provenance
+    assert verdict.source.startswith("https://rocm.docs.amd.com/")
 
 
 def test_gfx1100_in_57_is_ubuntu_2204_only() -> None:
