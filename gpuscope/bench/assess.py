@@ -33,12 +33,14 @@ from gpuscope.knowledge.bench_expectations import (
     datasheet_peak,
     judge,
 )
+from gpuscope.knowledge.sources import Source, sources_text
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
 from gpuscope.model import Gpu, Vendor, pcie_generation
 from gpuscope.telemetry.metrics import Metric
 
 # A Radeon card's own link fields describe its on-board PCIe switch, not the slot
-# (facts.md §1.7): such a link is no peak for a host transfer.
+# (https://github.com/ilya-zlobintsev/LACT/issues/334): such a link is no peak for a host
+# transfer.
 _GPU_OWN_LINK_PREFIXES = ("GPU function", "amd-smi static")
 
 NO_DATASHEET = "no datasheet entry"
@@ -67,8 +69,13 @@ class ResultAssessment:
     peak: Peak | None = None
     peak_missing: str | None = None  # "no datasheet entry: ..." when there is no peak
     band_pct: tuple[float, float] | None = None  # the published range, % of the peak
-    source: str = ""  # what the verdict rests on
+    sources: tuple[Source, ...] = ()  # the public sources the verdict rests on
     known_issue: str | None = None
+
+    @property
+    def source(self) -> str:
+        """The verdict's sources as one line: "label (https://...); ..."; "" when none."""
+        return sources_text(self.sources)
 
     @property
     def level_word(self) -> str:
@@ -166,7 +173,7 @@ def slot_link(gpu: Gpu | None) -> tuple[int | None, int | None, str | None]:
 def link_during(result: BenchmarkResult) -> tuple[int | None, int | None]:
     """The PCIe link sampled while `result` ran (the highest generation and width seen), from
     sources that read the slot's link: amdsmi reports a Radeon card's own link, which is its
-    on-board switch (facts.md §1.7), so it is not used."""
+    on-board switch, so it is not used."""
     telemetry = result.telemetry
     if telemetry is None:
         return None, None
@@ -283,7 +290,7 @@ def assess_result(result: BenchmarkResult, card: GpuSpec | None, *, gpu_run: boo
     return ResultAssessment(
         result.id, title, result.status.value, verdict.level.value, text,
         percent_of_peak=verdict.percent_of_peak, peak=used, peak_missing=missing,
-        band_pct=verdict.band_pct, source=verdict.source, known_issue=verdict.known_issue)
+        band_pct=verdict.band_pct, sources=verdict.sources, known_issue=verdict.known_issue)
 
 
 def _first_sentence(text: str) -> str:

@@ -172,7 +172,7 @@ def _peak_json(assessment: ResultAssessment) -> JsonValue:
     if peak is None:
         return None
     return {"value": peak.value, "unit": peak.unit, "label": peak.label, "figure": peak.figure,
-            "tag": peak.tag, "source": peak.source, "note": peak.note}
+            "confidence": peak.confidence, "source": peak.source, "note": peak.note}
 
 
 def run_document(run: BenchRun, assessment: RunAssessment | None = None) -> dict[str, JsonValue]:

@@ -1,6 +1,6 @@
 """Microbenchmark results against the card's datasheet: the peak a result is a fraction of, and
-a verdict from realistic bands of published measurements (resources/bench_expectations.toml,
-facts.md §4, §3, §6).
+a verdict from realistic bands of published measurements (resources/bench_expectations.toml),
+each with the public sources it rests on.
 
 `datasheet_peak` finds the figure to compare a benchmark against (PyTorch fp16 matmul against the
 FP32-accumulate rate, a copy against the memory bandwidth, a PCIe transfer against the negotiated
@@ -15,10 +15,19 @@ import enum
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.sources import (
+    Source,
+    SourceError,
+    check_all_used,
+    check_public_text,
+    named_sources,
+    parse_sources,
+    sources_text,
+)
 from gpuscope.knowledge.specs import GpuSpec, all_specs
 
 RESOURCE = "bench_expectations.toml"
@@ -59,17 +68,18 @@ BENCHMARKS: Mapping[str, BenchmarkInfo] = {
     "attention.math": BenchmarkInfo("TFLOPS", "attention (math)"),
 }
 
-# PCIe generation -> (GT/s per lane, payload bits per transferred bit). Gens 3-5 use 128b/130b
-# (facts.md §4.3 [D]); gens 1-2 use 8b/10b [K]. Gen 6 changes the encoding (FLIT), which the
-# knowledge base does not cover, so it gets no theoretical figure.
-_PCIE: Mapping[int, tuple[float, float, str]] = {
-    1: (2.5, 8 / 10, "K"),
-    2: (5.0, 8 / 10, "K"),
-    3: (8.0, 128 / 130, "D"),
-    4: (16.0, 128 / 130, "D"),
-    5: (32.0, 128 / 130, "D"),
+# PCIe generation -> (GT/s per lane, payload bits per transferred bit). Gens 3-5 use 128b/130b,
+# gens 1-2 8b/10b. Gen 6 changes the encoding (FLIT), which the knowledge base does not cover,
+# so it gets no theoretical figure.
+_PCIE: Mapping[int, tuple[float, float]] = {
+    1: (2.5, 8 / 10),
+    2: (5.0, 8 / 10),
+    3: (8.0, 128 / 130),
+    4: (16.0, 128 / 130),
+    5: (32.0, 128 / 130),
 }
-_PCIE_SOURCE = "facts.md §4.3: theoretical per direction = GT/s x lanes x 128/130 / 8 [D]"
+PCIE_SOURCE = Source("https://en.wikipedia.org/wiki/PCI_Express",
+                     "Wikipedia: PCI Express (per-lane rates and encodings)")
 _PCIE_MAX_WIDTH = 32
 
 
@@ -95,9 +105,14 @@ class Peak:
     unit: str
     figure: str  # gpu_specs.toml key ("fp16_fp32acc_tflops") or "pcie_theoretical_gb_s"
     label: str  # "FP16", "memory bandwidth", "PCIe 4.0 x16"
-    tag: str | None  # V / S / D / K / ?
-    source: str
+    confidence: str | None  # a sources.CONFIDENCE word: how sure the figure is
+    sources: tuple[Source, ...]
     note: str = ""
+
+    @property
+    def source(self) -> str:
+        """The sources as one line: "label (https://...); ..."."""
+        return sources_text(self.sources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +162,7 @@ class Band:
     reference_peak: float
     stack: str
     points: tuple[Point, ...]
-    source: str
+    sources: tuple[Source, ...]
     hint: str = ""
 
     @property
@@ -165,7 +180,7 @@ class Note:
     scope: Scope
     when: str  # "always" / "above_peak"
     text: str
-    source: str
+    sources: tuple[Source, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +194,7 @@ class KnownIssue:
     title: str
     issue: str
     text: str
-    source: str
+    sources: tuple[Source, ...]
 
     def matches(self, measured: float, percent: float | None) -> bool:
         if self.below_pct is not None:
@@ -203,9 +218,14 @@ class Verdict:
     percent_of_peak: float | None
     band_pct: tuple[float, float] | None  # the published range, % of the peak
     text: str
-    source: str  # the published measurements or known issue the verdict rests on; "" if none
+    sources: tuple[Source, ...]  # the published measurements or known issue it rests on
     peak: Peak | None = None
     known_issue: str | None = None  # the upstream issue, "ROCm/rocm-libraries #10861"
+
+    @property
+    def source(self) -> str:
+        """The sources as one line: "label (https://...); ..."; "" when there are none."""
+        return sources_text(self.sources)
 
 
 # ----------------------------------------------------------------------------- peaks
@@ -217,7 +237,7 @@ def pcie_theoretical_gb_s(generation: int, width: int) -> float | None:
     known = _PCIE.get(generation)
     if known is None or not 1 <= width <= _PCIE_MAX_WIDTH:
         return None
-    gt_s, efficiency, _tag = known
+    gt_s, efficiency = known
     return gt_s * width * efficiency / 8
 
 
@@ -230,7 +250,8 @@ def datasheet_peak(spec: GpuSpec | None, benchmark_id: str, *,
     matmul.fp16 uses the FP16-in/FP32-accumulate rate that PyTorch runs at (RTX 4090: 165.2,
     not 330.3), attention.* the same FP16 matrix peak, memory.* the memory bandwidth.
     transfer.* needs the *negotiated* link (generation and width) and does not depend on the
-    card; on Radeon cards read it at the upstream port, not the GPU function (facts.md §1.7).
+    card; on Radeon cards read it at the upstream port, not the GPU function, whose link
+    fields describe the card's own PCIe switch.
     """
     if benchmark_id.startswith("transfer."):
         return _pcie_peak(pcie_generation, pcie_width) if benchmark_id in BENCHMARKS else None
@@ -277,8 +298,8 @@ def datasheet_peak(spec: GpuSpec | None, benchmark_id: str, *,
 
 def _spec_peak(spec: GpuSpec, value: float, unit: str, figure: str, label: str,
                note: str) -> Peak:
-    return Peak(value=value, unit=unit, figure=figure, label=label, tag=spec.tag(figure),
-                source=spec.sources[0] if spec.sources else "", note=note)
+    return Peak(value=value, unit=unit, figure=figure, label=label,
+                confidence=spec.confidence(figure), sources=spec.sources, note=note)
 
 
 def _pcie_peak(generation: int | None, width: int | None) -> Peak | None:
@@ -287,10 +308,11 @@ def _pcie_peak(generation: int | None, width: int | None) -> Peak | None:
     value = pcie_theoretical_gb_s(generation, width)
     if value is None:
         return None
-    gt_s, efficiency, tag = _PCIE[generation]
+    gt_s, efficiency = _PCIE[generation]
     encoding = "128/130" if efficiency > 0.9 else "8/10"
     return Peak(value=value, unit="GB/s", figure="pcie_theoretical_gb_s",
-                label=f"PCIe {generation}.0 x{width}", tag=tag, source=_PCIE_SOURCE,
+                label=f"PCIe {generation}.0 x{width}", confidence="derived",
+                sources=(PCIE_SOURCE,),
                 note=f"theoretical per direction: {_num(gt_s)} GT/s x {width} lanes x "
                      f"{encoding} / 8")
 
@@ -317,16 +339,16 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
     info = BENCHMARKS.get(benchmark_id)
     if info is None:
         return Verdict(VerdictLevel.UNKNOWN, None, None,
-                       f"unknown benchmark {benchmark_id!r}: no expectations", "", peak)
+                       f"unknown benchmark {benchmark_id!r}: no expectations", (), peak)
     if isinstance(measured, bool) or not isinstance(measured, (int, float)) or \
             not math.isfinite(measured) or measured <= 0:
         return Verdict(VerdictLevel.UNKNOWN, None, None,
-                       f"{measured!r} is not a valid measurement", "", peak)
+                       f"{measured!r} is not a valid measurement", (), peak)
     try:
         table = expectation_table() if table is None else table
     except (OSError, ValueError) as exc:  # ExpectationTableError, SpecTableError, TOML errors
         return Verdict(VerdictLevel.UNKNOWN, None, None,
-                       f"the benchmark expectations table is unreadable: {exc}", "", peak)
+                       f"the benchmark expectations table is unreadable: {exc}", (), peak)
     percent = measured / peak.value * 100 if peak is not None and peak.value > 0 else None
     notes = [n for n in table.notes if benchmark_id in n.benchmarks and n.scope.matches(spec)]
     always_notes = [n for n in notes if n.when == "always"]
@@ -338,7 +360,7 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
             head = (f"{_pct(percent)} of the {_peak_words(peak)}: " if percent is not None
                     and peak is not None else f"{_num(measured)} {info.unit}: ")
             text = f"{head}low; this matches {issue.title} ({issue.issue}). {issue.text}"
-            return Verdict(VerdictLevel.LOW, percent, None, text, issue.source, peak,
+            return Verdict(VerdictLevel.LOW, percent, None, text, issue.sources, peak,
                            issue.issue)
 
     if peak is None or percent is None:
@@ -357,7 +379,7 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
         if percent > 100:
             return Verdict(VerdictLevel.HIGH, percent, None,
                            f"{head}: above the datasheet peak. {_above_words(percent)}",
-                           peak.source, peak)
+                           peak.sources, peak)
         text = (f"{head}; no published reference for this card/precision, so gpuscope "
                 "cannot say whether that is normal.")
         return Verdict(VerdictLevel.UNKNOWN, percent, None, _join(text, always),
@@ -383,7 +405,7 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
     else:
         text = _join(f"{head}: normal for {who} (published: {published}).", same_stack)
         level = VerdictLevel.NORMAL
-    return Verdict(level, percent, (low, high), text, band.source, peak)
+    return Verdict(level, percent, (low, high), text, band.sources, peak)
 
 
 def _trouble(benchmark_id: str) -> str:
@@ -480,8 +502,8 @@ def _join(*parts: str) -> str:
     return " ".join(p.strip() for p in parts if p and p.strip())
 
 
-def _sources(notes: Sequence[Note]) -> str:
-    return "; ".join(dict.fromkeys(n.source for n in notes))
+def _sources(notes: Sequence[Note]) -> tuple[Source, ...]:
+    return tuple(dict.fromkeys(s for n in notes for s in n.sources))
 
 
 # ----------------------------------------------------------------------------- the table
@@ -492,7 +514,8 @@ def parse_expectation_table(doc: Mapping[str, Any],
     """The TOML document to an ExpectationTable, checked against the spec table (`specs`,
     default the packaged one): every card and architecture exists, every benchmark id is
     known, every band's reference peak is the datasheet peak gpuscope computes for the card
-    or link it was measured on. Raises ExpectationTableError on any mismatch."""
+    or link it was measured on, every source is a public URL and no text a user reads cites
+    internal notes. Raises ExpectationTableError on any mismatch."""
     specs = all_specs() if specs is None else tuple(specs)
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise ExpectationTableError(f"schema_version must be {SCHEMA_VERSION}")
@@ -502,9 +525,18 @@ def parse_expectation_table(doc: Mapping[str, Any],
             not 0 <= margin < 0.5:
         raise ExpectationTableError("[judgement] margin_fraction must be a number in 0..0.5")
     by_name = {s.name: s for s in specs}
-    bands = tuple(_band(row, by_name, specs) for row in _rows(doc, "band"))
-    notes = tuple(_note(row, by_name, specs) for row in _rows(doc, "note"))
-    issues = tuple(_issue(row, by_name, specs) for row in _rows(doc, "known_issue"))
+    try:
+        named = named_sources(doc)
+    except SourceError as exc:
+        raise ExpectationTableError(str(exc)) from exc
+    cited = _Cited(named)
+    bands = tuple(_band(row, by_name, specs, cited) for row in _rows(doc, "band"))
+    notes = tuple(_note(row, by_name, specs, cited) for row in _rows(doc, "note"))
+    issues = tuple(_issue(row, by_name, specs, cited) for row in _rows(doc, "known_issue"))
+    try:
+        check_all_used(named, cited.used)
+    except SourceError as exc:
+        raise ExpectationTableError(str(exc)) from exc
     if not bands:
         raise ExpectationTableError("no [[band]] rows")
     seen: set[tuple[str, Scope]] = set()
@@ -525,10 +557,36 @@ def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 
 
 def _text(row: Mapping[str, Any], key: str, what: str, *, required: bool = True) -> str:
+    """A string a user reads: present when `required`, and citing no internal notes."""
     value = row.get(key, "")
     if not isinstance(value, str) or (required and not value.strip()):
         raise ExpectationTableError(f"{what}: {key} must be a non-empty string")
-    return value
+    return _public(value, f"{what}: {key}")
+
+
+def _public(text: str, where: str) -> str:
+    try:
+        return check_public_text(text, where)
+    except SourceError as exc:
+        raise ExpectationTableError(str(exc)) from exc
+
+
+@dataclass
+class _Cited:
+    """The table's [sources] and the keys its rows cite."""
+
+    named: Mapping[str, Source]
+    used: set[str] = field(default_factory=set)
+
+    def sources(self, row: Mapping[str, Any], what: str, *,
+                required: bool = True) -> tuple[Source, ...]:
+        value = row.get("sources")
+        if not required and value == []:
+            return ()  # a note whose text says that no public source gives a figure
+        try:
+            return parse_sources(value, self.named, what, used=self.used)
+        except SourceError as exc:
+            raise ExpectationTableError(str(exc)) from exc
 
 
 def _benchmarks(row: Mapping[str, Any]) -> tuple[str, ...]:
@@ -562,7 +620,7 @@ def _scope(row: Mapping[str, Any], what: str, by_name: Mapping[str, GpuSpec],
 
 
 def _band(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
-          specs: Sequence[GpuSpec]) -> Band:
+          specs: Sequence[GpuSpec], cited: _Cited) -> Band:
     benchmarks = _benchmarks(row)
     what = f"band {benchmarks}"
     scope = _scope(row, what, by_name, specs)
@@ -598,7 +656,7 @@ def _band(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
     points = tuple(_point(p, float(reference), what) for p in points_raw)
     return Band(benchmarks=benchmarks, scope=scope, measured_on=measured_on,
                 reference_peak=float(reference), stack=_text(row, "stack", what),
-                points=points, source=_source(row, what),
+                points=points, sources=cited.sources(row, what),
                 hint=_text(row, "hint", what, required=False))
 
 
@@ -635,31 +693,25 @@ def _point(raw: Any, reference: float, what: str) -> Point:
         raise ExpectationTableError(f"{what}: a point's build must be a string")
     if not isinstance(ref, str) or not ref:
         raise ExpectationTableError(f"{what}: every point needs its ref")
+    _public(f"{build or ''} {ref}", f"{what}: a point")
     return Point(value=float(value) if value is not None else None, pct=percent, build=build,
                  ref=ref)
 
 
-def _source(row: Mapping[str, Any], what: str) -> str:
-    source = _text(row, "source", what)
-    if "facts.md §" not in source or not any(f"[{t}" in source for t in "VSDK?"):
-        raise ExpectationTableError(f"{what}: the source must name its facts.md section "
-                                    "and tag")
-    return source
-
-
 def _note(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
-          specs: Sequence[GpuSpec]) -> Note:
+          specs: Sequence[GpuSpec], cited: _Cited) -> Note:
     benchmarks = _benchmarks(row)
     what = f"note {benchmarks}"
     when = row.get("when")
     if when not in ("always", "above_peak"):
         raise ExpectationTableError(f"{what}: when must be 'always' or 'above_peak'")
     return Note(benchmarks=benchmarks, scope=_scope(row, what, by_name, specs), when=when,
-                text=_text(row, "text", what), source=_source(row, what))
+                text=_text(row, "text", what),
+                sources=cited.sources(row, what, required=False))
 
 
 def _issue(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
-           specs: Sequence[GpuSpec]) -> KnownIssue:
+           specs: Sequence[GpuSpec], cited: _Cited) -> KnownIssue:
     benchmarks = _benchmarks(row)
     what = f"known_issue {benchmarks}"
     below, above = row.get("below_pct"), row.get("above_value")
@@ -673,7 +725,7 @@ def _issue(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
                       below_pct=float(below) if below is not None else None,
                       above_value=float(above) if above is not None else None,
                       title=_text(row, "title", what), issue=_text(row, "issue", what),
-                      text=_text(row, "text", what), source=_source(row, what))
+                      text=_text(row, "text", what), sources=cited.sources(row, what))
 
 
 @functools.cache

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from gpuscope.knowledge.cuda import architecture_for_cc, cuda_dropped
 from gpuscope.knowledge.overrides import OverrideAdvice, hsa_override_for
 from gpuscope.knowledge.rocm_support import normalise_gfx, official_support
+from gpuscope.knowledge.sources import Source
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
 from gpuscope.knowledge.torch_builds import known_torch_releases, official_wheel_has_target
 from gpuscope.model import Gpu, Vendor
@@ -41,7 +42,7 @@ class Datasheet:
     tdp_w: int | None
     launch_price_usd: int | None
     launch_date: str | None
-    sources: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()  # public sources of the figures
 
     @classmethod
     def from_spec(cls, spec: GpuSpec) -> Datasheet:

@@ -1,9 +1,10 @@
 """GPU specifications for comparisons (memory, bandwidth, peak throughput, power, price), from
-resources/gpu_specs.toml (facts.md §3, §1.3, §4.1).
+resources/gpu_specs.toml; each card cites the public sources of its figures and says how sure
+each figure is (`GpuSpec.confidence`).
 
 For "peak FP16" on GeForce cards the datasheet figure is the FP16-accumulate tensor rate; PyTorch
 fp16/bf16 matmul accumulates in FP32, which runs at half that rate (RTX 4090: 165, not 330).
-`GpuSpec.pytorch_fp16_tflops` is the figure to compare PyTorch results against (facts.md §6).
+`GpuSpec.pytorch_fp16_tflops` is the figure to compare PyTorch results against.
 """
 
 from __future__ import annotations
@@ -15,6 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.sources import (
+    CONFIDENCE,
+    Source,
+    SourceError,
+    check_all_used,
+    check_public_text,
+    named_sources,
+    parse_sources,
+)
 
 RESOURCE = "gpu_specs.toml"
 GIB = 1 << 30
@@ -22,7 +32,6 @@ GIB = 1 << 30
 VRAM_TOLERANCE_GIB = 1.0
 
 VENDORS = {"AMD": "0x1002", "NVIDIA": "0x10de"}
-TAGS = ("V", "S", "D", "K", "?")
 # Numeric figures: key -> (type, lowest, highest) as a sanity range for the table's units.
 FIGURES: dict[str, tuple[type, float, float]] = {
     "vram_gib": (float, 1, 1024),
@@ -52,7 +61,7 @@ class SpecTableError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class GpuSpec:
-    """One card's published figures. A figure facts.md does not give is None."""
+    """One card's published figures. A figure no source gives is None."""
 
     name: str
     vendor: str  # "AMD" / "NVIDIA"
@@ -77,9 +86,9 @@ class GpuSpec:
     pcie: str | None  # "4.0 x16"
     launch_price_usd: int | None
     launch_date: str | None
-    field_tags: Mapping[str, str] = field(hash=False)  # figure -> V / S / D / K / ?
+    field_confidence: Mapping[str, str] = field(hash=False)  # figure -> a CONFIDENCE word
     notes: str = ""
-    sources: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()
     tags: tuple[str, ...] = ()
 
     @property
@@ -93,9 +102,9 @@ class GpuSpec:
             return None
         return self.fp16_tflops
 
-    def tag(self, figure: str) -> str | None:
-        """The verification tag of one figure ("fp32_tflops" -> "S"); None when absent."""
-        return self.field_tags.get(figure)
+    def confidence(self, figure: str) -> str | None:
+        """How sure one figure is ("fp32_tflops" -> "secondary"); None when absent."""
+        return self.field_confidence.get(figure)
 
 
 # ----------------------------------------------------------------------------- names
@@ -116,11 +125,21 @@ def normalise_name(name: str) -> str:
 
 def parse_spec_table(doc: Mapping[str, Any]) -> tuple[GpuSpec, ...]:
     """The TOML document to specs; raises SpecTableError on a malformed row, a figure without
-    a tag, or two cards that one spelling would match."""
+    a confidence, a source that is no public URL, text citing internal notes, or two cards that
+    one spelling would match."""
     rows = doc.get("gpu")
     if not isinstance(rows, list) or not rows:
         raise SpecTableError("no [[gpu]] rows")
-    specs = tuple(_spec(row) for row in rows)
+    try:
+        named = named_sources(doc)
+    except SourceError as exc:
+        raise SpecTableError(str(exc)) from exc
+    used: set[str] = set()
+    specs = tuple(_spec(row, named, used) for row in rows)
+    try:
+        check_all_used(named, used)
+    except SourceError as exc:
+        raise SpecTableError(str(exc)) from exc
     owners: dict[str, str] = {}
     for spec in specs:
         for key in {normalise_name(n) for n in (spec.name, *spec.aliases)}:
@@ -131,7 +150,7 @@ def parse_spec_table(doc: Mapping[str, Any]) -> tuple[GpuSpec, ...]:
     return specs
 
 
-def _spec(row: Any) -> GpuSpec:
+def _spec(row: Any, named: Mapping[str, Source], used: set[str]) -> GpuSpec:
     if not isinstance(row, dict):
         raise SpecTableError("a [[gpu]] row is not a table")
     name = row.get("name")
@@ -141,7 +160,7 @@ def _spec(row: Any) -> GpuSpec:
     if vendor not in VENDORS:
         raise SpecTableError(f"{name}: vendor must be one of {sorted(VENDORS)}")
     known = {"name", "vendor", "architecture", "gfx_target", "compute_capability", "aliases",
-             "pci_ids", "fp16_accumulate", "pcie", "launch_date", "field_tags", "notes",
+             "pci_ids", "fp16_accumulate", "pcie", "launch_date", "field_confidence", "notes",
              "sources", "tags", *FIGURES}
     unknown = set(row) - known
     if unknown:
@@ -161,14 +180,15 @@ def _spec(row: Any) -> GpuSpec:
             raise SpecTableError(f"{name}: {key} = {value} is outside {low}..{high}")
         figures[key] = value
 
-    tags = row.get("field_tags", {})
-    if not isinstance(tags, dict) or not all(v in TAGS for v in tags.values()):
-        raise SpecTableError(f"{name}: field_tags values must be one of {TAGS}")
+    confidence = row.get("field_confidence", {})
+    if not isinstance(confidence, dict) or not all(v in CONFIDENCE
+                                                   for v in confidence.values()):
+        raise SpecTableError(f"{name}: field_confidence values must be one of {CONFIDENCE}")
     present = {k for k, v in figures.items() if v is not None}
-    if present != set(tags):
-        raise SpecTableError(f"{name}: field_tags must tag exactly its figures "
-                             f"(untagged {sorted(present - set(tags))}, "
-                             f"stray {sorted(set(tags) - present)})")
+    if present != set(confidence):
+        raise SpecTableError(f"{name}: field_confidence must cover exactly its figures "
+                             f"(missing {sorted(present - set(confidence))}, "
+                             f"stray {sorted(set(confidence) - present)})")
 
     accumulate = row.get("fp16_accumulate")
     if accumulate not in (None, "fp16"):
@@ -187,9 +207,12 @@ def _spec(row: Any) -> GpuSpec:
             raise SpecTableError(f"{name}: pci id {value} is not a {vendor} id")
         pci.append((vendor_id, device_id))
 
-    sources = _strings(row, "sources", name)
-    if not sources or not all("facts.md §" in s for s in sources):
-        raise SpecTableError(f"{name}: every source must name its facts.md section")
+    try:
+        sources = parse_sources(row.get("sources"), named, name, used=used)
+        for text in (name, *_strings(row, "aliases", name), _opt(row, "notes", name) or ""):
+            check_public_text(text, name)
+    except SourceError as exc:
+        raise SpecTableError(str(exc)) from exc
     gfx, cc = row.get("gfx_target"), row.get("compute_capability")
     if gfx is not None and (vendor != "AMD" or not re.fullmatch(r"gfx[0-9a-f]{3,4}", str(gfx))):
         raise SpecTableError(f"{name}: bad gfx_target {gfx!r}")
@@ -215,7 +238,8 @@ def _spec(row: Any) -> GpuSpec:
         tdp_w=_int(figures["tdp_w"]), pcie=_opt(row, "pcie", name),
         launch_price_usd=_int(figures["launch_price_usd"]),
         launch_date=str(launch_date) if launch_date is not None else None,
-        field_tags=dict(tags), notes=_opt(row, "notes", name) or "", sources=sources,
+        field_confidence=dict(confidence), notes=_opt(row, "notes", name) or "",
+        sources=sources,
         tags=_strings(row, "tags", name))
 
 

@@ -768,7 +768,8 @@ class BenchPage(QWidget):
                 tip += "\n\n" + translate("BenchPage", "Peak: {value} {unit} {what} — {note}\n"
                                            "Source: {source}").format(
                     value=f"{judged.peak.value:g}", unit=judged.peak.unit,
-                    what=judged.peak.label, note=judged.peak.note, source=judged.peak.source)
+                    what=judged.peak.label, note=judged.peak.note,
+                    source="".join(f"\n  {source}" for source in judged.peak.sources))
             elif judged.peak_missing:
                 tip += f"\n\n{judged.peak_missing}"
             verdict.setToolTip(plain_tooltip(tip))

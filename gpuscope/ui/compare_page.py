@@ -80,15 +80,16 @@ _MAX_CARD_WIDTH = 260
 _HEADER_PADDING = 40  # the colour swatch, its gap and the section's margins
 _ROW_HEIGHT = 26
 CHART_HEIGHT = 230
-TAG_WORDS = {
-    "V": QT_TRANSLATE_NOOP("ComparePage",
-                           "read in a primary source (the vendor's documentation or code)"),
-    "S": QT_TRANSLATE_NOOP("ComparePage",
-                           "read in a secondary source (a review or a spec database)"),
-    "D": QT_TRANSLATE_NOOP("ComparePage", "derived by arithmetic from published figures"),
-    "K": QT_TRANSLATE_NOOP("ComparePage", "a widely published vendor figure not re-read in "
-                           "the sources at hand: to verify"),
-    "?": QT_TRANSLATE_NOOP("ComparePage", "uncertain or conflicting sources"),
+# How sure a datasheet figure is (GpuSpec.confidence), in words.
+CONFIDENCE_WORDS = {
+    "primary": QT_TRANSLATE_NOOP("ComparePage",
+                                 "read in a primary source (the vendor's documentation or code)"),
+    "secondary": QT_TRANSLATE_NOOP("ComparePage",
+                                   "read in a secondary source (a review or a spec database)"),
+    "derived": QT_TRANSLATE_NOOP("ComparePage", "derived by arithmetic from published figures"),
+    "unverified": QT_TRANSLATE_NOOP("ComparePage", "a widely published vendor figure not "
+                                    "re-read in the sources at hand: to verify"),
+    "conflicting": QT_TRANSLATE_NOOP("ComparePage", "uncertain or conflicting sources"),
 }
 
 
@@ -201,13 +202,13 @@ def _dollars(value: float) -> str:
 
 def _figure_tooltip(spec: GpuSpec | None, figure: str, what: str, text: str) -> str:
     lines = [f"{translate('ComparePage', what)}: {text}"]
-    tag = spec.tag(figure) if spec is not None else None
-    if tag:
-        words = TAG_WORDS.get(tag, "")
-        lines.append(f"[{tag}] {translate('ComparePage', words)}")
+    words = CONFIDENCE_WORDS.get(spec.confidence(figure) or "") if spec is not None else None
+    if words:
+        lines.append(translate("ComparePage", words))
     if spec is not None and spec.sources:
+        # One source a line: a label and its public URL.
         lines.append(translate("ComparePage", "Sources: {sources}").format(
-            sources="; ".join(spec.sources)))
+            sources="".join(f"\n  {source}" for source in spec.sources)))
     return "\n".join(lines)
 
 

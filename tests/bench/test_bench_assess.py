@@ -132,7 +132,10 @@ def test_a_plausible_rx_7900_xtx_fp16_result_is_normal_with_its_percentage() -> 
     fp16 = assessment.result("matmul.fp16")
     assert fp16 is not None and fp16.peak is not None
     assert fp16.peak.value == pytest.approx(122.8) and fp16.peak.label == "FP16"
-    assert fp16.peak.figure == "fp16_tflops" and fp16.peak.source  # AMD: one FP16 rate
+    assert fp16.peak.figure == "fp16_tflops"  # AMD: one FP16 rate
+    assert fp16.peak.sources and all(s.url.startswith("https://") for s in fp16.peak.sources)
+    assert fp16.sources[0].url == "https://github.com/zzc0721/torch-performance-test-data/issues/58"
+    assert "torch-performance-test-data #58" in fp16.source
     assert fp16.percent_of_peak == pytest.approx(100.0 / 122.8 * 100)
     assert fp16.level == "normal" and fp16.level_word == "normal"
     assert fp16.band_pct is not None and fp16.band_pct[0] < 81.4 < fp16.band_pct[1] + 1
@@ -227,7 +230,9 @@ def test_json_and_text_carry_the_percentage_the_peak_and_the_verdict() -> None:
     fp16 = results["matmul.fp16"]
     assert fp16["percent_of_peak"] == pytest.approx(81.43, abs=0.01)
     assert fp16["peak"]["value"] == pytest.approx(122.8) and fp16["peak"]["label"] == "FP16"
-    assert isinstance(fp16["peak"]["source"], str) and fp16["peak"]["source"]
+    assert isinstance(fp16["peak"]["source"], str) and "https://" in fp16["peak"]["source"]
+    assert fp16["peak"]["confidence"] == "secondary" and "tag" not in fp16["peak"]
+    assert "https://github.com/zzc0721/" in fp16["verdict"]["source"]
     assert fp16["peak_missing"] is None
     assert fp16["verdict"]["level"] == "normal" and fp16["verdict"]["words"] == "normal"
     assert results["latency.launch"]["peak"] is None

@@ -1,4 +1,5 @@
-"""resources/bench_expectations.toml, datasheet_peak and judge (issue #5; facts.md §4, §3, §6)."""
+"""resources/bench_expectations.toml, datasheet_peak and judge (issue #5): bands of published
+measurements and the public sources they rest on."""
 
 from __future__ import annotations
 
@@ -35,7 +36,6 @@ WORKER_IDS = {
     "latency.launch": "us", "latency.sync": "us",
     "attention.flash": "TFLOPS", "attention.efficient": "TFLOPS", "attention.math": "TFLOPS",
 }
-TAGS = ("[V", "[S", "[D", "[K", "[?")
 
 
 def raw_table() -> dict[str, Any]:
@@ -65,14 +65,17 @@ def test_benchmark_ids_and_units_are_the_workers() -> None:
         "latency.launch", "latency.sync"]
 
 
-def test_toml_parses_and_every_row_has_a_sourced_tag() -> None:
+def test_toml_parses_and_every_band_and_issue_cites_public_sources() -> None:
     doc = raw_table()
     assert doc["schema_version"] == 1
-    rows = doc["band"] + doc["note"] + doc["known_issue"]
     assert len(doc["band"]) >= 15
-    for row in rows:
-        assert "facts.md §" in row["source"], row
-        assert any(tag in row["source"] for tag in TAGS), row
+    table = expectation_table()
+    for row in (*table.bands, *table.known_issues):
+        assert row.sources, row
+        assert all(s.url.startswith("https://") and s.label for s in row.sources), row
+    # Only a note whose text says that no public source gives a figure cites none.
+    for note in table.notes:
+        assert note.sources or "no primary source" in note.text, note
     for row in doc["band"]:
         assert row["points"], row
         assert all(p.get("ref") for p in row["points"]), row
@@ -115,7 +118,7 @@ def test_reference_peaks_are_the_datasheet_peaks_they_claim() -> None:
 
 
 @pytest.mark.parametrize(("card", "benchmark", "low", "high"), [
-    ("RX 7900 XTX", "matmul.fp16", 78, 86),  # facts.md §4.1: 86 %, 79 %, 78 %
+    ("RX 7900 XTX", "matmul.fp16", 78, 86),  # torch-performance-test-data: 86, 79, 78 %
     ("RX 7900 XT", "matmul.fp32", 38, 46),  # the RDNA3 row: ~45 % of the dual-issue peak
     ("RTX 4090", "matmul.fp16", 102, 102),  # 168.4 of 165.2
     ("RTX 4090", "matmul.fp32", 65, 90),  # 53.8 PyTorch, 74 SGEMM, of 82.6
@@ -131,7 +134,7 @@ def test_bands_are_the_published_fractions(card: str, benchmark: str, low: int,
     assert (round(band.low_pct), round(band.high_pct)) == (low, high)
 
 
-def test_no_band_where_facts_give_no_figure() -> None:
+def test_no_band_where_no_source_gives_a_figure() -> None:
     for card, benchmark in [("RX 7900 XTX", "memory.copy"), ("RTX 4090", "latency.launch"),
                             ("RX 7900 XTX", "matmul.int8"), ("RTX 4090", "attention.flash"),
                             ("RX 9070 XT", "matmul.fp32"), ("RX 7900 XTX", "transfer.h2d_pinned"),
@@ -154,8 +157,20 @@ def _broken(change: Any) -> dict[str, Any]:
     (lambda d: d["band"][0].update(benchmarks=["matmul.f16"]), "unknown benchmark"),
     (lambda d: d["band"][0].update(reference_peak=61.4), "is not the"),
     (lambda d: d["band"][2].update(architecture="RDNA9"), "architecture"),
-    (lambda d: d["band"][0].update(source="zzc0721 issues"), "facts.md section"),
-    (lambda d: d["band"][0].update(source="facts.md §4.1 without a tag"), "facts.md section"),
+    (lambda d: d["band"][0].update(sources=["zzc0721 issues"]), "nor an https URL"),
+    (lambda d: d["band"][0].update(sources=[]), "non-empty list"),
+    (lambda d: d["band"][0].pop("sources"), "non-empty list"),
+    (lambda d: d["known_issue"][0].update(sources=[]), "non-empty list"),
+    (lambda d: d["band"][0].update(hint="see facts.md §4.1"), "internal notes"),
+    (lambda d: d["band"][0].update(stack="PyTorch [S]"), "internal notes"),
+    (lambda d: d["note"][0].update(text="RDNA3 has no TF32 [K]"), "internal notes"),
+    (lambda d: d["known_issue"][0].update(title="corpus 013 bug"), "internal notes"),
+    (lambda d: d["band"][0].update(points=[{"value": 100.0, "ref": "facts.md §4.1"}]),
+     "internal notes"),
+    (lambda d: d["sources"].update(extra={"url": "https://example.com", "label": "x"}),
+     "no row cites"),
+    (lambda d: d["sources"]["hip_1304"].update(url="github.com/ROCm/hip/issues/1304"),
+     "not an https URL"),
     (lambda d: d["band"][0].update(points=[{"value": 1.0, "pct": 1.0, "ref": "x"}]),
      "value or pct"),
     (lambda d: d["band"][0].update(points=[{"value": 100.0}]), "ref"),
@@ -180,7 +195,9 @@ def test_rx_7900_xtx_fp16_peak_is_the_wmma_rate() -> None:
     peak = datasheet_peak(spec("RX 7900 XTX"), "matmul.fp16")
     assert peak is not None
     assert (peak.value, peak.unit, peak.figure) == (122.8, "TFLOPS", "fp16_tflops")
-    assert peak.tag == "S" and "facts.md §3" in peak.source
+    assert peak.confidence == "secondary"
+    assert "https://www.guru3d.com/" in peak.source
+    assert all(s.url.startswith("https://") for s in peak.sources)
 
 
 def test_rtx_4090_fp16_peak_is_the_fp32_accumulate_rate() -> None:
@@ -204,7 +221,8 @@ def test_other_matmul_peaks() -> None:
     assert fp32 is not None and fp32.value == 61.4 and "dual-issue" in fp32.note
     assert "30.7" in fp32.note
     int8 = datasheet_peak(xtx, "matmul.int8")
-    assert int8 is not None and (int8.value, int8.unit, int8.tag) == (122.8, "TOPS", "K")
+    assert int8 is not None and (int8.value, int8.unit, int8.confidence) == (
+        122.8, "TOPS", "unverified")
     assert datasheet_peak(xtx, "matmul.tf32") is None
     assert datasheet_peak(xtx, "matmul.fp8") is None
     for benchmark, value in [("matmul.tf32", 494.5), ("matmul.bf16", 989), ("matmul.fp8", 1979),
@@ -230,7 +248,8 @@ def test_transfer_peak_is_the_negotiated_link() -> None:
                           pcie_width=16)
     assert peak is not None
     assert peak.value == pytest.approx(31.5, abs=0.05)
-    assert (peak.unit, peak.label, peak.tag) == ("GB/s", "PCIe 4.0 x16", "D")
+    assert (peak.unit, peak.label, peak.confidence) == ("GB/s", "PCIe 4.0 x16", "derived")
+    assert peak.sources[0].url == "https://en.wikipedia.org/wiki/PCI_Express"
     assert "128/130" in peak.note
     assert pcie_theoretical_gb_s(3, 16) == pytest.approx(15.75, abs=0.01)
     assert pcie_theoretical_gb_s(5, 16) == pytest.approx(63.0, abs=0.05)
@@ -270,7 +289,10 @@ def test_rx_7900_xtx_fp16_at_105_is_normal() -> None:
     assert v.text.startswith("86% of the 122.8 TFLOPS FP16 peak: normal for this AMD Radeon "
                              "RX 7900 XTX")
     assert "78-86%" in v.text and "PyTorch" in v.text
-    assert "zzc0721/torch-performance-test-data" in v.source and "[S]" in v.source
+    assert [s.url for s in v.sources] == [
+        f"https://github.com/zzc0721/torch-performance-test-data/issues/{n}"
+        for n in (58, 68, 103)]
+    assert "torch-performance-test-data #58" in v.source
     assert v.peak is not None and v.peak.value == 122.8
 
 
@@ -325,7 +347,7 @@ def test_card_band_beats_architecture_band() -> None:
     doc["band"].append({
         "benchmarks": ["matmul.fp32"], "cards": ["AMD Radeon RX 7900 XT"],
         "reference_peak": 51.6, "stack": "a test", "points": [{"pct": 90.0, "ref": "test"}],
-        "source": "facts.md §4.1 test row [S]"})
+        "sources": ["https://example.com/a-test-row"]})
     table = parse_expectation_table(doc)
     xt, xtx = spec("RX 7900 XT"), spec("RX 7900 XTX")
     card_band = band_for(xt, "matmul.fp32", table=table)
@@ -345,7 +367,7 @@ def test_rx_9070_xt_fp32_at_1_25_is_low_and_names_the_bug() -> None:
     assert "hipBLASLt" in v.text and "SGEMM" in v.text
     assert "ROCm/rocm-libraries #10861" in v.text
     assert v.known_issue == "ROCm/rocm-libraries #10861"
-    assert "facts.md §4.1" in v.source
+    assert v.sources[0].url == "https://github.com/ROCm/rocm-libraries/issues/10861"
     # A healthy-looking FP32 result on the same card is not the bug, and no band is published.
     healthy = verdict("RX 9070 XT", "matmul.fp32", 17.0)
     assert healthy.level is VerdictLevel.UNKNOWN and healthy.known_issue is None
@@ -388,10 +410,11 @@ def test_memory_has_no_band_and_above_peak_means_cache() -> None:
     v = verdict("RX 7900 XTX", "memory.copy", 800.0)
     assert v.level is VerdictLevel.UNKNOWN
     assert "83% of the 960 GB/s memory bandwidth peak" in v.text
-    assert "no published fraction" in v.text and "[K" in v.source
+    assert "no published fraction" in v.text
+    assert v.sources[0].url == "https://github.com/UoB-HPC/BabelStream"
     cache = verdict("RX 7900 XTX", "memory.triad", 2500.0)
     assert cache.level is VerdictLevel.HIGH
-    assert "Infinity Cache" in cache.text and "facts.md §4.2" in cache.source
+    assert "Infinity Cache" in cache.text and "guru3d.com" in cache.source
 
 
 def test_transfer_verdicts() -> None:
@@ -406,7 +429,7 @@ def test_transfer_verdicts() -> None:
     assert amd.level is VerdictLevel.UNKNOWN and amd.percent_of_peak is not None
     pageable = verdict("RTX 4090", "transfer.h2d_pageable", 12.0, gen=4, width=16)
     assert pageable.level is VerdictLevel.UNKNOWN and "bounce buffer" in pageable.text
-    # Above the link's theoretical rate: the link was read wrong (facts.md §1.7).
+    # Above the link's theoretical rate: the link was read wrong (LACT #593, #334).
     wrong_link = verdict("RX 9070 XT", "transfer.h2d_pinned", 25.0, gen=4, width=2)
     assert wrong_link.level is VerdictLevel.HIGH and "switch" in wrong_link.text
     no_link = verdict("RTX 4090", "transfer.h2d_pinned", 26.0)
@@ -416,6 +439,7 @@ def test_transfer_verdicts() -> None:
 def test_latency_verdicts() -> None:
     v = verdict("RX 7900 XTX", "latency.launch", 6.0)
     assert v.level is VerdictLevel.UNKNOWN and "a few µs" in v.text
+    assert v.sources == () and "no primary source" in v.text
     first = verdict("RX 7900 XTX", "latency.launch", 350_000.0)
     assert first.level is VerdictLevel.LOW
     assert "first HIP launch" in first.text and first.known_issue is not None

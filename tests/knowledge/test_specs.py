@@ -1,4 +1,4 @@
-"""resources/gpu_specs.toml and gpu_spec (facts.md §3, §1.3, §4.1)."""
+"""resources/gpu_specs.toml and gpu_spec: figures, their public sources and confidence."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuscope.knowledge.devices import identify_device
+from gpuscope.knowledge.sources import CONFIDENCE, Source
 from gpuscope.knowledge.specs import (
     FIGURES,
     GIB,
@@ -53,17 +54,17 @@ def test_at_least_40_cards_of_both_vendors_and_segments() -> None:
     assert {"consumer", "workstation", "datacenter"} <= tags
 
 
-def test_every_row_has_sources_and_every_figure_a_tag() -> None:
+def test_every_row_has_public_sources_and_every_figure_a_confidence() -> None:
     for s in all_specs():
         assert s.sources, s.name
-        assert all("facts.md §" in src for src in s.sources), s.name
+        assert all(src.url.startswith("https://") and src.label for src in s.sources), s.name
         figures = {k for k in FIGURES if getattr(s, k) is not None}
-        assert set(s.field_tags) == figures, s.name
-        assert set(s.field_tags.values()) <= {"V", "S", "D", "K", "?"}
+        assert set(s.field_confidence) == figures, s.name
+        assert set(s.field_confidence.values()) <= set(CONFIDENCE)
 
 
-def test_every_row_of_the_facts_md_comparison_table_is_present() -> None:
-    # facts.md §3 rows (the A100 80GB row covers the SXM and PCIe cards; MI325X/MI355X "extra").
+def test_every_card_of_the_comparison_set_is_present() -> None:
+    # The hobbyist comparison set (the A100 80GB row covers the SXM and PCIe cards).
     for name in ["RX 7900 XTX", "RX 7900 XT", "RX 7900 GRE", "RX 7800 XT", "RX 9070 XT",
                  "RX 6800 XT", "Radeon PRO W7900", "RTX 4090", "RTX 4080", "RTX 4080 SUPER",
                  "RTX 4070 Ti SUPER", "RTX 4060 Ti 16GB", "RTX 3090", "RTX 3060 12GB",
@@ -77,7 +78,8 @@ def test_table_types_units_and_required_keys() -> None:
     assert doc["schema_version"] == 1
     for row in doc["gpu"]:
         where = row["name"]
-        assert {"name", "vendor", "aliases", "sources", "tags", "field_tags"} <= set(row), where
+        assert {"name", "vendor", "aliases", "sources", "tags", "field_confidence"} <= set(row), \
+            where
         assert row["vendor"] in ("AMD", "NVIDIA")
         for key, (kind, low, high) in FIGURES.items():
             if key in row:
@@ -116,9 +118,14 @@ def test_pci_ids_agree_with_the_device_table() -> None:
     ({"fp32_tflops": "61.4"}, "must be a number"),
     ({"tdp_w": 355.5}, "must be an integer"),
     ({"memory_bandwidth_gb_s": 960_000}, "outside"),
-    ({"sources": []}, "facts.md section"),
-    ({"sources": ["a blog"]}, "facts.md section"),
-    ({"field_tags": {"vram_gib": "V"}}, "field_tags must tag exactly"),
+    ({"sources": []}, "non-empty list"),
+    ({"sources": ["a blog"]}, "neither a \\[sources\\] key nor an https URL"),
+    ({"sources": ["http://example.com/specs"]}, "neither"),
+    ({"sources": ["rocm_gpu_specs", "rocm_gpu_specs"]}, "cited twice"),
+    ({"notes": "FP16 from facts.md §3 [S]"}, "internal notes"),
+    ({"notes": "FP16 [K]: to verify"}, "internal notes"),
+    ({"field_confidence": {"vram_gib": "primary"}}, "field_confidence must cover exactly"),
+    ({"field_confidence": {"vram_gib": "V"}}, "must be one of"),
     ({"pci_ids": ["0x10de:0x2684"]}, "not a AMD id"),
     ({"pci_ids": ["0x1002:0x744C"]}, "lower case"),
     ({"fp16_fp32acc_tflops": 60.0}, "needs fp16_accumulate"),
@@ -129,9 +136,34 @@ def test_malformed_rows_are_rejected(patch: dict[str, Any], message: str) -> Non
     doc = raw_table()
     doc["gpu"][0].update(patch)  # the RX 7900 XTX row
     if "fp16_fp32acc_tflops" in patch:
-        doc["gpu"][0]["field_tags"]["fp16_fp32acc_tflops"] = "K"
+        doc["gpu"][0]["field_confidence"]["fp16_fp32acc_tflops"] = "unverified"
     with pytest.raises(SpecTableError, match=message):
         parse_spec_table(doc)
+
+
+@pytest.mark.parametrize(("patch", "message"), [
+    ({"rocm_gpu_specs": {"url": "rocm.docs.amd.com/reference", "label": "ROCm"}},
+     "not an https URL"),
+    ({"rocm_gpu_specs": {"url": "https://example.com", "label": "facts.md §1.3"}},
+     "internal notes"),
+    ({"rocm_gpu_specs": {"url": "https://example.com", "label": "x", "tag": "V"}},
+     "key = { url, label }"),
+    ({"never_cited": {"url": "https://example.com/unused", "label": "unused"}},
+     "no row cites"),
+])
+def test_malformed_sources_are_rejected(patch: dict[str, Any], message: str) -> None:
+    doc = raw_table()
+    doc["sources"].update(patch)
+    with pytest.raises(SpecTableError, match=message):
+        parse_spec_table(doc)
+
+
+def test_a_row_may_cite_an_https_url_directly() -> None:
+    doc = raw_table()
+    doc["gpu"][0]["sources"].append("https://example.com/rx-7900-xtx")
+    parsed = parse_spec_table(doc)[0]
+    assert parsed.sources[-1] == Source("https://example.com/rx-7900-xtx")
+    assert str(parsed.sources[0]).endswith(f"({parsed.sources[0].url})")
 
 
 def test_two_cards_answering_to_one_spelling_are_rejected() -> None:
@@ -154,7 +186,7 @@ def test_rtx_4090_fp16_for_pytorch_is_165_not_330() -> None:
     assert (rtx.vram_gib, rtx.vram_bytes) == (24.0, 24 * GIB)
     assert (rtx.memory_bandwidth_gb_s, rtx.fp32_tflops, rtx.int8_tops) == (1008.0, 82.6, 660.6)
     assert (rtx.tdp_w, rtx.launch_price_usd, rtx.compute_capability) == (450, 1599, "8.9")
-    assert rtx.tag("fp16_fp32acc_tflops") == "S"
+    assert rtx.confidence("fp16_fp32acc_tflops") == "secondary"
 
 
 def test_rx_7900_figures() -> None:
@@ -163,28 +195,34 @@ def test_rx_7900_figures() -> None:
     assert xtx.pytorch_fp16_tflops == 122.8  # no GeForce accumulate split on AMD
     assert (xt.vram_gib, xt.fp32_tflops, xt.fp16_tflops, xt.memory_bandwidth_gb_s) == (
         20.0, 51.6, 103.0, 800.0)
-    assert xt.tag("tdp_w") == "?"  # 300 W [S] vs 315 W [K]
+    assert xt.confidence("tdp_w") == "conflicting"  # 300 W (Guru3D, AMD) vs 315 W
+    assert "315 W" in xt.notes
     assert xtx.compute_units == 96 and xtx.gfx_target == "gfx1100"
 
 
-def test_figures_facts_md_lacks_are_absent() -> None:
+def test_figures_no_source_gives_are_absent() -> None:
     rtx5090 = spec("RTX 5090")
     assert rtx5090.fp16_tflops == 419.0
     assert rtx5090.fp16_fp32acc_tflops is None  # not published
     assert rtx5090.pytorch_fp16_tflops is None
-    assert spec("RX 6800 XT").int8_tops is None  # "n/p"
-    assert spec("MI250X").tdp_w is None  # only a 500-560 W range [K]
-    assert spec("H100 SXM").launch_price_usd is None  # datacenter: n/p
-    assert all(s.launch_date is None for s in all_specs())  # no launch dates in facts.md
+    assert spec("RX 6800 XT").int8_tops is None  # not published
+    assert spec("MI250X").tdp_w is None  # only a 500-560 W range, unverified
+    assert spec("H100 SXM").launch_price_usd is None  # datacenter: not published
+    assert all(s.launch_date is None for s in all_specs())  # no source gives one
     rx6700 = spec("RX 6700 XT")
     assert (rx6700.vram_gib, rx6700.compute_units, rx6700.fp32_tflops) == (12.0, 40, None)
 
 
-def test_derived_and_unverified_figures_are_tagged() -> None:
+def test_derived_and_unverified_figures_say_so() -> None:
     gre = spec("RX 7900 GRE")
-    assert (gre.fp32_tflops, gre.tag("fp32_tflops")) == (46.0, "D")
-    assert spec("RTX 3060 12GB").tag("fp32_tflops") == "K"
-    assert spec("H100 SXM").tag("fp16_tflops") == "V"
+    assert (gre.fp32_tflops, gre.confidence("fp32_tflops")) == (46.0, "derived")
+    assert "2.245 GHz" in gre.notes  # the formula
+    rtx4060 = spec("RTX 4060 Ti 16GB")
+    assert rtx4060.confidence("fp32_tflops") == "unverified"
+    assert "no public source was re-read" in rtx4060.notes
+    assert spec("H100 SXM").confidence("fp16_tflops") == "primary"
+    assert spec("MI300X").confidence("tdp_w") == "unverified"
+    assert spec("H100 SXM").confidence("launch_price_usd") is None  # no such figure
 
 
 def test_datacenter_rows() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 import textwrap
 import threading
@@ -24,7 +25,7 @@ from gpuscope.evidence import ReplaySystem, System
 from gpuscope.inventory import collect_inventory
 from gpuscope.probes.python_envs import PythonEnv
 from gpuscope.telemetry.sources import SourceSet, build_sources, host_source
-from gpuscope.ui.bench_page import BenchPage
+from gpuscope.ui.bench_page import COLUMNS, BenchPage
 from gpuscope.ui.main_window import MainWindow
 
 if importlib.util.find_spec("torch") is None:
@@ -279,6 +280,15 @@ def test_a_gpu_run_is_judged_against_the_cards_datasheet(
     assert "Grey: the datasheet peak of AMD Radeon RX 7900 XTX." in page.chart.note.text()
     # The device list now names the GPU the worker saw.
     assert page.device_box.itemText(2) == "GPU 0: AMD Radeon RX 7900 XTX"
+    # The verdict's tooltip gives the peak and its public sources, no internal markers.
+    verdict_column = COLUMNS.index("verdict")
+    tips = {page.table.item(row, 0).text(): page.table.item(row, verdict_column).toolTip()
+            for row in range(page.table.rowCount())}
+    assert "Peak: 122.8 TFLOPS FP16" in tips["FP16 matmul"]
+    assert "https://www.guru3d.com/review/" in tips["FP16 matmul"]
+    assert "https://rocm.docs.amd.com/" in tips["FP16 matmul"]
+    assert all(not re.search(r"facts\.md|§|\[[SKVD?]\]|corpus \d", tip)
+               for tip in tips.values()), tips
 
 
 def test_past_runs_are_shown_compared_and_deleted(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,25 @@ def test_a_report_of_a_machine_without_a_gpu_adds_nothing(page: ComparePage, tmp
     assert page.import_report(str(out)) is None
     assert page.cards == ()
     assert "without a GPU: no card to add" in page.message_text()
+
+
+def test_datasheet_tooltips_name_public_sources_and_no_internal_markers(
+        page: ComparePage) -> None:
+    assert page.add_card("RX 7900 XT") is None
+    assert page.add_card("RTX 4060 Ti 16GB") is None
+    for key in ("vram", "bandwidth", "fp32", "fp16", "tdp", "price"):
+        for index in (0, 1):
+            item = page.cell(key, index)
+            assert item is not None, key
+            tip = item.toolTip()
+            assert not re.search(r"facts\.md|§|\[[SKVD?]\]|corpus \d", tip), (key, tip)
+    bandwidth = page.cell("bandwidth", 0)
+    assert bandwidth is not None
+    tip = bandwidth.toolTip()
+    assert "read in a secondary source" in tip
+    assert "https://www.guru3d.com/review/" in tip and "Guru3D" in tip
+    assert "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html" in tip
+    tdp = page.cell("tdp", 0)
+    assert tdp is not None and "uncertain or conflicting sources" in tdp.toolTip()
+    unverified = page.cell("fp32", 1)
+    assert unverified is not None and "not re-read" in unverified.toolTip()
