@@ -28,6 +28,14 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from gpuscope.model import JsonValue, OriginKind
+from gpuscope.untrusted import (
+    MAX_SNAPSHOT_BYTES,
+    UntrustedInputError,
+    gunzip,
+    is_gzip,
+    load_json,
+    read_regular_file,
+)
 
 SNAPSHOT_FORMAT = "gpuscope-snapshot"
 SNAPSHOT_VERSION = 1
@@ -271,14 +279,20 @@ class Snapshot:
         if not isinstance(doc, dict):
             raise SnapshotError("not a gpuscope snapshot: the top level is not a JSON object")
         if doc.get("format") != SNAPSHOT_FORMAT:
+            schema = doc.get("schema")
+            if isinstance(schema, str) and schema.startswith("gpuscope."):
+                raise SnapshotError(f"not a gpuscope snapshot but a {schema[:40]!r} document "
+                                    "(open a report on the Compare page)", kind="wrong_kind")
             raise SnapshotError(
-                f"not a gpuscope snapshot: format is {doc.get('format')!r}, "
-                f"expected {SNAPSHOT_FORMAT!r}"
+                f"not a gpuscope snapshot: format is {doc.get('format')!r:.60}, "
+                f"expected {SNAPSHOT_FORMAT!r}", kind="wrong_kind"
             )
         version = doc.get("version")
-        if not isinstance(version, int) or version > SNAPSHOT_VERSION:
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise SnapshotError(f"malformed snapshot: version is {version!r:.40}")
+        if version > SNAPSHOT_VERSION:
             raise SnapshotError(
-                f"snapshot version {version!r} is newer than this gpuscope reads "
+                f"snapshot version {version} is newer than this gpuscope reads "
                 f"({SNAPSHOT_VERSION}); update gpuscope"
             )
 
@@ -329,29 +343,48 @@ class Snapshot:
         data = json.dumps(self.to_json(), indent=1, sort_keys=True).encode("utf-8")
         if target.name.endswith(".gz"):
             data = gzip.compress(data, mtime=0)
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
 
     @classmethod
     def load(cls, path: str | Path) -> Snapshot:
-        source = Path(path)
+        """Read a snapshot file (plain or gzip JSON, told by its content). Only a regular file
+        is read, at most MAX_SNAPSHOT_BYTES of it once decompressed, with bounded JSON; any
+        problem is a SnapshotError of one line that names the file."""
+        source = str(path)
         try:
-            raw = source.read_bytes()
-        except OSError as exc:
-            raise SnapshotError(f"cannot read {source}: {exc.strerror or exc}") from exc
-        if raw[:2] == b"\x1f\x8b":
-            try:
-                raw = gzip.decompress(raw)
-            except (OSError, EOFError) as exc:
-                raise SnapshotError(f"{source}: corrupt gzip data ({exc})") from exc
+            raw = read_regular_file(path, MAX_SNAPSHOT_BYTES, name=source, what="a snapshot")
+            if is_gzip(raw):
+                raw = gunzip(raw, MAX_SNAPSHOT_BYTES, name=source, what="a snapshot")
+        except UntrustedInputError as exc:
+            raise SnapshotError(str(exc), kind=exc.kind) from None
         try:
-            doc = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise SnapshotError(f"{source}: not valid JSON ({exc})") from exc
-        return cls.from_json(doc)
+            doc = load_json(raw, name=source)
+        except UntrustedInputError as exc:
+            if exc.kind == "malformed" and not raw.lstrip(
+                    b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"[")):
+                raise SnapshotError(_not_json(source, raw), kind="wrong_kind") from None
+            raise SnapshotError(str(exc), kind=exc.kind) from None
+        try:
+            return cls.from_json(doc)
+        except SnapshotError as exc:
+            raise SnapshotError(f"{source}: {exc}", kind=exc.kind) from None
 
 
-class SnapshotError(Exception):
+def _not_json(source: str, raw: bytes) -> str:
+    if not raw.strip():
+        return f"{source}: the file is empty, not a gpuscope snapshot"
+    head = raw[:4096]
+    text = b"\x00" not in head and head.decode("utf-8", errors="replace").count("\ufffd") < 8
+    return (f"{source}: not a gpuscope snapshot (not JSON)"
+            + ("; a pasted tool output goes to gpuscope doctor --from FILE" if text else ""))
+
+
+class SnapshotError(UntrustedInputError):
     """A snapshot file that cannot be read, with a one-line reason for the user."""
 
 

@@ -141,12 +141,23 @@ def test_replay_repeats_commands_in_order() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"not json", "not valid JSON"),
+        (b"not json", r"not a gpuscope snapshot \(not JSON\); a pasted tool output goes to "
+                      r"gpuscope doctor --from"),
+        (b"{ not json", "not valid JSON"),
+        (b"", "the file is empty"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", r"not a gpuscope snapshot \(not JSON\)$"),
         (b"[1, 2]", "not a JSON object"),
         (b'{"format": "other"}', "not a gpuscope snapshot"),
+        (b'{"schema": "gpuscope.report/1"}', "a 'gpuscope.report/1' document"),
         (b'{"format": "gpuscope-snapshot", "version": 99}', "newer than this gpuscope"),
+        (b'{"format": "gpuscope-snapshot", "version": "1"}', "malformed snapshot: version"),
         (b'{"format": "gpuscope-snapshot", "version": 1, "files": []}', "malformed"),
-        (b"\x1f\x8b\x08\x00garbage", "corrupt gzip"),
+        (b"\x1f\x8b\x08\x00garbage", "damaged gzip"),
+        (b'{"format": "gpuscope-snapshot", "version": 1, "meta": {"n": ' + b"7" * 5000 + b"}}",
+         "a number of 5,000 digits"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested deeper than 200 levels"),
+        (b'{"format": "gpuscope-snapshot", "version": 1, "libraries": {"x": '
+         + b"[" * 300 + b"]" * 300 + b"}}", "nested deeper than 200 levels"),
     ],
 )
 def test_bad_snapshot_files_give_one_line_reasons(
@@ -157,11 +168,50 @@ def test_bad_snapshot_files_give_one_line_reasons(
     with pytest.raises(SnapshotError, match=message) as caught:
         Snapshot.load(path)
     assert "\n" not in str(caught.value)
+    assert str(caught.value).startswith(f"{path}: ")  # it names the file
 
 
 def test_missing_snapshot_file(tmp_path: Path) -> None:
-    with pytest.raises(SnapshotError, match="cannot read"):
+    with pytest.raises(SnapshotError, match="cannot read") as caught:
         Snapshot.load(tmp_path / "absent.json")
+    assert caught.value.kind == "unreadable"
+
+
+def test_only_regular_files_are_read_as_snapshots(tmp_path: Path) -> None:
+    refused = [tmp_path, Path("/dev/zero"), Path("/dev/null")]
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "pipe.json"
+        os.mkfifo(fifo)  # no writer: opening it to read would block
+        refused.append(fifo)
+    for path in refused:
+        if not os.path.exists(path):
+            continue
+        with pytest.raises(SnapshotError, match="gpuscope reads only regular files") as caught:
+            Snapshot.load(path)
+        assert caught.value.wrong_kind
+
+
+def test_a_gzip_bomb_stops_at_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuscope.evidence
+
+    monkeypatch.setattr(gpuscope.evidence, "MAX_SNAPSHOT_BYTES", 1_000_000)
+    path = tmp_path / "bomb.json.gz"
+    path.write_bytes(gzip.compress(b" " * 5_000_000))  # 5 KB on disk
+    with pytest.raises(SnapshotError, match=r"larger than the 1 MB .* once decompressed"):
+        Snapshot.load(path)
+    # several gzip members are one stream: the cap counts them all
+    member = gzip.compress(b" " * 400_000)
+    path.write_bytes(member * 3)
+    with pytest.raises(SnapshotError, match="once decompressed"):
+        Snapshot.load(path)
+
+
+def test_a_failed_save_leaves_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "s.json"
+    target.mkdir()  # os.replace cannot put a file over a directory
+    with pytest.raises(OSError):
+        Snapshot().save(target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
 
 
 json_values = st.recursive(

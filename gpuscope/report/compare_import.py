@@ -15,10 +15,8 @@ that joins to none becomes a card of its own, from what the worker said about th
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +33,7 @@ from gpuscope.knowledge.compare import CardProfile, profile_for_gpu
 from gpuscope.knowledge.rocm_support import normalise_gfx
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec, normalise_name
 from gpuscope.model import Gpu, GpuKind, Vendor
+from gpuscope.untrusted import UntrustedInputError, clean_text, load_json, read_regular_file
 
 REPORT_SCHEMA = "gpuscope.report/1"
 DIAGNOSIS_SCHEMA = "gpuscope.diagnosis/1"  # gpuscope.doctor.document; report/ may not import it
@@ -111,29 +110,15 @@ def read_compare_report(path: str | os.PathLike[str],
     `max_bytes` is read (a FIFO or a device would block, a huge file is no report)."""
     name = os.path.basename(os.fspath(path)) or os.fspath(path)
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return CompareImportFailure(f"{name}: no such file")
-    except OSError as exc:
-        return CompareImportFailure(f"{name}: cannot read it ({exc.strerror or exc})")
-    if not stat.S_ISREG(info.st_mode):
-        return CompareImportFailure(f"{name}: not a regular file")
-    if info.st_size > max_bytes:
-        return CompareImportFailure(
-            f"{name}: {info.st_size / 1e6:.1f} MB is far larger than a gpuscope report "
-            f"(at most {max_bytes / 1e6:.0f} MB); not read")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        return CompareImportFailure(f"{name}: cannot read it ({exc.strerror or exc})")
-    if len(data) > max_bytes:  # it grew after stat
-        return CompareImportFailure(f"{name}: larger than {max_bytes / 1e6:.0f} MB; not read")
+        data = read_regular_file(path, max_bytes, name=name, what="a report")
+    except UntrustedInputError as exc:
+        return CompareImportFailure(str(exc))
     return parse_compare_report(data, source=name)
 
 
 def parse_compare_report(text: str | bytes, source: str = "report") -> CompareImport:
-    """A report's text (or bytes) to its cards, or why it cannot be used."""
+    """A report's text (or bytes) to its cards, or why it cannot be used. The JSON is read
+    with bounds on nesting and number length."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8-sig")
@@ -144,14 +129,10 @@ def parse_compare_report(text: str | bytes, source: str = "report") -> CompareIm
     if not text.strip():
         return CompareImportFailure(f"{source}: the file is empty")
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return CompareImportFailure(
-            f"{source}: not a gpuscope report (not JSON: {exc.msg} at line {exc.lineno}, "
-            f"column {exc.colno})")
-    except (ValueError, RecursionError) as exc:  # huge integers, absurd nesting
-        return CompareImportFailure(f"{source}: not a gpuscope report (unreadable JSON: "
-                                    f"{type(exc).__name__})")
+        doc = load_json(text, name=source)
+    except UntrustedInputError as exc:
+        why = str(exc).removeprefix(f"{source}: ")
+        return CompareImportFailure(f"{source}: not a gpuscope report: {why}")
     return compare_report_from_json(doc, source)
 
 
@@ -385,7 +366,7 @@ def _device_index(device: str) -> int | None:
 def _text(value: Any, limit: int = 2000) -> str | None:
     if not isinstance(value, str):
         return None
-    text = " ".join(value.split())[:limit]
+    text = " ".join(clean_text(value).split())[:limit]
     return text or None
 
 

@@ -94,7 +94,7 @@ def test_a_run_on_the_cpu_is_named_not_compared() -> None:
 @pytest.mark.parametrize(("content", "words"), [
     (b"", "empty"),
     (b"\x89PNG\r\n\x1a\n\x00\x00", "not UTF-8"),
-    (b"{not json", "not JSON"),
+    (b"{not json", "not valid JSON"),
     (b"[1, 2]", "a list"),
     (b'{"hello": 1}', "no \"schema\""),
     (b'{"schema": "gpuscope.telemetry-summary/1"}', "holds no GPUs"),
@@ -112,9 +112,9 @@ def test_what_is_no_report_is_refused_with_a_reason(tmp_path: Path, content: byt
 
 def test_files_that_are_no_report_are_not_read(tmp_path: Path) -> None:
     missing = read_compare_report(tmp_path / "gone.json")
-    assert isinstance(missing, CompareImportFailure) and "no such file" in missing.reason
+    assert isinstance(missing, CompareImportFailure) and "No such file" in missing.reason
     folder = read_compare_report(tmp_path)
-    assert isinstance(folder, CompareImportFailure) and "not a regular file" in folder.reason
+    assert isinstance(folder, CompareImportFailure) and "a directory" in folder.reason
     big = tmp_path / "big.json"
     big.write_bytes(b" " * 2048)
     too_big = read_compare_report(big, max_bytes=1024)
