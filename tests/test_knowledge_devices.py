@@ -15,10 +15,11 @@ from gpuscope.knowledge.devices import (
     normalise_id,
     parse_device_table,
 )
+from gpuscope.knowledge.sources import INTERNAL_PROVENANCE
 from gpuscope.model import GpuKind
 
 GIB = 1 << 30
-# What sysfs reports for a 24 GiB RX 7900 XTX (facts.md §1.3 per-card data; corpus 005).
+# What sysfs reports for a 24 GiB RX 7900 XTX (a WSL2 rocminfo capture of the public corpus).
 XTX_VRAM_BYTES = 25753026560
 
 
@@ -47,7 +48,8 @@ def test_navi31_is_told_apart_by_vram(vram_bytes: int, card: str) -> None:
     assert identity.how.startswith(
         "0x744c is shared by AMD Radeon RX 7900 XTX / 7900 XT / 7900 GRE")
     assert identity.how.endswith(f"means the {card}")
-    assert "facts.md §1.3" in identity.source
+    assert "https://rocm.docs.amd.com/" in identity.source
+    assert "https://github.com/pciutils/pciids" in identity.source
 
 
 def test_navi31_without_vram_lists_the_candidates() -> None:
@@ -159,36 +161,37 @@ def test_unknown_or_malformed_ids(vendor: str, device: str) -> None:
 
 # ----------------------------------------------------------------------------- the table
 
-# Every AMD and NVIDIA device id of facts.md §1.3 and every APU of §1.4.
-FACTS_1_3_AMD = [
+# Every AMD and NVIDIA discrete card id and every APU the table is meant to cover.
+AMD_DGPUS = [
     "744c", "7448", "744a", "745e", "7449", "747e", "7470", "7460", "7461", "7480", "7550",
     "7551", "7590", "73a5", "73bf", "73af", "73a3", "73a1", "73df", "73ff", "73ef", "743f",
     "66af", "66a1", "738c", "738e", "740f", "740c", "7408", "74a1", "74a0", "74a2", "74a5",
     "75a0", "75a3", "75a8",
 ]
-FACTS_1_3_NVIDIA = [
+NVIDIA_GPUS = [
     "2684", "2685", "2704", "2702", "2703", "2705", "2689", "2803", "2805", "2204", "2203",
     "2503", "2504", "2544", "2509", "2b85", "2c02", "20b0", "20b1", "20f1", "20b2", "20b5",
     "2330", "2331", "2335", "233b",
 ]
-FACTS_1_4_APUS = ["1681", "15bf", "15c8", "1900", "1901", "150e", "1586", "1114", "163f",
+AMD_APUS = ["1681", "15bf", "15c8", "1900", "1901", "150e", "1586", "1114", "163f",
                   "164e", "13c0"]
 
 
-def test_the_table_covers_the_facts_file() -> None:
+def test_the_table_covers_every_listed_id() -> None:
     table = device_table()
-    for device in FACTS_1_3_AMD + FACTS_1_4_APUS:
+    for device in AMD_DGPUS + AMD_APUS:
         assert ("0x1002", f"0x{device}") in table, device
-    for device in FACTS_1_3_NVIDIA:
+    for device in NVIDIA_GPUS:
         assert ("0x10de", f"0x{device}") in table, device
-    for device in FACTS_1_4_APUS:
+    for device in AMD_APUS:
         assert table[("0x1002", f"0x{device}")].kind is GpuKind.INTEGRATED
 
 
 def test_every_row_is_complete() -> None:
     for (vendor, device), entry in device_table().items():
         where = f"{vendor}:{device}"
-        assert entry.source, where
+        assert "https://" in entry.source and not INTERNAL_PROVENANCE.search(entry.source), \
+            where
         assert entry.family and entry.architecture and entry.kind, where
         if vendor == "0x1002":
             assert entry.gfx_target and re.fullmatch(r"gfx\d+[0-9a-f]{2}", entry.gfx_target)
@@ -203,18 +206,30 @@ def test_the_table_is_loaded_once() -> None:
 
 
 def table_doc(**overrides: Any) -> dict[str, Any]:
-    row: dict[str, Any] = {"vendor_id": "0x1002", "device_id": "0x744c", "source": "test",
+    row: dict[str, Any] = {"vendor_id": "0x1002", "device_id": "0x744c", "sources": ["pci_ids"],
                            "kind": "discrete", "card": [{"name": "AMD Radeon X", "vram_gib": 8}]}
     row.update(overrides)
-    return {"device": [row]}
+    pci_ids = {"url": "https://github.com/pciutils/pciids/blob/master/pci.ids", "label": "pci.ids"}
+    return {"sources": {"pci_ids": pci_ids}, "device": [row]}
 
 
 def test_parse_device_table_rejects_malformed_rows() -> None:
     assert ("0x1002", "0x744c") in parse_device_table(table_doc())
     with pytest.raises(DeviceTableError, match="duplicate"):
-        parse_device_table({"device": table_doc()["device"] * 2})
-    with pytest.raises(DeviceTableError, match="no source"):
-        parse_device_table(table_doc(source=""))
+        parse_device_table({**table_doc(), "device": table_doc()["device"] * 2})
+    with pytest.raises(DeviceTableError, match="non-empty list"):
+        parse_device_table(table_doc(sources=[]))
+    with pytest.raises(DeviceTableError, match="non-empty list"):
+        parse_device_table(table_doc(sources="facts.md §1.3: pci.ids [V]"))
+    with pytest.raises(DeviceTableError, match="neither"):
+        parse_device_table(table_doc(sources=["pci.ids"]))
+    with pytest.raises(DeviceTableError, match="internal notes"):
+        parse_device_table({**table_doc(), "sources": {"pci_ids": {
+            "url": "https://github.com/pciutils/pciids", "label": "pci.ids [V]"}}})
+    entry = parse_device_table(table_doc(sources=["pci_ids", "https://example.com/navi31"]))
+    assert entry[("0x1002", "0x744c")].source == (
+        "pci.ids (https://github.com/pciutils/pciids/blob/master/pci.ids); "
+        "https://example.com/navi31")
     with pytest.raises(DeviceTableError, match="unknown kind"):
         parse_device_table(table_doc(kind="gaseous"))
     with pytest.raises(DeviceTableError, match=re.escape("no [[device.card]]")):

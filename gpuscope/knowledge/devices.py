@@ -14,6 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.sources import (
+    Source,
+    SourceError,
+    named_sources,
+    parse_sources,
+    sources_text,
+)
 from gpuscope.model import GpuKind
 
 RESOURCE = "gpu_devices.toml"
@@ -91,9 +98,13 @@ def parse_device_table(doc: Mapping[str, Any]) -> dict[tuple[str, str], DeviceEn
     rows = doc.get("device")
     if not isinstance(rows, list):
         raise DeviceTableError("no [[device]] rows")
+    try:
+        named = named_sources(doc)
+    except SourceError as exc:
+        raise DeviceTableError(str(exc)) from exc
     table: dict[tuple[str, str], DeviceEntry] = {}
     for row in rows:
-        entry = _entry(row)
+        entry = _entry(row, named)
         key = (entry.vendor_id, entry.device_id)
         if key in table:
             raise DeviceTableError(f"duplicate row for {key[0]}:{key[1]}")
@@ -101,7 +112,7 @@ def parse_device_table(doc: Mapping[str, Any]) -> dict[tuple[str, str], DeviceEn
     return table
 
 
-def _entry(row: Any) -> DeviceEntry:
+def _entry(row: Any, named: Mapping[str, Source]) -> DeviceEntry:
     if not isinstance(row, dict):
         raise DeviceTableError(f"a [[device]] row is not a table: {row!r:.60}")
     vendor = normalise_id(str(row.get("vendor_id", "")))
@@ -109,9 +120,10 @@ def _entry(row: Any) -> DeviceEntry:
     if vendor is None or device is None:
         raise DeviceTableError(f"bad ids in row {row!r:.80}")
     where = f"{vendor}:{device}"
-    source = row.get("source")
-    if not isinstance(source, str) or not source:
-        raise DeviceTableError(f"{where}: no source")
+    try:  # the row's public sources, as one line: "label (https://...); ..."
+        source = sources_text(parse_sources(row.get("sources"), named, where))
+    except SourceError as exc:
+        raise DeviceTableError(str(exc)) from exc
     kind = row.get("kind")
     try:
         gpu_kind = GpuKind(kind) if kind is not None else None
@@ -195,7 +207,7 @@ def identify_device(
 ) -> DeviceIdentity | None:
     """The card behind a PCI id, or None when the id is not in the table. `revision` is
     accepted for callers that have it but not used: no primary source maps revision ids to
-    SKUs (facts.md §1.3)."""
+    SKUs."""
     del revision
     vendor, device = normalise_id(vendor_id), normalise_id(device_id)
     if vendor is None or device is None:
