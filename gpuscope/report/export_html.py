@@ -26,6 +26,7 @@ from gpuscope.report.share import (
     format_unix,
 )
 from gpuscope.telemetry.metrics import HOST_DEVICE
+from gpuscope.untrusted import clean_text
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -81,7 +82,7 @@ footer{{color:{style.MUTED};font-size:14px;margin-top:28px}}
 
 
 def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return html.escape(clean_text(str(value)), quote=True)
 
 
 def _chip(word: str, color: str) -> str:

@@ -19,6 +19,7 @@ from gpuscope.report.share import (
     format_stat,
     format_unix,
 )
+from gpuscope.untrusted import clean_text
 
 # GitHub refuses comments over 65,536 characters; forums are stricter still.
 MAX_CHARS = 60_000
@@ -36,7 +37,7 @@ _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 def text(value: str) -> str:
     """Inline Markdown text showing `value` literally: HTML and Markdown specials escaped,
     line breaks folded into spaces."""
-    escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = clean_text(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     escaped = _SPECIAL.sub(r"\\\1", escaped)
     escaped = " ".join(escaped.split())
     # A line that starts like a heading, a list or a quote would become one. Only ASCII
@@ -47,7 +48,7 @@ def text(value: str) -> str:
 
 def code(value: str) -> str:
     """An inline code span holding `value` literally (placeholders need no escaping here)."""
-    flat = " ".join(value.split()).replace("|", "\\|")
+    flat = " ".join(clean_text(value).split()).replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") else ""
@@ -55,6 +56,7 @@ def code(value: str) -> str:
 
 
 def code_block(value: str, language: str = "") -> list[str]:
+    value = clean_text(value)
     longest = max((len(run) for run in re.findall(r"`{3,}", value)), default=2)
     fence = "`" * (longest + 1)
     return [f"{fence}{language}", *value.rstrip("\n").split("\n"), fence]

@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from gpuscope.ui.theme import MUTED_COLOR
+from gpuscope.untrusted import clean_text
 
 
 def css_color(color: QColor) -> str:
@@ -24,7 +25,7 @@ def make_label(
     """A plain-text, selectable label."""
     label = QLabel()
     label.setTextFormat(Qt.TextFormat.PlainText)  # machine text is never markup
-    label.setText(text)
+    label.setText(clean_text(text))  # nor terminal controls (a GPU name in a shared file)
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     if bold or italic or scale != 1.0:
@@ -74,7 +75,7 @@ class PlotPanel(QWidget):
 
 def plain_tooltip(text: str) -> str:
     """A tooltip that shows `text` literally (Qt would guess markup in it) and wraps."""
-    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+    return "<p>" + html.escape(clean_text(text)).replace("\n", "<br>") + "</p>"
 
 
 def scrolling_page(page: QWidget, title: str) -> tuple[QScrollArea, QVBoxLayout, QLabel]:
