@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.sources import INTERNAL_PROVENANCE
 
 RESOURCE = "model_shapes.toml"
 GIB = 1 << 30
@@ -66,7 +67,7 @@ class PrecisionInfo:
     precision: Precision
     label: str  # "INT4 (Q4_0)"
     bits_per_weight: float
-    source: str
+    source: str  # what the figure rests on, with its public URL
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +194,8 @@ def _model(row: Any) -> ModelShape:
         if not isinstance(value, str) or not value:
             raise ModelTableError(f"{name}: {key} must be a non-empty string")
         text[key] = value
+        if INTERNAL_PROVENANCE.search(value):
+            raise ModelTableError(f"{name}: {key} points at internal notes")
     if not text["source"].startswith("https://huggingface.co/") or not text["source"].endswith(
             "/config.json"):
         raise ModelTableError(f"{name}: source must be the model's config.json on Hugging Face")
@@ -233,6 +236,9 @@ def _precision(row: Any) -> PrecisionInfo:
     label, source = row.get("label"), row.get("source")
     if not isinstance(label, str) or not label or not isinstance(source, str) or not source:
         raise ModelTableError(f"{precision.value}: label and source are required")
+    if "https://" not in source or INTERNAL_PROVENANCE.search(f"{label} {source}"):
+        raise ModelTableError(f"{precision.value}: the source must name its public URL and no "
+                              "internal notes")
     return PrecisionInfo(precision=precision, label=label, bits_per_weight=float(bits),
                          source=source)
 

@@ -213,6 +213,7 @@ def _with(change: dict[str, Any], index: int = 0) -> dict[str, Any]:
     ({"hidden_size": True}, "positive integer"),
     ({"source": "https://example.com/config.json"}, "config.json on Hugging Face"),
     ({"checked": ""}, "checked must be"),
+    ({"checked": "facts.md §7 [S]"}, "internal notes"),
     ({"tie_word_embeddings": "no"}, "true or false"),
     ({"parameters": 7}, "unknown keys"),
 ])
@@ -231,3 +232,8 @@ def test_malformed_precisions_are_rejected() -> None:
         parse_model_table(bad)
     with pytest.raises(ModelTableError, match="no \\[\\[model"):
         parse_model_table({"precision": doc["precision"]})
+    for source in ("llama.cpp ggml-common.h", "corpus 013: https://example.com"):
+        unsourced = copy.deepcopy(doc)
+        unsourced["precision"][2]["source"] = source
+        with pytest.raises(ModelTableError, match="public URL"):
+            parse_model_table(unsourced)
