@@ -2,7 +2,8 @@
 files read for amdgpu-bound devices. Needs no ROCm and no privileges.
 
 Formats: the generic PCI attributes (`vendor`, `device`, `current_link_speed`, ...) and the
-amdgpu files documented in the kernel (amdgpu_pm.c, amdgpu_vram_mgr.c; see facts.md §5.3).
+amdgpu files documented in the kernel (amdgpu_pm.c, amdgpu_vram_mgr.c; see
+https://docs.kernel.org/gpu/amdgpu/thermal.html and .../driver-misc.html).
 Names come from the board's own `product_name` where it has one, else from the system's
 pci.ids (hwdata); the inventory refines a shared id from gpuscope's device table.
 """
@@ -32,7 +33,7 @@ DRM_CLASS = "/sys/class/drm"
 
 # The on-board PCIe switch of Radeon dGPUs (pci.ids: "Navi 10 XL Upstream/Downstream Port of
 # PCI Express Switch"). Behind it the GPU function's own link is the internal one, not the
-# slot's (facts.md §1.7).
+# slot's (https://github.com/ilya-zlobintsev/LACT/issues/334).
 AMD_VENDOR_ID = "0x1002"
 AMD_SWITCH_UPSTREAM_ID = "0x1478"
 AMD_SWITCH_DOWNSTREAM_ID = "0x1479"

@@ -5,8 +5,9 @@
 "error_code": ...}` in plain JSON, and `parse_amdsmi` (pure) turns that into sightings.
 
 The amdsmi wheel does not bundle libamd_smi.so: without ROCm's library, `import amdsmi` prints
-"Unable to find libamd_smi.so ..." to stdout and then raises KeyError (facts.md §5.1), so the
-import is guarded broadly and its output kept out of gpuscope's own stdout.
+"Unable to find libamd_smi.so ..." to stdout and then raises KeyError (seen with the PyPI wheel
+amdsmi 7.0.2, https://pypi.org/project/amdsmi/), so the import is guarded broadly and its
+output kept out of gpuscope's own stdout.
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ NOT_SUPPORTED to many getters, and a query that does (or answers "N/A") is remem
 unsupported with its reason, logged once and not asked again. The sampler then reads that
 metric from amdgpu's sysfs files instead (per metric).
 
-Units (amdsmi.h and amdsmi_interface.py; facts.md §5.1): memory in bytes, temperatures in °C,
-clocks in MHz, socket power in W, power caps in µW, PCIe speed in MT/s and bandwidth in Mb/s;
-values the library cannot read come back as the string "N/A".
+Units (amdsmi.h and amdsmi_interface.py, https://github.com/ROCm/amdsmi): memory in bytes,
+temperatures in °C, clocks in MHz, socket power in W, power caps in µW, PCIe speed in MT/s and
+bandwidth in Mb/s; values the library cannot read come back as the string "N/A".
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ _QUERIES: tuple[_Query, ...] = (
 
 def import_amdsmi() -> tuple[Any | None, str | None]:
     """(the amdsmi module, None) or (None, why it cannot be used). Without libamd_smi.so the
-    binding prints to stdout and raises KeyError (facts.md §5.1): both are caught."""
+    binding prints to stdout and raises KeyError (see probes/amdsmi.py): both are caught."""
     printed = io.StringIO()
     try:
         with contextlib.redirect_stdout(printed):

@@ -2,9 +2,10 @@
 open /dev/kfd and the GPUs' render nodes.
 
 The topology is the kernel's (amdkfd's kfd_topology.c), so it needs no ROCm userspace: a GPU
-node has `simd_count > 0` and a non-zero `gfx_target_version`, CPU nodes report 0 (facts.md
-§1.6). The gfx target is decoded here rather than trusted from rocm_smi/amdsmi, whose string
-conversions have been wrong across versions.
+node has `simd_count > 0` and a non-zero `gfx_target_version`, CPU nodes report 0
+(https://github.com/torvalds/linux/blob/master/drivers/gpu/drm/amd/amdkfd/kfd_topology.c). The
+gfx target is decoded here rather than trusted from rocm_smi/amdsmi, whose string conversions
+have been wrong across versions.
 """
 
 from __future__ import annotations

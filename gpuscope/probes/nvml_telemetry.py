@@ -11,8 +11,9 @@ NVML takes a driver-wide lock for each call and some calls are slow (the process
 milliseconds, `nvmlDeviceGetPcieThroughput` samples a counter over 20 ms), so those run in
 `background()` / `processes()`, which the sampler calls off the fast path, at a lower rate.
 
-Units (nvml.h; facts.md §5.2): power and limits in mW, clocks in MHz, temperatures in °C,
-memory in bytes, PCIe throughput in KB/s (KiB, as nvidia-smi and nvtop scale it).
+Units (nvml.h; https://docs.nvidia.com/deploy/nvml-api/): power and limits in mW, clocks in
+MHz, temperatures in °C, memory in bytes, PCIe throughput in KB/s (KiB, as nvidia-smi and nvtop
+scale it).
 """
 
 from __future__ import annotations

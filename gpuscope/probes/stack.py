@@ -28,7 +28,7 @@ from gpuscope.model import Fact, ProbeResult, ProbeState, ProbeStatus
 PROBE_NAME = "stack"
 
 # The variables that change which GPUs a framework sees and how it treats them.
-# HSA_OVERRIDE_GFX_VERSION_<n> is the per-device form (facts.md §1.5).
+# HSA_OVERRIDE_GFX_VERSION_<n> is the per-device form (https://docs.ollama.com/gpu).
 FRAMEWORK_ENV_VARS: tuple[str, ...] = (
     "HSA_OVERRIDE_GFX_VERSION",
     "HIP_VISIBLE_DEVICES",
