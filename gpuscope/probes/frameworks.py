@@ -21,6 +21,7 @@ import importlib.resources
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from gpuscope.model import (
     EvidenceRef,
     Framework,
     FrameworkDevice,
+    Interpreter,
     JsonValue,
     ProbeState,
     ProbeStatus,
@@ -71,6 +73,26 @@ class FrameworkProbeResult:
     # The variables that change what frameworks see, as that interpreter saw them.
     environment: Mapping[str, str | None] = field(default_factory=dict)
     stderr_tail: str | None = None
+    prefix: str | None = None  # sys.prefix: two paths with one prefix and version are one env
+
+    def interpreter(self, why: str | None = None) -> Interpreter:
+        """The model's record of this interpreter: inspected or why not, and what it lacks."""
+        python = self.python or self.status.name.removeprefix("frameworks:")
+        inspected = self.status.state is ProbeState.OK
+        return Interpreter(
+            python=python, inspected=inspected, why=why, executable=self.executable,
+            python_version=self.python_version, not_installed=self.not_installed,
+            error=None if inspected else (self.status.reason or self.status.state.value),
+        )
+
+    def frameworks_or_reason(self) -> tuple[Framework, ...]:
+        """Its frameworks, and for an interpreter that could not be inspected a `python`
+        entry carrying the reason (what the Frameworks page lists as "could not inspect")."""
+        if self.status.available:
+            return self.frameworks
+        python = self.python or self.status.name.removeprefix("frameworks:")
+        return (*self.frameworks,
+                Framework(name="python", python=python, error=self.status.summary()))
 
 
 # ----------------------------------------------------------------------------- the script
@@ -104,22 +126,30 @@ def run_probe_script(
     script: str | os.PathLike[str] | None = None,
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    cancel: threading.Event | None = None,
 ) -> dict[str, JsonValue]:
     """Run the framework probe script with `python` and gather its answer. Never raises.
 
     The script runs in a new session (its own process group) so that a timeout kills it with
     every framework and smoke-test process it started; stragglers are swept the same way
-    after a normal exit. `script` replaces the packaged script (tests); `env` replaces the
-    inherited environment."""
+    after a normal exit. `cancel`, once set, kills it the same way (the answer then says
+    so). `script` replaces the packaged script (tests); `env` replaces the inherited
+    environment."""
     if script is None:
         with script_path() as path:
-            return _run(python, path, timeout_s, script_timeout_s, smoke_test, extra_args, env)
-    return _run(python, Path(script), timeout_s, script_timeout_s, smoke_test, extra_args, env)
+            return _run(python, path, timeout_s, script_timeout_s, smoke_test, extra_args, env,
+                        cancel)
+    return _run(python, Path(script), timeout_s, script_timeout_s, smoke_test, extra_args, env,
+                cancel)
+
+
+CANCEL_POLL_S = 0.05
 
 
 def _run(
     python: str, script: Path, timeout_s: float, script_timeout_s: float | None,
     smoke_test: bool, extra_args: Sequence[str], env: Mapping[str, str] | None,
+    cancel: threading.Event | None,
 ) -> dict[str, JsonValue]:
     budget = script_timeout_s if script_timeout_s is not None else _script_budget(timeout_s)
     argv = [python, str(script), "--timeout-s", f"{budget:g}"]
@@ -127,18 +157,36 @@ def _run(
         argv.append("--no-smoke-test")
     argv.extend(extra_args)
     started = time.monotonic()
+    if cancel is not None and cancel.is_set():
+        return {"status": ProbeState.TIMEOUT.value, "python": python,
+                "error": "cancelled before it started"}
     try:
         worker = WorkerProcess.start(argv, env=env, name="framework-probe")
     except WorkerStartError as exc:
         return {"status": exc.state.value, "python": python, "error": exc.message}
-    timed_out = not worker.wait_exit(timeout_s)
+    deadline = started + timeout_s
+    cancelled = False
+    while True:
+        remaining = deadline - time.monotonic()
+        if worker.wait_exit(max(0.0, min(remaining, CANCEL_POLL_S if cancel else remaining))):
+            timed_out = False
+            break
+        if cancel is not None and cancel.is_set():
+            timed_out = cancelled = True
+            break
+        if remaining <= 0:
+            timed_out = True
+            break
     if timed_out:
         worker.kill()
     # finish() also sweeps stragglers (a smoke test whose parent the script killed) with the
     # group: the script has exited but is not reaped yet, so its group id cannot be reused.
     returncode = worker.finish()
-    return _answer(python, worker.reader, worker.stderr_tail(), returncode,
-                   timed_out, timeout_s, time.monotonic() - started)
+    answer = _answer(python, worker.reader, worker.stderr_tail(), returncode,
+                     timed_out, timeout_s, time.monotonic() - started)
+    if cancelled:
+        answer["error"] = "cancelled: the framework probe was stopped before it finished"
+    return answer
 
 
 def _answer(
@@ -196,9 +244,17 @@ def _answer(
 
 def collect_framework_probe(
     python: str, timeout_s: float = DEFAULT_TIMEOUT_S, smoke_test: bool = True,
+    cancel: threading.Event | None = None,
 ) -> JsonValue:
     """The collect step passed to `system.library("python-env:<python>", ...)`."""
-    return run_probe_script(python, timeout_s=timeout_s, smoke_test=smoke_test)
+    return run_probe_script(python, timeout_s=timeout_s, smoke_test=smoke_test, cancel=cancel)
+
+
+def no_answer(python: str, budget_s: float) -> dict[str, JsonValue]:
+    """The answer recorded for an interpreter still running when the inspection's time was
+    up (it is killed, not waited for)."""
+    return {"status": ProbeState.TIMEOUT.value, "python": python,
+            "error": f"no answer within {budget_s:g} s"}
 
 
 def probe_python_env(
@@ -410,6 +466,7 @@ def parse_framework_answer(answer: JsonValue, python: str) -> FrameworkProbeResu
         python_version=python_version,
         environment=environment,
         stderr_tail=stderr if isinstance(stderr, str) and stderr else None,
+        prefix=_str(hello.get("prefix")),
     )
 
 

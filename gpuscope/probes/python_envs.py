@@ -1,5 +1,10 @@
 """Python environments on this machine that the framework probe could inspect.
 
+Two questions, two functions. `default_interpreters` picks the few interpreters gpuscope
+inspects with no flag (its own, `python3` and `python` on PATH, the active VIRTUAL_ENV and
+CONDA_PREFIX, those the user added), each with why it was chosen. `discover_python_envs`
+looks wider, for the Frameworks and Benchmarks pages to offer.
+
 Looks in the usual places only, one or two directory levels deep, through the `System`
 interface: the interpreter gpuscope runs on, the active virtualenv and conda environment,
 conda installations (base and `envs/*`, plus `~/.conda/environments.txt`), virtualenvs
@@ -18,11 +23,12 @@ import logging
 import ntpath
 import posixpath
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from gpuscope.evidence import System
+from gpuscope.evidence import ReplaySystem, System
+from gpuscope.model import JsonValue, OriginKind
 
 log = logging.getLogger(__name__)
 
@@ -324,3 +330,133 @@ def _system_pythons(finder: _Finder, home: str | None) -> Iterable[str]:
             if finder.paths.basename(folder).lower().startswith("python3"):
                 found.append(finder.join(folder, "python.exe"))
     return found
+
+
+# ----------------------------------------------------------------------------- the default set
+
+# The snapshot key of the default choice (`libraries`, beside each `python-env:<path>`
+# answer), so that a replay inspects the same interpreters for the same reasons.
+CHOICE_LIBRARY = "python-interpreters"
+_ANSWER_PREFIX = "python-env:"  # frameworks.LIBRARY_PREFIX, which imports this module
+MAX_CHOSEN = 32  # a settings file listing hundreds of interpreters is cut
+
+WHY_GPUSCOPE = "gpuscope's interpreter"
+WHY_VIRTUAL_ENV = "VIRTUAL_ENV"
+WHY_CONDA_PREFIX = "CONDA_PREFIX"
+WHY_ADDED = "added in gpuscope"
+WHY_GIVEN = "--python"
+WHY_RECORDED = "inspected when the snapshot was taken"
+
+
+def why_on_path(program: str) -> str:
+    return f"{program} on PATH"
+
+
+@dataclass(frozen=True, slots=True)
+class InterpreterChoice:
+    """An interpreter to inspect, and why it was chosen ("gpuscope's interpreter, python3
+    on PATH" when several reasons lead to the same one)."""
+
+    python: str
+    why: str
+
+
+def default_interpreters(
+    system: System,
+    own_python: str = sys.executable,
+    added: Sequence[str] = (),
+) -> tuple[InterpreterChoice, ...]:
+    """The interpreters a user plausibly runs: `own_python` (the one running gpuscope),
+    the active VIRTUAL_ENV and CONDA_PREFIX environments, `python3` and `python` on PATH,
+    and `added` (the interpreters the user added before; one that no longer exists is left
+    out). Two paths to the same environment count once, with both reasons.
+
+    Read through `system`, and the choice is kept as a library answer, so a snapshot records
+    it and a replay makes the same choice for the same reasons; a snapshot without one (an
+    older gpuscope) gives the interpreters whose answers it holds. Never raises."""
+    def choose() -> JsonValue:
+        try:
+            return choices_to_json(choose_interpreters(system, own_python, added))
+        except Exception as exc:  # a surprising answer must not cost the PyTorch answer
+            log.exception("choosing the interpreters to inspect failed")
+            return {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
+
+    chosen = choices_from_json(system.library(CHOICE_LIBRARY, choose))
+    if chosen is not None:
+        return chosen
+    recorded = recorded_interpreters(system)
+    if recorded or system.origin_kind is OriginKind.REPLAY:
+        return recorded
+    return (InterpreterChoice(own_python, WHY_GPUSCOPE),) if own_python else ()
+
+
+def given_interpreters(pythons: Sequence[str],
+                       why: str = WHY_GIVEN) -> tuple[InterpreterChoice, ...]:
+    """Interpreters picked by hand (`--python`, ticked on the Frameworks page), in order,
+    each once."""
+    return tuple(InterpreterChoice(p, why) for p in dict.fromkeys(pythons) if p)
+
+
+def recorded_interpreters(system: System) -> tuple[InterpreterChoice, ...]:
+    """The interpreters a replayed snapshot holds framework answers for; () when live."""
+    if not isinstance(system, ReplaySystem):
+        return ()
+    return tuple(InterpreterChoice(key[len(_ANSWER_PREFIX):], WHY_RECORDED)
+                 for key in system.snapshot.libraries if key.startswith(_ANSWER_PREFIX))
+
+
+def choices_to_json(choices: Sequence[InterpreterChoice]) -> JsonValue:
+    return {"interpreters": [{"python": c.python, "why": c.why} for c in choices]}
+
+
+def choices_from_json(answer: JsonValue) -> tuple[InterpreterChoice, ...] | None:
+    """The choice in its recorded form; None when `answer` is not one (not captured, an
+    error, a malformed file)."""
+    if not isinstance(answer, dict):
+        return None
+    listed = answer.get("interpreters")
+    if not isinstance(listed, list):
+        return None
+    chosen: dict[str, InterpreterChoice] = {}
+    for item in listed[:MAX_CHOSEN]:
+        if not isinstance(item, dict):
+            continue
+        python, why = item.get("python"), item.get("why")
+        if isinstance(python, str) and python and python not in chosen:
+            chosen[python] = InterpreterChoice(python, why if isinstance(why, str) and why
+                                               else WHY_RECORDED)
+    return tuple(chosen.values())
+
+
+def choose_interpreters(system: System, own_python: str,
+                        added: Sequence[str] = ()) -> list[InterpreterChoice]:
+    """The choice `default_interpreters` keeps, made from `system`'s answers now."""
+    finder = _Finder(system, _is_windows(system, own_python))
+    order: list[str] = []  # the first path seen of each environment
+    reasons: dict[str, list[str]] = {}
+    keys: dict[tuple[str, str], str] = {}
+
+    def add(python: str | None, why: str) -> None:
+        if not python:
+            return
+        key = (system.realpath(finder.env_root(python)), system.realpath(python))
+        first = keys.setdefault(key, python)
+        if first == python and python not in reasons:
+            order.append(python)
+        if why not in reasons.setdefault(first, []):
+            reasons[first].append(why)
+
+    add(own_python, WHY_GPUSCOPE)
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        root = system.env(variable)
+        if root:
+            add(finder.interpreter_in(root), variable)
+    for program in ("python3", "python"):
+        found = system.which(program)
+        # The Microsoft Store's python.exe is a stub that opens the Store, not Python.
+        if found and "/windowsapps/" not in found.replace("\\", "/").lower():
+            add(found, why_on_path(program))
+    for python in list(dict.fromkeys(added))[:MAX_CHOSEN]:
+        if python and system.stat(python).exists:
+            add(python, WHY_ADDED)
+    return [InterpreterChoice(p, ", ".join(reasons[p])) for p in order][:MAX_CHOSEN]

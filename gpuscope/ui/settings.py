@@ -27,8 +27,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import platformdirs
-
+# The file's place is shared with the command line, which reads the added interpreters.
+from gpuscope.config import APP_DIR_NAME as APP_DIR_NAME
+from gpuscope.config import CONFIG_DIR_ENV as CONFIG_DIR_ENV
+from gpuscope.config import INTERPRETERS_KEY, default_settings_path, interpreters_from_json
+from gpuscope.config import SETTINGS_FILE_NAME as SETTINGS_FILE_NAME
+from gpuscope.config import default_config_dir as default_config_dir
 from gpuscope.telemetry.sampler import MAX_RATE_HZ, MIN_RATE_HZ
 from gpuscope.ui.i18n import LANGUAGE_AUTO, LANGUAGE_CHOICES
 from gpuscope.ui.theme import ThemeChoice
@@ -36,9 +40,6 @@ from gpuscope.ui.theme import ThemeChoice
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
-APP_DIR_NAME = "gpuscope"
-CONFIG_DIR_ENV = "GPUSCOPE_CONFIG_DIR"
-SETTINGS_FILE_NAME = "settings.json"
 CORRUPT_SUFFIX = ".corrupt"
 
 DEFAULT_TELEMETRY_HZ = 2.0
@@ -60,7 +61,8 @@ class Settings:
     """Everything gpuscope keeps between runs. `window_geometry` and `window_state` are
     Qt's own opaque blobs (QWidget.saveGeometry, QMainWindow.saveState). `language` is
     "auto" (from the locale), "en" or "zh_CN"; $GPUSCOPE_LANG overrides it, and a change
-    shows from the next start."""
+    shows from the next start. `interpreters` are the Python interpreters the user added
+    on the Frameworks page; the window and `gpuscope doctor` inspect them by default."""
 
     theme: ThemeChoice = ThemeChoice.SYSTEM
     last_page: str | None = None
@@ -69,6 +71,7 @@ class Settings:
     telemetry_rate_hz: float = DEFAULT_TELEMETRY_HZ
     dialog_dirs: Mapping[str, str] = field(default_factory=_empty_dirs)
     language: str = LANGUAGE_AUTO
+    interpreters: tuple[str, ...] = ()
 
     def dialog_dir(self, key: str) -> str:
         """The last folder of the file dialog `key` ("" when there is none yet)."""
@@ -79,17 +82,11 @@ class Settings:
         dirs[key] = directory
         return dataclasses.replace(self, dialog_dirs=MappingProxyType(dirs))
 
-
-def default_config_dir() -> Path:
-    """$GPUSCOPE_CONFIG_DIR when set, else platformdirs' user config dir for gpuscope."""
-    override = os.environ.get(CONFIG_DIR_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
-    return platformdirs.user_config_path(APP_DIR_NAME, appauthor=False)
-
-
-def default_settings_path() -> Path:
-    return default_config_dir() / SETTINGS_FILE_NAME
+    def with_interpreter(self, python: str) -> Settings:
+        """These settings with `python` among the interpreters the user added."""
+        if not python or python in self.interpreters:
+            return self
+        return dataclasses.replace(self, interpreters=(*self.interpreters, python))
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -105,6 +102,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "telemetry_rate_hz": settings.telemetry_rate_hz,
         "dialog_dirs": dict(sorted(settings.dialog_dirs.items())),
         "language": settings.language,
+        INTERPRETERS_KEY: list(settings.interpreters),
     }
 
 
@@ -168,9 +166,13 @@ def settings_from_json(data: object) -> tuple[Settings, list[str]]:
             problems.append(f"language {raw_language!r} is not one of "
                             f"{', '.join(LANGUAGE_CHOICES)}; using {language}")
 
+    interpreters, interpreter_problems = interpreters_from_json(data.get(INTERPRETERS_KEY))
+    problems.extend(interpreter_problems)
+
     return Settings(theme=theme, last_page=last_page, window_geometry=geometry,
                     window_state=state, telemetry_rate_hz=rate_hz,
-                    dialog_dirs=MappingProxyType(dirs), language=language), problems
+                    dialog_dirs=MappingProxyType(dirs), language=language,
+                    interpreters=interpreters), problems
 
 
 def _optional_str(data: dict[str, Any], key: str, problems: list[str]) -> str | None:

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuscope.evidence import LiveSystem, RecordingSystem, ReplaySystem, Snapshot
-from gpuscope.model import JsonValue, ProbeState
+from gpuscope.inventory import inspect_interpreters
+from gpuscope.model import Interpreter, JsonValue, ProbeState
 from gpuscope.probes import framework_probe_script as script_module
 from gpuscope.probes.frameworks import (
     FrameworkProbeResult,
@@ -33,6 +35,7 @@ from gpuscope.probes.frameworks import (
     script_path,
     smoke_test_summary,
 )
+from gpuscope.probes.python_envs import InterpreterChoice
 
 TESTS = Path(__file__).resolve().parents[1]
 CORPUS = TESTS / "fixtures" / "corpus"
@@ -798,3 +801,108 @@ def test_parse_never_raises_on_answers_shaped_like_the_real_ones(
     result = parse_framework_answer(answer, "/usr/bin/python3")
     for framework in result.frameworks:
         assert framework.build in ("rocm", "cuda", "cpu", "xpu", "mps", "directml", "unknown")
+
+
+# --- inspecting several interpreters at once (inventory.inspect_interpreters) ---------------
+
+
+def _hanging_python(folder: Path) -> tuple[str, Path]:
+    """An 'interpreter' that never answers: it notes its pid and sleeps a minute."""
+    python = folder / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    pidfile = folder / "pid"
+    python.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 60\n")
+    python.chmod(0o755)
+    return str(python), pidfile
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a POSIX shell script stands for the interpreter")
+def test_inspection_runs_all_at_once_bounded_and_kills_what_is_left(
+    bare_python: str, tmp_path: Path,
+) -> None:
+    hanging, pidfile = _hanging_python(tmp_path / "hang")
+    arrived: list[str] = []
+    started = time.monotonic()
+    inspection = inspect_interpreters(
+        LiveSystem(), [InterpreterChoice(hanging, "python3 on PATH"),
+                       InterpreterChoice(bare_python, "VIRTUAL_ENV")],
+        budget_s=3, on_answer=lambda answer: arrived.append(answer.choice.python))
+    elapsed = time.monotonic() - started
+    assert elapsed < 6, elapsed  # the one-minute sleeper was not waited for
+    assert arrived == [bare_python, hanging]  # each as it came, the quick one first
+    hung, bare = inspection.interpreters  # in the order chosen
+    assert (hung.python, hung.why, hung.inspected) == (hanging, "python3 on PATH", False)
+    assert hung.error == "no answer within 3 s (the probe was killed)"
+    assert _wait_gone(int(pidfile.read_text()))
+    assert (bare.python, bare.why, bare.inspected) == (bare_python, "VIRTUAL_ENV", True)
+    assert bare.executable == bare_python and bare.error is None
+    assert bare.not_installed == ALL_FRAMEWORKS
+    assert inspection.unusable() == []  # running out of time is an answer, not a bad path
+    (reason,) = inspection.frameworks  # the interpreter that could not be inspected, and why
+    assert (reason.name, reason.python) == ("python", hanging)
+    assert reason.error is not None and "no answer within 3 s" in reason.error
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a POSIX shell script stands for the interpreter")
+def test_cancel_kills_the_workers_and_returns_at_once(tmp_path: Path) -> None:
+    hanging, pidfile = _hanging_python(tmp_path / "hang")
+    cancel = threading.Event()
+    timer = threading.Timer(0.5, cancel.set)
+    timer.start()
+    started = time.monotonic()
+    inspection = inspect_interpreters(LiveSystem(), [InterpreterChoice(hanging, "added")],
+                                      budget_s=60, cancel=cancel)
+    assert time.monotonic() - started < 5
+    (interpreter,) = inspection.interpreters
+    assert not interpreter.inspected
+    assert interpreter.error is not None and "cancelled" in interpreter.error
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_a_snapshot_records_the_inspection_and_a_replay_repeats_it(
+    bare_python: str, tmp_path: Path,
+) -> None:
+    missing = str(tmp_path / "gone" / "bin" / "python")
+    choices = [InterpreterChoice(bare_python, "VIRTUAL_ENV"),
+               InterpreterChoice(missing, "added in gpuscope")]
+    recorder = RecordingSystem(LiveSystem())
+    live = inspect_interpreters(recorder, choices, budget_s=30)
+    assert live.unusable() == [(missing, f"Python interpreter not found: {missing}")]
+    saved = tmp_path / "s.json"
+    recorder.snapshot.save(saved)
+
+    replay = ReplaySystem.from_file(saved)
+    replayed = inspect_interpreters(replay, choices, budget_s=30)
+    assert replayed.interpreters == live.interpreters
+    assert replayed.frameworks == live.frameworks
+    # A replay starts nothing: an interpreter the capture did not inspect is not captured.
+    other = inspect_interpreters(replay, [InterpreterChoice(sys.executable, "--python")])
+    ((python, reason),) = other.unusable()
+    assert python == sys.executable and "not captured in this snapshot" in reason
+
+
+def test_two_paths_to_one_environment_count_once_with_both_reasons(bare_python: str) -> None:
+    python3 = str(Path(bare_python).with_name("python3"))
+    assert Path(python3).exists()
+    inspection = inspect_interpreters(
+        LiveSystem(), [InterpreterChoice(python3, "python3 on PATH"),
+                       InterpreterChoice(bare_python, "python on PATH")], budget_s=30)
+    (only,) = inspection.interpreters  # one prefix, one version: one environment
+    assert (only.python, only.why) == (python3, "python3 on PATH, python on PATH")
+
+
+def test_a_probe_result_as_the_model_interpreter() -> None:
+    answer = {"status": "ok", "python": "/env/bin/python",
+              "hello": {"protocol": 1, "python": "/env/bin/python3.12", "prefix": "/env",
+                        "python_version": "3.12.3"},
+              "results": [{"name": "torch", "installed": False},
+                          {"name": "jax", "installed": False}]}
+    result = parse_framework_answer(answer, "/env/bin/python")
+    assert result.prefix == "/env"
+    assert result.interpreter("CONDA_PREFIX") == Interpreter(
+        python="/env/bin/python", inspected=True, why="CONDA_PREFIX",
+        executable="/env/bin/python3.12", python_version="3.12.3",
+        not_installed=("torch", "jax"))
+    broken = parse_framework_answer({"status": "error", "error": "exit status 1"}, "/x")
+    assert broken.interpreter() == Interpreter(python="/x", inspected=False,
+                                               error="exit status 1")

@@ -1,5 +1,6 @@
 """Python environment discovery over hand-built homes (Linux and Windows) and on this
-machine."""
+machine; the default set of interpreters to inspect, its record in a snapshot and its
+replay."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from gpuscope.evidence import LiveSystem, RecordingSystem, ReplaySystem, Snapshot
-from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
+from gpuscope.probes.python_envs import (
+    CHOICE_LIBRARY,
+    WHY_RECORDED,
+    InterpreterChoice,
+    PythonEnv,
+    choices_from_json,
+    choices_to_json,
+    choose_interpreters,
+    default_interpreters,
+    discover_python_envs,
+)
 
 FILE = stat.S_IFREG | 0o755
 DIR = stat.S_IFDIR | 0o755
@@ -205,3 +216,100 @@ def test_live_discovery_records_and_replays_the_same() -> None:
     replayed = discover_python_envs(ReplaySystem(recorder.snapshot), sys.executable,
                                     cwd=os.getcwd())
     assert replayed == live
+
+
+# ----------------------------------------------------------------------------- the default set
+
+
+def shell_machine() -> Snapshot:
+    """Alice's shell: gpuscope installed with pipx, her project venv active (so python3 and
+    python on PATH are that venv's), a conda env active too, one interpreter she added in
+    the window and one she added that is gone since."""
+    home = "/home/alice"
+    venv = f"{home}/llm/.venv"
+    conda = f"{home}/miniforge3/envs/rocm"
+    own = f"{home}/.local/share/pipx/venvs/gpuscope/bin/python"
+    return Snapshot(
+        env={"HOME": home, "VIRTUAL_ENV": venv, "CONDA_PREFIX": conda},
+        stats=_exists(own, f"{venv}/bin/python", f"{venv}/bin/python3",
+                      f"{conda}/bin/python", "/opt/sd/bin/python"),
+        realpaths={
+            # A venv's interpreters link to its base interpreter: one binary, two folders.
+            own: "/usr/bin/python3.12",
+            f"{venv}/bin/python": "/usr/bin/python3.12",
+            f"{venv}/bin/python3": "/usr/bin/python3.12",
+        },
+        which={"python3": f"{venv}/bin/python3", "python": f"{venv}/bin/python"},
+    )
+
+
+def test_the_default_set_is_each_interpreter_a_user_runs_once_with_why() -> None:
+    home = "/home/alice"
+    chosen = choose_interpreters(
+        ReplaySystem(shell_machine()), f"{home}/.local/share/pipx/venvs/gpuscope/bin/python",
+        ["/opt/sd/bin/python", "/gone/bin/python", "/opt/sd/bin/python"])
+    assert [(c.python, c.why) for c in chosen] == [
+        (f"{home}/.local/share/pipx/venvs/gpuscope/bin/python", "gpuscope's interpreter"),
+        # python3 and python on PATH are the active venv's: one environment, three reasons.
+        (f"{home}/llm/.venv/bin/python", "VIRTUAL_ENV, python3 on PATH, python on PATH"),
+        (f"{home}/miniforge3/envs/rocm/bin/python", "CONDA_PREFIX"),
+        ("/opt/sd/bin/python", "added in gpuscope"),  # once; the one that is gone is left out
+    ]
+
+
+def test_launchers_that_are_not_python_are_left_out() -> None:
+    snapshot = Snapshot(
+        env={"OS": "Windows_NT"},
+        which={"python3": None,
+               "python": "C:\\Users\\ada\\AppData\\Local\\Microsoft\\WindowsApps\\python.exe"})
+    chosen = choose_interpreters(ReplaySystem(snapshot), "C:\\gpuscope\\Scripts\\python.exe")
+    assert chosen == [InterpreterChoice("C:\\gpuscope\\Scripts\\python.exe",
+                                        "gpuscope's interpreter")]
+
+
+def test_the_choice_is_recorded_and_a_replay_makes_it_again(
+    tmp_path: Path, monkeypatch: Any,
+) -> None:
+    """For real: a venv-like folder active, a python3 on PATH; the replay answers the same
+    whatever interpreter replays it."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    path_bin = tmp_path / "path"
+    path_bin.mkdir()
+    (path_bin / "python3").symlink_to(sys.executable)
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    monkeypatch.setenv("PATH", str(path_bin))
+    recorder = RecordingSystem(LiveSystem())
+    live = default_interpreters(recorder, sys.executable, ())
+    assert [(c.python, c.why) for c in live] == [
+        (sys.executable, "gpuscope's interpreter"),
+        (str(venv / "bin" / "python"), "VIRTUAL_ENV"),
+        (str(path_bin / "python3"), "python3 on PATH"),
+    ]
+    assert recorder.snapshot.libraries[CHOICE_LIBRARY] == choices_to_json(live)
+    assert recorder.snapshot.which == {"python3": str(path_bin / "python3"), "python": None}
+    replayed = default_interpreters(ReplaySystem(recorder.snapshot), "/elsewhere/python", ())
+    assert replayed == live
+
+
+def test_an_older_snapshot_gives_the_interpreters_it_inspected() -> None:
+    older = Snapshot(libraries={"python-env:/usr/bin/python3": {"status": "ok"},
+                                "python-env:/home/bo/env/bin/python": {"status": "ok"},
+                                "nvml": {"status": "ok"}})
+    assert default_interpreters(ReplaySystem(older), sys.executable) == (
+        InterpreterChoice("/usr/bin/python3", WHY_RECORDED),
+        InterpreterChoice("/home/bo/env/bin/python", WHY_RECORDED))
+    # A replay never inspects the replaying machine's interpreters.
+    assert default_interpreters(ReplaySystem(Snapshot()), sys.executable) == ()
+
+
+def test_a_recorded_choice_is_read_whatever_the_file_holds() -> None:
+    assert choices_from_json({"status": "not_captured"}) is None
+    assert choices_from_json([1, 2]) is None
+    assert choices_from_json({"interpreters": [
+        {"python": "/a/bin/python", "why": "VIRTUAL_ENV"}, {"python": "/a/bin/python"},
+        {"python": 7}, "junk", {"python": "", "why": "x"}, {"python": "/b", "why": None},
+    ]}) == (InterpreterChoice("/a/bin/python", "VIRTUAL_ENV"),
+            InterpreterChoice("/b", WHY_RECORDED))
