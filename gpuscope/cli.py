@@ -2,6 +2,13 @@
 `--replay FILE` work without a display.
 
 Exit status: 0 on success, 2 on a usage error, 1 on a failure (one line on stderr).
+A file given that is not the kind of thing its option takes (a directory, a FIFO or a device;
+for --from, a file in no format gpuscope reads or a snapshot; for --replay, no snapshot) is a
+usage error; one that is but cannot be read (missing, damaged, over a size bound) a failure.
+`doctor --from` with such a file prints no verdict; with --json it still prints the document,
+whose `probes` list the file and why, and then exits 2.
+
+Text from outside (snapshots, pasted outputs) goes through `clean_text` before it is printed.
 """
 
 from __future__ import annotations
@@ -16,10 +23,16 @@ from pathlib import Path
 from gpuscope import __version__
 from gpuscope.evidence import LiveSystem, RecordingSystem, ReplaySystem, SnapshotError, System
 from gpuscope.evidence import snapshot_meta as _snapshot_meta
+from gpuscope.untrusted import UntrustedInputError, clean_text, one_line
 
 
 class CliError(Exception):
     """A failure to report as one line on stderr with exit status 1."""
+
+
+class CliUsageError(Exception):
+    """A bad argument (an interpreter that cannot be run) to report as one line on stderr
+    with exit status 2, as argparse does its own."""
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -173,7 +186,32 @@ def _system(replay: str | None) -> System:
     try:
         return ReplaySystem.from_file(replay)
     except SnapshotError as exc:
-        raise CliError(str(exc)) from exc
+        raise _input_error(exc) from exc
+
+
+def _input_error(exc: UntrustedInputError) -> Exception:
+    """A refused input file as the command line reports it: the wrong kind of file is a usage
+    error (exit 2), one that cannot be read a failure (exit 1)."""
+    return CliUsageError(str(exc)) if exc.wrong_kind else CliError(str(exc))
+
+
+def _check_imports(paths: Sequence[str]) -> None:
+    """Read and recognise the --from files before anything else is done with them (a window,
+    a report): a file that cannot be read, or is no tool output, stops here in one line."""
+    from gpuscope.importer import InputFileError, import_files
+
+    try:
+        machine = import_files(paths)
+    except InputFileError as exc:
+        raise _input_error(exc) from exc
+    if machine.rejected:
+        raise CliUsageError(machine.rejected[0].reason)
+
+
+# The commands that read the global --from and --recording (the window is `None`).
+_GLOBAL_FROM_COMMANDS = (None, "doctor", "report", "screenshot")
+# `export` takes its recording as an argument of the same name, which overwrites the global one.
+_GLOBAL_RECORDING_COMMANDS = (None, "report", "export")
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
@@ -185,7 +223,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
         json.dump(inventory_to_json(inventory), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(format_inventory_text(inventory))
+        sys.stdout.write(clean_text(format_inventory_text(inventory)))
     return 0
 
 
@@ -241,15 +279,18 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from gpuscope.doctor.text import format_doctor_text
     from gpuscope.model import Severity
 
-    if args.inputs:
+    inputs = (args.inputs or []) + (args.gui_inputs or [])
+    rejected: tuple[str, ...] = ()
+    if inputs:
         if args.replay:
             raise CliError("--from and --replay describe different machines; give one")
         from gpuscope.importer import InputFileError, import_files
 
         try:
-            machine = import_files(args.inputs)
+            machine = import_files(inputs)
         except InputFileError as exc:
-            raise CliError(str(exc)) from exc
+            raise _input_error(exc) from exc
+        rejected = tuple(r.reason for r in machine.rejected)
         data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
     else:
         from gpuscope.inventory import collect_frameworks, collect_inventory
@@ -262,8 +303,13 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         json.dump(diagnosis_document(data, findings), sys.stdout, indent=2)
         sys.stdout.write("\n")
-    else:
-        sys.stdout.write(format_doctor_text(data, findings))
+    elif not rejected:  # no verdict on inputs that were not all read
+        sys.stdout.write(clean_text(format_doctor_text(data, findings)))
+    if rejected:
+        sys.stdout.flush()
+        for reason in rejected:
+            print(f"gpuscope: {one_line(reason)}", file=sys.stderr)
+        return 2
     return 3 if any(f.severity is Severity.ERROR for f in findings) else 0
 
 
@@ -343,6 +389,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         fmt = _REPORT_SUFFIXES.get(suffix, "md")
     if fmt == "png" and not output:
         output = "gpuscope-report.png"
+    if imports:
+        _check_imports(imports)
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -407,9 +455,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         print("Redacted: nothing personal was found.", file=summary)
     if not report.origin.is_live:
-        print(f"Labelled: {report.origin.title}.", file=summary)
+        print(f"Labelled: {one_line(report.origin.title)}.", file=summary)
     for note in inputs.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {one_line(note)}", file=sys.stderr)
     return 0
 
 
@@ -421,6 +469,8 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
         size = (int(width_text), int(height_text))
     except ValueError:
         raise CliError(f"--size wants WIDTHxHEIGHT, not {args.size!r}") from None
+    if imports:
+        _check_imports(imports)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
         from gpuscope.ui.screenshot import ScreenshotError, take_screenshots
@@ -464,19 +514,26 @@ def _cmd_gui(args: argparse.Namespace) -> int:
         raise CliError("--from and --replay describe different machines; give one")
     if args.replay is not None:
         _system(args.replay)  # a bad file is reported here, before any window
-    if inputs:
-        from gpuscope.importer import InputFileError, read_input
-
-        for path in inputs:  # an unreadable file is reported here, before any window
-            try:
-                read_input(path)
-            except InputFileError as exc:
-                raise CliError(str(exc)) from exc
+    if inputs:  # a file that cannot be read or is no tool output stops here, before any window
+        _check_imports(inputs)
     try:
         from gpuscope.ui.app import run_gui
     except ImportError as exc:
         raise CliError(f"the window needs PySide6, which failed to load: {exc}") from exc
     return run_gui(args.replay, imports=inputs, recording=args.recording)
+
+
+def _check_global_options(args: argparse.Namespace) -> None:
+    """The global --from and --recording on a command that would ignore them: a usage error,
+    not a silent answer about something else."""
+    command = args.command
+    if args.gui_inputs and command not in _GLOBAL_FROM_COMMANDS:
+        raise CliUsageError(f"--from is not read by '{command}' (it is for doctor, report, "
+                            "screenshot and the window); give pasted outputs to "
+                            "'gpuscope doctor --from FILE'")
+    if args.recording and command not in _GLOBAL_RECORDING_COMMANDS:
+        raise CliUsageError(f"--recording is not read by '{command}' (it is for report and "
+                            "the window)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -486,10 +543,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "record": _cmd_record, "export": _cmd_export, "bench": _cmd_bench,
                 "report": _cmd_report, "screenshot": _cmd_screenshot, None: _cmd_gui}
     try:
+        _check_global_options(args)
         return handlers[args.command](args)
     except CliError as exc:
-        print(f"gpuscope: {exc}", file=sys.stderr)
+        print(f"gpuscope: {one_line(str(exc))}", file=sys.stderr)
         return 1
+    except CliUsageError as exc:
+        print(f"gpuscope: {one_line(str(exc))}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `gpuscope info | head`
         return 0
     except KeyboardInterrupt:

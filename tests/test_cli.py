@@ -183,3 +183,40 @@ def test_doctor_failures_are_one_line_exit_1(tmp_path: Path) -> None:
     assert missing.returncode == 1 and missing.stderr.startswith("gpuscope: cannot read")
     both = gpuscope("--replay", str(SNAPSHOTS_DIR / "apu_dgpu.json"), "doctor", "--from", "x")
     assert both.returncode == 1 and "--from and --replay" in both.stderr
+
+
+HOSTILE_DIR = SNAPSHOTS_DIR.parent / "hostile"
+
+
+def test_doctor_from_a_jpeg_is_exit_2_and_one_line_naming_it_and_the_formats() -> None:
+    photo = HOSTILE_DIR / "photo.jpg"
+    result = gpuscope("doctor", "--from", str(photo))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"gpuscope: {photo} is a JPEG image, not a tool's output. "
+                                    "gpuscope reads the output of rocminfo, ")
+
+
+def test_a_fifo_with_no_writer_never_blocks(tmp_path: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        return
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for args in (("--replay", str(fifo), "info"), ("doctor", "--from", str(fifo))):
+        result = gpuscope(*args)  # a hang would end in subprocess.TimeoutExpired
+        assert result.returncode == 2
+        assert result.stderr == (f"gpuscope: cannot read {fifo}: it is a named pipe (FIFO); "
+                                 "gpuscope reads only regular files\n")
+
+
+def test_doctor_says_no_gpu_found_plainly_when_nothing_shows_one(tmp_path: Path) -> None:
+    lspci = tmp_path / "lspci.txt"
+    lspci.write_text(
+        "00:00.0 Host bridge: Intel Corporation 8th Gen Core Processor Host Bridge/DRAM "
+        "Registers (rev 07)\n"
+        "00:14.0 USB controller: Intel Corporation Cannon Lake PCH USB 3.1 xHCI Host "
+        "Controller (rev 10)\n")
+    result = gpuscope("doctor", "--from", str(lspci))
+    assert result.returncode == 0, result.stderr
+    assert "No GPU found." in result.stdout
+    assert "nothing wrong found" not in result.stdout

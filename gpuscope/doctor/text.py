@@ -59,7 +59,12 @@ def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
     if data.frameworks:
         lines.append("")
     shown = [f for f in findings if f.severity is not Severity.OK]
-    lines.append("Findings" if shown else "Findings: nothing wrong found")
+    if shown:
+        lines.append("Findings")
+    elif not inventory.gpus:  # nothing was checked: "nothing wrong" would claim too much
+        lines.append("Findings: none, as no GPU was found to check")
+    else:
+        lines.append("Findings: nothing wrong found")
     for finding in shown:
         lines += _finding_lines(finding)
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
