@@ -65,6 +65,9 @@ def diagnosis_document(data: DoctorInput, findings: tuple[Finding, ...]) -> dict
         "gpus": [_gpu(gpu) for gpu in inventory.gpus],
         "stack": stack,
         "frameworks": [_framework(f) for f in data.frameworks],
+        # Each interpreter inspected (or not, with why), so "no PyTorch" is told from
+        # "nothing inspected".
+        "interpreters": [to_jsonable(i) for i in data.interpreters],
         "findings": [_finding(f) for f in findings],
         "probes": to_jsonable(inventory.probes),
     }

@@ -51,6 +51,10 @@ class ReportInputError(Exception):
     """An input of the report that cannot be used (one line, for the CLI or the page)."""
 
 
+class UnusableInterpreterError(ReportInputError):
+    """An interpreter asked for by name that cannot be run at all (a usage error)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ReportInputs:
     """Everything one report is made from. `notes` say what was left out and why."""
@@ -257,13 +261,22 @@ def gather_report_inputs(
     progress: Progress = _quiet,
 ) -> ReportInputs:
     """What `gpuscope report` reports on: this machine (or the snapshot `replay`, or the
-    pasted outputs `imports`), the frameworks of `pythons` (None: the interpreter running
-    gpuscope, or those a snapshot inspected; () for none), the benchmark runs in
+    pasted outputs `imports`), the frameworks of `pythons` (None: the default set, see
+    `default_interpreters`, bounded to 10 s in all, or those a snapshot inspected; () for
+    none; an interpreter named here that cannot be run raises UnusableInterpreterError),
+    the benchmark runs in
     `bench_files` (else, for this machine and with `saved_runs`, the newest runs `gpuscope
     bench` saved), and a telemetry strip from `recording` or, live, a sample of `sample_s`
     seconds (0: none). `progress(text)` says what it is doing. Raises ReportInputError."""
+    from gpuscope.config import added_interpreters
     from gpuscope.evidence import SnapshotError
-    from gpuscope.inventory import collect_frameworks, collect_inventory
+    from gpuscope.inventory import (
+        DEFAULT_FRAMEWORK_TIMEOUT_S,
+        DEFAULT_INSPECTION_BUDGET_S,
+        collect_inventory,
+        inspect_interpreters,
+    )
+    from gpuscope.probes.python_envs import default_interpreters, given_interpreters
 
     if replay and imports:
         raise ReportInputError("--from and --replay describe different machines; give one")
@@ -292,15 +305,19 @@ def gather_report_inputs(
                  else f"replaying {os.path.basename(replay)}")
         inventory = collect_inventory(system)
         if pythons is None:
-            if isinstance(system, ReplaySystem):
-                pythons = [key.split(":", 1)[1] for key in system.snapshot.libraries
-                           if key.startswith("python-env:")]
-            else:
-                pythons = [sys.executable]
+            choices = default_interpreters(system, sys.executable, added_interpreters())
+            budget_s = DEFAULT_INSPECTION_BUDGET_S
+        else:
+            choices = given_interpreters(pythons)
+            budget_s = DEFAULT_FRAMEWORK_TIMEOUT_S
+        if choices:
+            progress(f"inspecting the frameworks of {len(choices)} Python interpreter(s)")
+        inspection = inspect_interpreters(system, choices, budget_s)
         if pythons:
-            progress(f"inspecting the frameworks of {len(pythons)} Python interpreter(s)")
-        frameworks = collect_frameworks(system, list(pythons)) if pythons else ()
-        data = DoctorInput(inventory, tuple(frameworks))
+            for python, reason in inspection.unusable():
+                raise UnusableInterpreterError(f"--python {python}: {reason}")
+        data = DoctorInput(inventory, inspection.frameworks,
+                           interpreters=inspection.interpreters)
     findings = diagnose(data)
     live = system is not None and data.inventory.origin.kind is OriginKind.LIVE
     bench_runs: tuple[BenchRun, ...] = ()
