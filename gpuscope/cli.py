@@ -19,11 +19,16 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuscope import __version__
 from gpuscope.evidence import LiveSystem, RecordingSystem, ReplaySystem, SnapshotError, System
 from gpuscope.evidence import snapshot_meta as _snapshot_meta
 from gpuscope.untrusted import UntrustedInputError, clean_text, one_line
+
+if TYPE_CHECKING:
+    from gpuscope.inventory import FrameworkInspection
+    from gpuscope.probes.python_envs import InterpreterChoice
 
 
 class CliError(Exception):
@@ -33,6 +38,11 @@ class CliError(Exception):
 class CliUsageError(Exception):
     """A bad argument (an interpreter that cannot be run) to report as one line on stderr
     with exit status 2, as argparse does its own."""
+
+
+_DEFAULT_PYTHONS = ("the one running gpuscope, python3 and python on PATH, the active "
+                    "virtualenv and conda environment, and those added in the window; a "
+                    "replay inspects what its capture did")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -62,8 +72,8 @@ def _build_parser() -> argparse.ArgumentParser:
     snapshot.add_argument("--json", action="store_true",
                           help="print what was written as JSON")
     snapshot.add_argument("--python", action="append", metavar="PATH",
-                          help="also record the frameworks of this interpreter (repeatable; "
-                               "default: the one running gpuscope)")
+                          help="record the frameworks of this interpreter (repeatable; "
+                               f"default: {_DEFAULT_PYTHONS})")
     snapshot.add_argument("--no-frameworks", action="store_true",
                           help="do not start Python interpreters to inspect frameworks")
 
@@ -88,7 +98,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="print the gpuscope.diagnosis/1 JSON document")
     doctor.add_argument("--python", action="append", metavar="PATH",
                         help="inspect the frameworks of this interpreter (repeatable; default: "
-                             "the one running gpuscope)")
+                             f"{_DEFAULT_PYTHONS})")
     doctor.add_argument("--from", dest="inputs", action="append", metavar="FILE",
                         help="diagnose pasted outputs instead of this machine (rocminfo, "
                              "rocm-smi, amd-smi, nvidia-smi, collect_env, dmesg, lspci, ...; "
@@ -141,7 +151,7 @@ def _build_parser() -> argparse.ArgumentParser:
                              "...; repeatable) instead of this machine")
     report.add_argument("--python", action="append", metavar="PATH",
                         help="inspect the frameworks of this interpreter (repeatable; "
-                             "default: the one running gpuscope)")
+                             f"default: {_DEFAULT_PYTHONS})")
     report.add_argument("--no-frameworks", action="store_true",
                         help="do not start Python interpreters to inspect frameworks")
     report.add_argument("--bench", action="append", metavar="FILE",
@@ -228,11 +238,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:
-    from gpuscope.inventory import collect_frameworks, collect_inventory
+    from gpuscope.inventory import collect_inventory
 
     recorder = RecordingSystem(_system(args.replay))
     inventory = collect_inventory(recorder)
-    collect_frameworks(recorder, _pythons(args, recorder))
+    _inspect_frameworks(args, recorder)
     snapshot = recorder.snapshot
     snapshot.meta = _snapshot_meta(args.description)
     if args.replay:
@@ -263,15 +273,34 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pythons(args: argparse.Namespace, system: System) -> list[str]:
+def _pythons(args: argparse.Namespace, system: System) -> tuple[InterpreterChoice, ...]:
+    """The interpreters whose frameworks a command inspects, each with why."""
+    from gpuscope.config import added_interpreters
+    from gpuscope.probes.python_envs import default_interpreters, given_interpreters
+
     if args.no_frameworks:
-        return []
+        return ()
     if args.python:
-        return list(args.python)
-    if isinstance(system, ReplaySystem):  # the interpreters the capture inspected
-        return [key.split(":", 1)[1] for key in system.snapshot.libraries
-                if key.startswith("python-env:")]
-    return [sys.executable]
+        return given_interpreters(args.python)
+    return default_interpreters(system, sys.executable, added_interpreters())
+
+
+def _inspect_frameworks(args: argparse.Namespace, system: System) -> FrameworkInspection:
+    """The framework probe on `_pythons`, in parallel: the default set bounded to 10 s in
+    all, interpreters given with --python to the usual per-interpreter limit. A --python
+    that cannot be run at all is a usage error."""
+    from gpuscope.inventory import (
+        DEFAULT_FRAMEWORK_TIMEOUT_S,
+        DEFAULT_INSPECTION_BUDGET_S,
+        inspect_interpreters,
+    )
+
+    budget_s = DEFAULT_FRAMEWORK_TIMEOUT_S if args.python else DEFAULT_INSPECTION_BUDGET_S
+    inspection = inspect_interpreters(system, _pythons(args, system), budget_s)
+    if args.python and not args.no_frameworks:
+        for python, reason in inspection.unusable():
+            raise CliUsageError(f"--python {python}: {reason}")
+    return inspection
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -293,12 +322,13 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         rejected = tuple(r.reason for r in machine.rejected)
         data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
     else:
-        from gpuscope.inventory import collect_frameworks, collect_inventory
+        from gpuscope.inventory import collect_inventory
 
         system = _system(args.replay)
         inventory = collect_inventory(system)
-        frameworks = collect_frameworks(system, _pythons(args, system))
-        data = DoctorInput(inventory, frameworks)
+        inspection = _inspect_frameworks(args, system)
+        data = DoctorInput(inventory, inspection.frameworks,
+                           interpreters=inspection.interpreters)
     findings = diagnose(data)
     if args.json:
         json.dump(diagnosis_document(data, findings), sys.stdout, indent=2)
@@ -377,7 +407,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from gpuscope.ui.report_inputs import ReportInputError, gather_report_inputs
+    from gpuscope.ui.report_inputs import (
+        ReportInputError,
+        UnusableInterpreterError,
+        gather_report_inputs,
+    )
 
     replay = args.report_replay or args.replay
     imports = (args.report_inputs or []) + (args.gui_inputs or [])
@@ -404,6 +438,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
             replay=replay, imports=imports, pythons=pythons, bench_files=args.bench or (),
             saved_runs=not args.no_bench, recording=recording,
             sample_s=max(0.0, args.sample), progress=progress)
+    except UnusableInterpreterError as exc:
+        raise CliUsageError(str(exc)) from exc
     except ReportInputError as exc:
         raise CliError(str(exc)) from exc
     if args.no_bench:

@@ -129,17 +129,81 @@ def doctor_json(*args: str, expect_codes: tuple[int, ...] = (0, 3)) -> dict[str,
     return doc
 
 
+def _bare_venv(folder: Path) -> str:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True,
+                   capture_output=True, timeout=120)
+    return str(folder / "bin" / "python")
+
+
 def test_doctor_on_this_machine_finds_the_cpu_build_of_torch_and_no_gpu(tmp_path: Path) -> None:
-    doc = doctor_json("doctor", "--json")
+    """With no flag: gpuscope's own interpreter (its torch), and the others a user runs,
+    here one added in the window (the settings file)."""
+    added = _bare_venv(tmp_path / "added")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "settings.json").write_text(json.dumps({"interpreters": [added]}))
+    env = {**os.environ, "GPUSCOPE_CONFIG_DIR": str(tmp_path / "config")}
+    result = gpuscope("doctor", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
     assert doc["schema"] == "gpuscope.diagnosis/1" and doc["origin"] == "live"
     assert doc["gpus"] == []
     assert doc["platform"]["os"] == "linux"
     torch = [f for f in doc["frameworks"] if f["name"] == "torch"]
     assert torch and torch[0]["build"] == "cpu" and torch[0]["version"].startswith("2.13.0")
-    assert torch[0]["gpu_available"] is False
+    assert torch[0]["gpu_available"] is False and torch[0]["python"] == sys.executable
     ids = {f["id"] for f in doc["findings"]}
     assert "torch.cpu_build" in ids
     assert not [f for f in doc["findings"] if f["severity"] == "error"]
+    interpreters = {i["python"]: i for i in doc["interpreters"]}
+    own = doc["interpreters"][0]
+    assert (own["python"], own["inspected"], own["error"]) == (sys.executable, True, None)
+    assert own["why"].startswith("gpuscope's interpreter") and "torch" not in own["not_installed"]
+    assert interpreters[added]["why"] == "added in gpuscope"
+    assert interpreters[added]["inspected"] and "torch" in interpreters[added]["not_installed"]
+
+
+def test_doctor_without_frameworks_inspects_nothing() -> None:
+    doc = doctor_json("doctor", "--json", "--no-frameworks")
+    assert doc["frameworks"] == [] and doc["interpreters"] == []
+
+
+def test_a_python_that_cannot_be_run_is_a_usage_error(tmp_path: Path) -> None:
+    not_python = tmp_path / "not-python"
+    not_python.write_text("#!/bin/sh\nexit 1\n")
+    not_python.chmod(0o755)
+    for python, reason in ((str(tmp_path / "absent"), "Python interpreter not found"),
+                           (str(tmp_path), "not allowed to run"),
+                           (str(not_python), "did not start the probe (exit status 1)")):
+        result = gpuscope("doctor", "--python", python)
+        assert result.returncode == 2, (python, result.stderr)
+        assert result.stdout == "" and result.stderr.count("\n") == 1
+        assert result.stderr.startswith(f"gpuscope: --python {python}: ") and reason in \
+            result.stderr, result.stderr
+    snapshot = tmp_path / "s.json"
+    written = gpuscope("snapshot", "-o", str(snapshot), "--python", str(tmp_path / "absent"))
+    assert written.returncode == 2 and "Python interpreter not found" in written.stderr
+    assert not snapshot.exists()
+    report = gpuscope("report", "-q", "--no-bench", "--sample", "0", "--python",
+                      str(tmp_path / "absent"))
+    assert report.returncode == 2 and report.stderr.count("\n") == 1, report.stderr
+    assert "--python" in report.stderr and "not found" in report.stderr
+
+
+def test_a_replay_answers_for_the_interpreters_its_capture_chose_and_says_why() -> None:
+    fixture = str(SNAPSHOTS_DIR / "rx7900xtx_no_torch.json")
+    doc = doctor_json("--replay", fixture, "doctor", "--json")
+    assert [(i["python"], i["why"], i["inspected"], i["python_version"])
+            for i in doc["interpreters"]] == [
+        ("/usr/bin/python3", "gpuscope's interpreter", True, "3.12.1"),
+        ("/home/alice/venvs/llm/bin/python", "VIRTUAL_ENV, python3 on PATH, python on PATH",
+         True, "3.12.1"),
+    ]
+    assert all("torch" in i["not_installed"] for i in doc["interpreters"])
+    assert doc["frameworks"] == []
+    assert doc["gpus"][0]["gfx_target"] == "gfx1100"
+    # --python asks for an interpreter the capture did not inspect: nothing to answer with.
+    other = gpuscope("--replay", fixture, "doctor", "--python", sys.executable)
+    assert other.returncode == 2 and "not captured in this snapshot" in other.stderr
 
 
 def test_doctor_replays_a_snapshot_with_its_frameworks(tmp_path: Path) -> None:
