@@ -52,7 +52,8 @@ class _Resources(HTMLParser):
 @pytest.mark.parametrize("snapshot", sorted(p.name for p in SNAPSHOTS_DIR.glob("*.json")))
 def test_html_references_no_external_resource(snapshot: str) -> None:
     page = report_html(_report(snapshot))
-    assert "http://" not in page and "https://" not in page
+    # Public https sources may be named in the text (issue #10); nothing is loaded from them.
+    assert "http://" not in page
     assert not re.search(r"url\(", page, re.IGNORECASE)
     assert "@import" not in page
     parser = _Resources()
