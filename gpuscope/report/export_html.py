@@ -187,7 +187,10 @@ def _finding(finding: ReportFinding) -> str:
              f'<span class="title">{esc(finding.title)}</span> '
              f'<span class="id">({esc(finding.id)}{where})</span>']
     if finding.fix:
-        parts.append(f"<div>Fix:</div><pre><code>{esc(finding.fix)}</code></pre>")
+        parts.append(f"<p>Fix: {esc(finding.fix)}</p>")
+    if finding.fix_commands:
+        parts.append(f"<pre><code>{esc(chr(10).join(finding.fix_commands))}</code></pre>")
+    # Sources stay in the JSON and the Markdown: the page names no address outside itself.
     body = ""
     if finding.detail:
         body += f"<p>{esc(finding.detail)}</p>"
@@ -195,6 +198,7 @@ def _finding(finding: ReportFinding) -> str:
         body += ("<p>Evidence:</p><ul>"
                  + "".join(f"<li><code>{esc(e)}</code></li>" for e in finding.evidence)
                  + "</ul>")
+
     if body:
         parts.append(f"<details><summary>Details and evidence</summary>{body}</details>")
     parts.append("</div>")

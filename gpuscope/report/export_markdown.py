@@ -163,12 +163,16 @@ def _finding(finding: ReportFinding) -> list[str]:
     lines = [f"**{finding.mark} {text(finding.word)}: {text(finding.title)}** "
              f"({code(finding.id)}{where})", ""]
     if finding.fix:
-        lines += ["Fix:", "", *code_block(finding.fix, "sh"), ""]
+        lines += [f"Fix: {text(finding.fix)}", ""]
+    if finding.fix_commands:
+        lines += [*code_block("\n".join(finding.fix_commands), "sh"), ""]
     body: list[str] = []
     if finding.detail:
         body += [text(finding.detail), ""]
     if finding.evidence:
-        body += ["Evidence:", ""] + [f"- {code(ref)}" for ref in finding.evidence]
+        body += ["Evidence:", ""] + [f"- {code(ref)}" for ref in finding.evidence] + [""]
+    if finding.sources:
+        body += ["Sources:", ""] + [f"- <{url}>" for url in finding.sources]
     if body:
         lines += details("Details and evidence", body)
     return lines

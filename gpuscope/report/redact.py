@@ -22,6 +22,11 @@ A `Redactor` keeps the mapping original -> placeholder for one export, so the sa
 gets the same placeholder in every part of it; `preview()` lists what was (or would be)
 removed for the export dialog's "what will be redacted" toggle. Placeholders contain `<` and
 `>`: an HTML or Markdown writer must escape them like any other text.
+
+Shell commands (the `fix_commands` of findings) must still run as pasted, and `<user-1>` is a
+shell redirection there. So in a command a user name becomes `$USER`, a home directory `$HOME`
+and anything else a shell word such as `REDACTED_SERIAL_1`; shell variables (`$USER`,
+`${HOME}`) are never taken for names anywhere.
 """
 
 from __future__ import annotations
@@ -57,6 +62,12 @@ class Kind(str, enum.Enum):
 KIND_ORDER: tuple[Kind, ...] = tuple(Kind)
 _PLACEHOLDER = r"<(?:host|user|home|serial|uuid|mac|ip)-\d+>"
 PLACEHOLDER_RE = re.compile(_PLACEHOLDER)
+# The placeholders of shell commands, and the variables that stand for the user there.
+SHELL_PLACEHOLDER_RE = re.compile(r"REDACTED_(?:HOST|USER|HOME|SERIAL|UUID|MAC|IP)_\d+")
+SHELL_VARIABLE_RE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+# Keys whose string values (or lists of them) are shell command lines.
+_COMMAND_KEYS = frozenset({"fix_commands", "commands"})
+_POSIX_HOME = re.compile(r"/(?:home|Users|var/home|usr/home)/[^/\s]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +146,7 @@ def identifying(value: str) -> bool:
     """Whether a value names or numbers something. Empty, "N/A", "root", "localhost", all
     zeros ("0", "00000000-0000-…", "00:00:00:00:00:00") and all ones (ff:ff:…) do not."""
     text = value.strip()
-    if text.lower() in _NEVER:
+    if text.lower() in _NEVER or SHELL_VARIABLE_RE.fullmatch(text):
         return False
     digits = re.sub(r"[\s:._\-/x]", "", text.lower())
     return bool(digits) and set(digits) not in ({"0"}, {"f"})
@@ -318,7 +329,7 @@ def _serial_value_ok(value: str) -> bool:
 
 # ----------------------------------------------------------------------------- patterns
 
-_NAME_CHARS = r"[^/\\\s\"'<>:;,|*?()\[\]{}=`]+"
+_NAME_CHARS = r"(?!\$)[^/\\\s\"'<>:;,|*?()\[\]{}=`]+"  # "$USER" is no name
 _GENERIC_HOME = re.compile(
     r"(?:(?<![\w])[A-Za-z]:(?:\\{1,2}|/)(?:Users|Documents and Settings)(?:\\{1,2}|/)"
     r"|(?:/mnt/[a-z])?/Users/|/var/home/|/usr/home/|/home/)"
@@ -478,14 +489,22 @@ class Redactor:
         """The text with every sensitive value replaced by its placeholder. Runs until nothing
         changes: a replacement can expose a neighbour that a longer match hid ("S/N 1234-fe80::1"
         took "1234-fe80" and left "::1"), and redacting twice must change nothing."""
+        return self._until_stable(text, shell=False)
+
+    def redact_command(self, command: str) -> str:
+        """A shell command line redacted so that it still parses and runs: a user name becomes
+        `$USER`, a home directory `$HOME`, anything else a word like `REDACTED_SERIAL_1`."""
+        return self._until_stable(command, shell=True)
+
+    def _until_stable(self, text: str, *, shell: bool) -> str:
         for _ in range(_MAX_PASSES):
-            redacted = self._pass(text)
+            redacted = self._pass(text, shell)
             if redacted == text:
                 break
             text = redacted
         return text
 
-    def _pass(self, text: str) -> str:
+    def _pass(self, text: str, shell: bool = False) -> str:
         spans = self._select(self._spans(text))
         if not spans:
             return text
@@ -493,11 +512,32 @@ class Redactor:
         position = 0
         for span in spans:
             out.append(text[position:span.start])
-            out.append(span.original if span.kind is None
-                       else self._placeholder(span.kind, span.canonical, span.original))
+            if span.kind is None:
+                out.append(span.original)
+            elif shell:
+                following = text[span.end:span.end + 1]
+                out.append(self._shell_placeholder(span.kind, span.canonical, span.original,
+                                                   following))
+            else:
+                out.append(self._placeholder(span.kind, span.canonical, span.original))
             position = span.end
         out.append(text[position:])
         return "".join(out)
+
+    def _shell_placeholder(self, kind: Kind, canonical: str, original: str,
+                           following: str = "") -> str:
+        """The placeholder as a shell word (numbered like `<kind-n>`, counted the same)."""
+        holder = self._placeholder(kind, canonical, original)
+        variable = None
+        if kind is Kind.USER:
+            variable = "USER"
+        elif kind is Kind.HOME and _POSIX_HOME.fullmatch(original.strip().rstrip("/")):
+            variable = "HOME"
+        if variable is not None:
+            glued = following[:1].isalnum() or following == "_"
+            return f"${{{variable}}}" if glued else f"${variable}"
+        number = holder[1:-1].rsplit("-", 1)[1]
+        return f"REDACTED_{kind.value.upper()}_{number}"
 
     def redact_json(self, value: Any) -> Any:
         """A copy of a JSON-like value (dicts, lists, tuples, strings, numbers; dataclasses
@@ -529,20 +569,21 @@ class Redactor:
         self._counts[key] += 1
         return holder
 
-    def _value(self, value: Any, kind: Kind | None, describing: bool = False) -> Any:
+    def _value(self, value: Any, kind: Kind | None, describing: bool = False,
+               shell: bool = False) -> Any:
         if isinstance(value, Mapping):
             result: dict[Any, Any] = {}
             for key, item in value.items():
                 new_key = self.redact_text(key) if isinstance(key, str) else key
                 result[new_key] = self._value(item, _child_kind(key, kind, describing),
-                                              key in _DESCRIBING_KEYS)
+                                              key in _DESCRIBING_KEYS, key in _COMMAND_KEYS)
             return result
         if isinstance(value, list):
-            return [self._value(item, kind) for item in value]
+            return [self._value(item, kind, shell=shell) for item in value]
         if isinstance(value, tuple):
-            return tuple(self._value(item, kind) for item in value)
+            return tuple(self._value(item, kind, shell=shell) for item in value)
         if isinstance(value, str):
-            return self._string(value, kind)
+            return self.redact_command(value) if shell else self._string(value, kind)
         if (isinstance(value, int) and not isinstance(value, bool) and kind is Kind.SERIAL
                 and value != 0):
             return self._placeholder(kind, _canonical(kind, str(value)), str(value))
@@ -571,6 +612,10 @@ class Redactor:
     def _spans(self, text: str) -> Iterator[_Span]:
         for m in PLACEHOLDER_RE.finditer(text):
             yield _Span(m.start(), m.end(), None, "", m.group(0), 0)
+        if "$" in text or "REDACTED_" in text:  # kept as they are: they name nobody
+            for pattern in (SHELL_VARIABLE_RE, SHELL_PLACEHOLDER_RE):
+                for m in pattern.finditer(text):
+                    yield _Span(m.start(), m.end(), None, "", m.group(0), 0)
         if self._homes is not None:
             for m in self._homes.finditer(text):
                 yield self._span(m, Kind.HOME, 1)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -292,6 +293,9 @@ class ReportFinding:
     fix: str | None = None
     gpu: int | None = None
     evidence: tuple[str, ...] = ()
+    # Complete shell lines, shown as code; `fix` is the plain-words explanation.
+    fix_commands: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()  # public URLs
 
     @property
     def word(self) -> str:
@@ -727,6 +731,11 @@ def _str(value: Any, limit: int = 4000) -> str | None:
 
 
 
+# A finding's source as a report may show it: a web address with nothing that could close the
+# link or the attribute it is written into.
+_PUBLIC_URL = re.compile(r"https?://[^\s<>\"'`\\]+")
+
+
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(s for s in (_str(v) for v in _list(value)) if s)
 
@@ -874,7 +883,11 @@ def _findings(diagnosis: Mapping[str, Any]) -> tuple[ReportFinding, ...]:
             id=finding_id, severity=severity if severity in SEVERITY_ORDER else "info",
             title=title, detail=_str(data.get("detail"), 8000) or "",
             fix=_str(data.get("fix"), 4000), gpu=_int(data.get("gpu")),
-            evidence=_strings(data.get("evidence"))))
+            evidence=_strings(data.get("evidence")),
+            fix_commands=tuple(c for c in (_str(v, 2000) for v in _list(
+                data.get("fix_commands"))[:20]) if c),
+            sources=tuple(u for u in (_str(v, 500) for v in _list(data.get("sources"))[:20])
+                          if u and _PUBLIC_URL.fullmatch(u))))
     out.sort(key=lambda f: SEVERITY_ORDER.index(f.severity))
     return tuple(out)
 

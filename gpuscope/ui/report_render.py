@@ -374,13 +374,14 @@ def _finding(c: _Canvas, finding: ReportFinding, draw_y: float, measure_only: bo
         y += target.text(_shorten(finding.detail, MAX_DETAIL_CHARS), _font(17), style.TEXT,
                          x, y, width) + 6
     if finding.fix:
-        fix = _shorten(finding.fix, MAX_FIX_CHARS)
-        label_h = target.text("Fix:", _font(17, bold=True), style.TEXT, x, y, width)
-        y += label_h + 4
+        y += target.text(f"Fix: {_shorten(finding.fix, MAX_FIX_CHARS)}", _font(17),
+                         style.TEXT, x, y, width) + 4
+    if finding.fix_commands:  # the commands as code, apart from the words
+        commands = _shorten("\n".join(finding.fix_commands), MAX_FIX_CHARS)
         mono = _font(16, mono=True)
-        fix_h = _Canvas(None, c.width).text(fix, mono, "", 0, 0, width - 24)
+        fix_h = _Canvas(None, c.width).text(commands, mono, "", 0, 0, width - 24)
         target.rect(x, y, width, fix_h + 16, style.CODE_BACKGROUND, radius=6)
-        target.text(fix, mono, style.TEXT, x + 12, y + 8, width - 24)
+        target.text(commands, mono, style.TEXT, x + 12, y + 8, width - 24)
         y += fix_h + 16 + 4
     return y - draw_y + 8
 

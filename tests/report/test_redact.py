@@ -8,7 +8,9 @@ import getpass
 import json
 import platform
 import re
+import shutil
 import socket
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -398,3 +400,101 @@ def test_json_redaction_is_idempotent_and_never_raises(value: Any) -> None:
     once = redactor.redact_json(value)
     assert redactor.redact_json(once) == once
     assert all(PLACEHOLDER_RE.fullmatch(e.placeholder) for e in redactor.preview())
+
+
+# ----------------------------------------------------------------------------- shell commands
+
+BASH = shutil.which("bash")
+
+
+def _bash_accepts(command: str) -> bool:
+    assert BASH is not None
+    done = subprocess.run([BASH, "-n", "-c", command], capture_output=True, text=True,
+                          timeout=10, check=False)
+    return done.returncode == 0 and not done.stderr
+
+
+def test_commands_keep_their_variables_and_get_shell_safe_placeholders() -> None:
+    identity = Identity.of(user_names=[USER, "user"], host_names=[HOST], home_paths=[HOME],
+                           serials=["PX2Q9K0042"])
+    finding = {"id": "kfd.permission_denied",
+               "detail": f"user {USER} is not in group render ({HOME})",
+               "fix_commands": ["sudo usermod -aG render,video $USER",
+                                f"{HOME}/venv/bin/python -m pip install torch",
+                                f"ls /srv/{USER}_data && echo ${{HOME}}",
+                                f"ssh {USER}@{HOST} cat /sys/class/drm/card0/device/serial",
+                                "echo PX2Q9K0042"]}
+    redactor = Redactor(identity)
+    out = redactor.redact_json({"findings": [finding]})["findings"][0]
+    # Prose gets the usual placeholders; commands get words a shell runs.
+    assert "<user-1>" in out["detail"] and "<home-1>" in out["detail"]
+    assert out["fix_commands"] == [
+        "sudo usermod -aG render,video $USER",
+        "$HOME/venv/bin/python -m pip install torch",
+        "ls /srv/${USER}_data && echo ${HOME}",
+        "ssh $USER@REDACTED_HOST_1 cat /sys/class/drm/card0/device/serial",
+        "echo REDACTED_SERIAL_1",
+    ]
+    text = json.dumps(out)
+    assert leaks(text, USER, HOST, "PX2Q9K0042") == []
+    assert not any(PLACEHOLDER_RE.search(c) for c in out["fix_commands"])
+    # Redacting again changes nothing, and the preview counts what the commands replaced.
+    assert redactor.redact_json({"findings": [out]})["findings"][0] == out
+    counted = {e.kind: e.occurrences for e in redactor.preview()}
+    assert counted[Kind.HOST] >= 1 and counted[Kind.SERIAL] >= 1
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_redacted_commands_still_parse() -> None:
+    identity = Identity.of(user_names=[USER, "me"], host_names=[HOST, "vm"],
+                           home_paths=[HOME, "C:\\Users\\" + USER])
+    commands = ["sudo usermod -aG render,video $USER", f"cd {HOME} && ls",
+                f'"{HOME}/venv/bin/python" -c "import torch"', f"ping {HOST}",
+                f"echo {USER}-box me@vm",
+                "CUDA_VISIBLE_DEVICES=GPU-5fff744c-0000-1000-80c8-7a2b9e3f1d55 python3 x.py",
+                "ip addr show | grep 192.168.1.20"]
+    redactor = Redactor(identity)
+    for command in commands:
+        redacted = redactor.redact_command(command)
+        assert _bash_accepts(redacted), (command, redacted)
+        assert "<" not in redacted and ">" not in redacted, redacted
+
+
+def test_a_shell_variable_is_never_taken_for_a_name() -> None:
+    found = Identity.from_data({"path": "/home/$USER/venv", "text": "HOME=/home/${USER}"})
+    assert not {"$USER", "${USER}"} & found.user_names
+    assert not any("$" in home for home in found.home_paths)
+    redactor = Redactor(Identity.of(user_names=["USER", "HOME"]))
+    assert redactor.redact_text("export PATH=$HOME/bin:$PATH; echo $USER") == (
+        "export PATH=$HOME/bin:$PATH; echo $USER")
+
+
+def test_report_of_a_machine_keeps_fix_commands_runnable(tmp_path: Path) -> None:
+    system = ReplaySystem.from_file(SNAPSHOTS_DIR / "amd_kfd_no_access.json")
+    inventory = collect_inventory(system)
+    data = DoctorInput(inventory, collect_frameworks(system, []))
+    document = diagnosis_document(data, diagnose(data))
+    redactor = Redactor.for_export(inventory, document, system.snapshot.to_json())
+    out = redactor.redact_json(document)
+    commands = [c for f in out["findings"] for c in f["fix_commands"]]
+    assert "sudo usermod -aG render,video $USER" in commands
+    assert not any(PLACEHOLDER_RE.search(c) for c in commands)
+
+
+def test_a_redacted_report_shows_the_commands_as_code_and_the_words_as_text() -> None:
+    from gpuscope.report.export_html import report_html
+    from gpuscope.report.export_markdown import report_markdown
+    from gpuscope.report.share import prepare_report
+
+    system = ReplaySystem.from_file(SNAPSHOTS_DIR / "amd_kfd_no_access.json")
+    data = DoctorInput(collect_inventory(system), collect_frameworks(system, []))
+    report = prepare_report(data, diagnose(data), redact=True,
+                            identity_sources=(system.snapshot.to_json(),)).report
+    (denied,) = [f for f in report.findings if f.id == "kfd.permission_denied"]
+    assert denied.fix_commands == ("sudo usermod -aG render,video $USER",)
+    assert denied.sources and denied.fix and "$USER" not in denied.fix
+    markdown = report_markdown(report)
+    assert "```sh\nsudo usermod -aG render,video $USER\n```" in markdown
+    assert "Fix: Add your user to the render and video groups" in markdown
+    page = report_html(report)
+    assert "<pre><code>sudo usermod -aG render,video $USER</code></pre>" in page
