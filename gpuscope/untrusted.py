@@ -56,7 +56,8 @@ class UntrustedInputError(Exception):
 # ----------------------------------------------------------------------------- files
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of this st_mode is, in words ("a named pipe (FIFO)")."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -88,7 +89,7 @@ def _os_reason(exc: OSError) -> str:
 
 
 def _not_regular(shown: str, mode: int) -> str:
-    return f"cannot read {shown}: it is {_file_kind(mode)}; gpuscope reads only regular files"
+    return f"cannot read {shown}: it is {file_kind(mode)}; gpuscope reads only regular files"
 
 
 def _open_regular(path: str | os.PathLike[str], shown: str) -> tuple[int, os.stat_result]:

@@ -32,6 +32,7 @@ import math
 import os
 import queue
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -47,6 +48,7 @@ from gpuscope.model import Inventory, JsonValue, to_jsonable
 from gpuscope.telemetry.metrics import split_series_name, stored_unit
 from gpuscope.telemetry.ring import FloatArray, SeriesRing
 from gpuscope.telemetry.sampler import Sampler, TickEvent
+from gpuscope.untrusted import UntrustedInputError, file_kind, load_json
 
 log = logging.getLogger(__name__)
 
@@ -540,6 +542,14 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
     gpuscope recording."""
     source = Path(path)
     try:
+        mode: int | None = source.stat().st_mode
+    except OSError:
+        mode = None  # the open below says why
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        # Opening a FIFO with no writer would block; a device would never end.
+        raise RecordingError(f"cannot read {source}: it is {file_kind(mode)}; gpuscope reads "
+                             "only regular files")
+    try:
         with open(source, "rb") as handle:
             head = handle.read(len(_SQLITE_MAGIC))
     except FileNotFoundError:
@@ -602,8 +612,8 @@ def _parse_meta(source: Path, meta: Mapping[str, Any]) -> RecordingMeta:
     inventory: JsonValue = None
     if meta.get("inventory"):
         try:
-            inventory = json.loads(meta["inventory"])
-        except json.JSONDecodeError:
+            inventory = load_json(meta["inventory"], name=str(source))
+        except UntrustedInputError:
             inventory = None
     return RecordingMeta(
         format=RECORDING_FORMAT, version=version,
