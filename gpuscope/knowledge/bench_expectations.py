@@ -350,6 +350,9 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
         return Verdict(VerdictLevel.UNKNOWN, None, None,
                        f"the benchmark expectations table is unreadable: {exc}", (), peak)
     percent = measured / peak.value * 100 if peak is not None and peak.value > 0 else None
+    if percent is not None and not math.isfinite(percent):  # 1e307 GB/s: no measurement
+        return Verdict(VerdictLevel.UNKNOWN, None, None,
+                       f"{measured!r} is not a valid measurement", (), peak)
     notes = [n for n in table.notes if benchmark_id in n.benchmarks and n.scope.matches(spec)]
     always_notes = [n for n in notes if n.when == "always"]
     always = " ".join(n.text for n in always_notes)

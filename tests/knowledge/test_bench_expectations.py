@@ -460,6 +460,11 @@ def test_invalid_measurements_are_unknown(measured: float) -> None:
     assert v.level is VerdictLevel.UNKNOWN and "not a valid measurement" in v.text
 
 
+def test_a_measurement_whose_percentage_overflows_is_unknown() -> None:
+    v = verdict(None, "transfer.d2h_pageable", 5.664116215689266e+307, gen=4, width=16)
+    assert v.level is VerdictLevel.UNKNOWN and "not a valid measurement" in v.text
+
+
 def test_unknown_benchmark_is_unknown() -> None:
     v = judge("matmul.fp64", 10.0, spec("RTX 4090"), None)
     assert v.level is VerdictLevel.UNKNOWN and "unknown benchmark" in v.text
