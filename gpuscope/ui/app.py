@@ -98,7 +98,8 @@ def run_gui(
             return 1
     # A recording replaces the live sampler: the page charts what was recorded.
     rate_hz = None if recorded_feed else store.current.telemetry_rate_hz
-    window = MainWindow(system, settings=store, theme=theme, live_telemetry_hz=rate_hz)
+    window = MainWindow(system, settings=store, theme=theme, live_telemetry_hz=rate_hz,
+                        inspect_frameworks=True)
     if recorded_feed is not None:
         window.telemetry_page.set_feed(recorded_feed)
         window.select_page("telemetry")

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -378,7 +378,10 @@ class EnvironmentResults(QFrame):
 
 
 class FrameworksPage(QWidget):
-    """Environments to inspect (the current interpreter ticked), and the results."""
+    """Environments to inspect (those the window inspected by default ticked, else the
+    current interpreter), and the results. `interpreter_added(path)`: one added by hand."""
+
+    interpreter_added = Signal(str)
 
     def __init__(
         self,
@@ -505,11 +508,20 @@ class FrameworksPage(QWidget):
         environments = [e for e in found if isinstance(e, PythonEnv)] if isinstance(
             found, (tuple, list)) else []
         checked = set(self.checked_pythons()) if self.env_list.count() else None
+        # The interpreters inspected by default (python3 through a pyenv shim, one added in
+        # an earlier run) are listed and ticked even where the search did not find them.
+        chosen = {c.python: c.why for c in self._doctor.chosen}
+        listed = {e.path for e in environments}
+        environments += [PythonEnv(path=p, kind="system", name=_env_name(p), note=why)
+                         for p, why in chosen.items() if p not in listed]
+        order = list(chosen)
+        environments.sort(key=lambda e: order.index(e.path) if e.path in chosen else len(order))
         self._environments = environments
         self.env_list.clear()
         for env in [*environments, *self._added]:
             tick = (env.path in checked) if checked is not None else (
-                env.kind == "current" or (isinstance(self._doctor.system, ReplaySystem)))
+                env.path in chosen if chosen else
+                env.kind == "current" or isinstance(self._doctor.system, ReplaySystem))
             self._add_item(env, tick)
         count = self.env_list.count()
         self.status_label.setText(
@@ -556,11 +568,11 @@ class FrameworksPage(QWidget):
         if path in self.environments():
             self.set_checked([*self.checked_pythons(), path])
             return
-        folder = os.path.dirname(os.path.dirname(path)) or path
-        env = PythonEnv(path=path, kind="system", name=os.path.basename(folder) or path,
+        env = PythonEnv(path=path, kind="system", name=_env_name(path),
                         note=self.tr("added by hand"))
         self._added.append(env)
         self._add_item(env, True)
+        self.interpreter_added.emit(path)
 
     def _choose_interpreter(self) -> None:
         path, _filter = QFileDialog.getOpenFileName(self, self.tr("Choose a Python interpreter"))
@@ -692,6 +704,11 @@ def _group(framework: Framework, imported: bool) -> str:
             return framework.evidence[0].source
         return framework.python or translate("FrameworksPage", "imported outputs")
     return framework.python or "?"
+
+
+def _env_name(python: str) -> str:
+    folder = os.path.dirname(os.path.dirname(python)) or python
+    return os.path.basename(folder) or python
 
 
 def _recorded_environments(system: ReplaySystem) -> tuple[PythonEnv, ...]:

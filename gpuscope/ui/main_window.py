@@ -44,7 +44,7 @@ from gpuscope.inventory import (
     DEFAULT_PROBE_TIMEOUT_S,
     PROBES,
     ProbeSpec,
-    collect_frameworks,
+    inspect_interpreters,
 )
 from gpuscope.model import Inventory, Origin, OriginKind, ProbeState
 from gpuscope.probes.python_envs import discover_python_envs
@@ -54,7 +54,13 @@ from gpuscope.ui import shortcuts
 from gpuscope.ui.about_dialog import AboutDialog
 from gpuscope.ui.bench_page import BenchPage
 from gpuscope.ui.compare_page import ComparePage
-from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader, FrameworkCollector
+from gpuscope.ui.doctor_loader import (
+    BackgroundTask,
+    Diagnosis,
+    DoctorLoader,
+    FrameworkCollector,
+    FrameworkInspector,
+)
 from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
 from gpuscope.ui.i18n import (
     LANGUAGE_AUTO,
@@ -190,8 +196,11 @@ def _placeholder_page(name: str) -> QWidget:
 
 class MainWindow(QMainWindow):
     """gpuscope's window over one `system` (live or replayed). The probes start at once, off
-    the GUI thread; the Overview fills in as each one answers. Imported outputs replace the
-    machine on show until "Back to this machine"."""
+    the GUI thread; the Overview fills in as each one answers. With `inspect_frameworks`
+    (the app; off in tests and renders) the frameworks of the interpreters a user plausibly
+    runs are inspected at once too, off the GUI thread, the Stack and Frameworks pages
+    filling in as each interpreter answers. Imported outputs replace the machine on show
+    until "Back to this machine"."""
 
     def __init__(
         self,
@@ -200,8 +209,10 @@ class MainWindow(QMainWindow):
         probe_timeout_s: float = DEFAULT_PROBE_TIMEOUT_S,
         parent: QWidget | None = None,
         *,
-        framework_collector: FrameworkCollector = collect_frameworks,
+        framework_collector: FrameworkCollector | None = None,
+        framework_inspector: FrameworkInspector = inspect_interpreters,
         framework_timeout_s: float = DEFAULT_FRAMEWORK_TIMEOUT_S,
+        inspect_frameworks: bool = False,
         find_environments: EnvironmentFinder = discover_python_envs,
         current_python: str = sys.executable,
         live_telemetry_hz: float | None = None,
@@ -232,7 +243,10 @@ class MainWindow(QMainWindow):
             theme.set_choice(self.settings.theme)
         self.theme = theme
         self.loader = InventoryLoader(system, probes, probe_timeout_s, parent=self)
-        self.doctor = DoctorLoader(system, framework_collector, framework_timeout_s, parent=self)
+        self.doctor = DoctorLoader(system, framework_collector, framework_timeout_s, parent=self,
+                                   inspector=framework_inspector)
+        self._current_python = current_python
+        self._inspect_frameworks = inspect_frameworks
         self._import_dialog: ImportDialog | None = None
         self._ignored_inputs: tuple[str, ...] = ()
         self._snapshot_description: str | None = None
@@ -316,6 +330,7 @@ class MainWindow(QMainWindow):
         self.overview_page = OverviewPage(probes)
         self.stack_page = StackPage()
         self.frameworks_page = FrameworksPage(self.doctor, current_python, find_environments)
+        self.frameworks_page.interpreter_added.connect(self._remember_interpreter)
         self.telemetry_page = TelemetryPage()
         # Benchmarks always run on this machine; nothing starts until a Run button is pressed.
         self.bench_page = BenchPage(current_python, find_environments, system=system)
@@ -366,8 +381,16 @@ class MainWindow(QMainWindow):
         self.loader.start()
         self._on_inventory(self.loader.inventory)
         self._update_progress()
+        if inspect_frameworks:
+            self.inspect_default_frameworks()
 
     # ------------------------------------------------------------------ public
+
+    def inspect_default_frameworks(self) -> None:
+        """Inspect, off the GUI thread, the frameworks of the interpreters a user plausibly
+        runs (this one, python3 and python on PATH, the active environments, those added
+        on the Frameworks page), 10 s in all; a replay shows those its capture inspected."""
+        self.doctor.inspect_default(self._current_python, self.settings.interpreters)
 
     @property
     def inventory(self) -> Inventory:
@@ -444,6 +467,8 @@ class MainWindow(QMainWindow):
         self.loader.start()
         self._on_inventory(self.loader.inventory)
         self._update_progress()
+        if self._inspect_frameworks:  # torch installed since, an environment activated, ...
+            self.inspect_default_frameworks()
 
     def set_full_screen(self, on: bool) -> None:
         if on == self.isFullScreen():
@@ -681,6 +706,13 @@ class MainWindow(QMainWindow):
     def _sync_page_actions(self, row: int) -> None:
         if 0 <= row < len(self.page_actions):
             self.page_actions[row].setChecked(True)
+
+    def _remember_interpreter(self, python: str) -> None:
+        """An interpreter added on the Frameworks page is inspected by default from now on
+        (here and by `gpuscope doctor`)."""
+        if python not in self.settings.interpreters:
+            self._put_settings(self.settings.with_interpreter(python))
+            self.save_settings()
 
     def _put_settings(self, settings: Settings) -> None:
         if self._store is not None:
