@@ -19,7 +19,12 @@ from gpuscope.doctor.rules_amd import (
     rule_runtime,
 )
 from gpuscope.doctor.rules_nvidia import rule_nvidia
-from gpuscope.doctor.rules_platform import rule_distro, rule_partitions, rule_wsl
+from gpuscope.doctor.rules_platform import (
+    rule_distro,
+    rule_not_passed_through,
+    rule_partitions,
+    rule_wsl,
+)
 from gpuscope.doctor.rules_torch import rule_arch_missing, rule_torch_builds
 from gpuscope.model import Finding, Gpu, Layer, Severity, Vendor
 
@@ -35,6 +40,7 @@ _BLOCKS: dict[str, Vendor | None] = {
     "amdgpu.": Vendor.AMD, "kfd.": Vendor.AMD, "rocm.": Vendor.AMD,
     "nvidia.": Vendor.NVIDIA, "torch.cuda_build_on_amd": Vendor.AMD,
     "torch.rocm_build_on_nvidia": Vendor.NVIDIA, "torch.": None,
+    "gpu.not_passed_through": None,
 }
 
 
@@ -70,8 +76,8 @@ def rule_usable(data: DoctorInput, findings: Sequence[Finding]) -> list[Finding]
 
 
 RULES: tuple[Callable[[DoctorInput], list[Finding]], ...] = (
-    rule_wsl, rule_amdgpu_driver, rule_kfd, rule_runtime, rule_gfx_support, rule_distro,
-    rule_igpu,
+    rule_wsl, rule_not_passed_through, rule_amdgpu_driver, rule_kfd, rule_runtime,
+    rule_gfx_support, rule_distro, rule_igpu,
     rule_partitions, rule_arch_missing, rule_torch_builds, rule_nvidia,
 )
 

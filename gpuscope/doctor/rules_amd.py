@@ -3,18 +3,35 @@ official gfx support and an iGPU beside a dGPU."""
 
 from __future__ import annotations
 
-from gpuscope.doctor.inputs import DoctorInput, first_sentences, gpu_refs, refs
-from gpuscope.knowledge.overrides import hsa_override_for
+import re
+
+from gpuscope.doctor.fixes import (
+    DOCKER_RUN_AMD,
+    GROUPS_COMMAND,
+    ROCM_AMDGPU_INSTALL_URL,
+    ROCM_DOCKER_URL,
+    ROCM_GPU_ISOLATION_URL,
+    ROCM_PCIE_ATOMICS_URL,
+    ROCM_PERMISSIONS_URL,
+    in_container,
+    in_virtual_machine,
+)
+from gpuscope.doctor.inputs import DoctorInput, first_sentences, gpu_refs, refs, version_tuple
+from gpuscope.doctor.rules_platform import guest_without_gpu
+from gpuscope.knowledge.overrides import caveat_urls, hsa_override_for
 from gpuscope.knowledge.rocm_support import official_support
 from gpuscope.model import (
     DeviceNodeAccess,
     EvidenceRef,
     Finding,
+    Gpu,
     GpuKind,
     Layer,
     Severity,
     Vendor,
 )
+
+_GROUP_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 
 
 def _amd_driver_serves_a_gpu(data: DoctorInput) -> bool:
@@ -25,47 +42,80 @@ def _amd_driver_serves_a_gpu(data: DoctorInput) -> bool:
     )
 
 
+def _not_passed_through(data: DoctorInput) -> bool:
+    """gpu.not_passed_through explains this machine's missing AMD GPU: the rules below would
+    only contradict it (no driver to load, no node to fix, in a guest that has no GPU)."""
+    return Vendor.AMD in guest_without_gpu(data)[0]
+
+
+def _driver_not_loaded(data: DoctorInput) -> bool:
+    if data.os in ("wsl", "windows"):
+        return False
+    not_loaded = data.signals_of("kfd.not_loaded")
+    unbound = [g for g in data.gpus_of(Vendor.AMD)
+               if Layer.PCI in g.seen_by and g.kernel_driver not in (None, "amdgpu")
+               and Layer.SYSFS not in g.seen_by]
+    return bool((not_loaded or data.inventory.stack.kfd_loaded is False)
+                and not _amd_driver_serves_a_gpu(data) and (not_loaded or unbound)
+                and not _not_passed_through(data))
+
+
 def rule_amdgpu_driver(data: DoctorInput) -> list[Finding]:
     findings: list[Finding] = []
     if data.os in ("wsl", "windows"):
         return findings
     not_loaded = data.signals_of("kfd.not_loaded")
-    stack = data.inventory.stack
-    unbound = [g for g in data.gpus_of(Vendor.AMD)
-               if Layer.PCI in g.seen_by and g.kernel_driver not in (None, "amdgpu")
-               and Layer.SYSFS not in g.seen_by]
-    if (not_loaded or stack.kfd_loaded is False) and not _amd_driver_serves_a_gpu(data) and (
-        not_loaded or unbound
-    ):
+    if _driver_not_loaded(data):
+        on_host = in_container(data)
         findings.append(Finding(
             "amdgpu.driver_not_loaded", Severity.ERROR,
             "The amdgpu kernel driver is not loaded",
             detail=("ROCm's runtime found no KFD (\"ROCk module is NOT loaded\"): the amdgpu "
-                    "kernel driver is not running for any GPU, so nothing above it can work."),
-            fix=("sudo modprobe amdgpu  # if it fails, read `sudo dmesg | grep -i amdgpu`; "
-                 "with amdgpu-dkms, reinstall it for the running kernel "
-                 "(sudo apt install --reinstall amdgpu-dkms) and reboot"),
-            evidence=refs(not_loaded),
+                    "kernel driver is not running for any GPU, so nothing above it can work."
+                    + (" A container uses its host's kernel, so the driver must be loaded on "
+                       "the host." if on_host else "")),
+            fix=(("On the host (not in the container), " if on_host else "")
+                 + "load the amdgpu driver; if that fails, the kernel log says why. With "
+                 "amdgpu-dkms, reinstall it for the running kernel and reboot."),
+            fix_commands=("sudo modprobe amdgpu", "sudo dmesg | grep -i amdgpu"),
+            evidence=refs(not_loaded), sources=(ROCM_AMDGPU_INSTALL_URL,),
         ))
     for signal in data.signals_of("amdgpu.init_failed"):
         findings.append(Finding(
             "amdgpu.init_failed", Severity.ERROR, "The kernel log shows amdgpu failed to start",
             detail=signal.detail or "amdgpu reported a fatal error while bringing the GPU up.",
-            fix=("Read the lines around it in `sudo dmesg`; firmware missing (install "
-                 "linux-firmware), an unsupported kernel, or a board fault are the usual causes"),
+            fix=("Read the kernel log around this line: missing firmware (install your "
+                 "distribution's linux-firmware package), a kernel too old for the GPU, or a "
+                 "board fault are the usual causes."),
+            fix_commands=("sudo dmesg | grep -iE 'amdgpu|drm'",),
             evidence=signal.evidence,
         ))
     return findings
 
 
-def _node_fix(node: DeviceNodeAccess, user: str | None) -> str:
-    who = user or "$USER"
-    if node.group_granted_not_active:
-        return (f"Log out and back in (or run `newgrp {node.owner_group or 'render'}`): {who} "
-                f"was added to the group after this session started")
-    group = node.owner_group if node.owner_group not in (None, "root") else "render"
-    groups = "render,video" if group in ("render", "video") else group
-    return f"sudo usermod -aG {groups} {who}, then log out and back in"
+def _group_name(value: str | None) -> str | None:
+    """A group name fit for a shell line (it comes from the evidence, so it is checked)."""
+    return value if value is not None and _GROUP_NAME.fullmatch(value) else None
+
+
+def _node_fix(node: DeviceNodeAccess | None, container: bool) -> tuple[str, tuple[str, ...]]:
+    owner = _group_name(node.owner_group) if node is not None else None
+    if node is not None and node.group_granted_not_active:
+        group = owner or "render"
+        return (f"Log out and back in: your user was added to the {group} group after this "
+                "session started, so running programs do not have it yet (newgrp gives a "
+                "shell that has it now).", (f"newgrp {group}",))
+    if container:
+        return ("Inside a container, start it with --group-add video --group-add render (or "
+                "run as root); adding the user to groups inside the container does not change "
+                "what the host's device nodes allow. Add the flags to your own docker run "
+                "command; the line below is a complete example.", (DOCKER_RUN_AMD,))
+    other = owner if owner not in ("root", "render", "video") else None
+    if other is not None:
+        return (f"Add your user to the {other} group that owns the node, then log out and "
+                "back in.", (f"sudo usermod -aG {other} $USER",))
+    return ("Add your user to the render and video groups, then log out and back in.",
+            (GROUPS_COMMAND,))
 
 
 def rule_kfd(data: DoctorInput) -> list[Finding]:
@@ -76,16 +126,21 @@ def rule_kfd(data: DoctorInput) -> list[Finding]:
     amd_gpus = [g for g in data.gpus_of(Vendor.AMD) if Layer.SYSFS in g.seen_by]
     kfd_node = next((n for n in stack.device_nodes if n.path == "/dev/kfd"), None)
     node_missing = kfd_node is not None and not kfd_node.exists and bool(amd_gpus)
-    if node_missing or data.signals_of("kfd.missing"):
+    if (node_missing or data.signals_of("kfd.missing")) and not _not_passed_through(data) \
+            and not _driver_not_loaded(data):
+        present = bool(data.gpus_of(Vendor.AMD))
         findings.append(Finding(
             "kfd.missing", Severity.ERROR, "/dev/kfd does not exist",
-            detail=("The GPU is present but the KFD device node is missing: ROCm cannot reach "
-                    "it. In a container, the node was not passed through; on the host, the "
-                    "driver was built without KFD or did not load it."),
-            fix=("docker run --device=/dev/kfd --device=/dev/dri --group-add video "
-                 "--group-add render ...  (in a container); on the host: sudo modprobe amdgpu "
-                 "and check `sudo dmesg | grep kfd`"),
+            detail=(("The GPU is present but the KFD device node is missing, so ROCm cannot "
+                     "reach it" if present else
+                     "ROCm finds no GPU because the KFD device node is missing")
+                    + ": the amdgpu driver did not create it (not loaded, or built without "
+                    "KFD)."),
+            fix=("Load the amdgpu driver and look in the kernel log for why KFD did not start; "
+                 "in a container, pass the node in with --device=/dev/kfd."),
+            fix_commands=("sudo modprobe amdgpu", "sudo dmesg | grep -i kfd"),
             evidence=refs(data.signals_of("kfd.missing")) or (EvidenceRef("/dev/kfd"),),
+            sources=(ROCM_DOCKER_URL,),
         ))
     denied_nodes = [n for n in stack.device_nodes
                     if n.exists and n.can_open is False
@@ -93,58 +148,93 @@ def rule_kfd(data: DoctorInput) -> list[Finding]:
     denied_signals = data.signals_of("kfd.permission_denied")
     if denied_nodes or denied_signals:
         node = denied_nodes[0] if denied_nodes else None
-        user = _user_from_reason(node.reason if node else None)
-        fix = _node_fix(node, user) if node else (
-            "sudo usermod -aG render,video $USER, then log out and back in")
+        fix, commands = _node_fix(node, in_container(data))
         detail = "; ".join(n.reason for n in denied_nodes if n.reason) or (
             "ROCm could not open /dev/kfd read-write: this user is not allowed to use the GPU "
             "(on most distributions the render group, on older ones video).")
         findings.append(Finding(
             "kfd.permission_denied", Severity.ERROR,
             "This user cannot open the GPU device nodes", detail=detail, fix=fix,
+            fix_commands=commands,
             evidence=refs(denied_signals) or tuple(EvidenceRef(n.path) for n in denied_nodes),
+            sources=(ROCM_PERMISSIONS_URL,),
         ))
-    for kind, title, fix in (
-        ("kfd.device_unsupported", "The KFD driver does not support this GPU",
-         "Use a newer kernel or amdgpu-dkms that knows this device id"),
-        ("kfd.pcie_atomics_missing", "The GPU needs PCIe atomics that this slot does not give",
-         "Move the card to a CPU-attached PCIe slot (not behind a chipset or riser without "
-         "atomics), and enable Above 4G decoding / Resizable BAR in the firmware setup"),
-    ):
-        signals = data.signals_of(kind)
-        if signals:
-            findings.append(Finding(kind, Severity.ERROR, title,
-                                    detail=signals[0].detail or "", fix=fix,
-                                    evidence=refs(signals)))
+    findings += _kfd_kernel_findings(data)
     return findings
 
 
-def _user_from_reason(reason: str | None) -> str | None:
-    if not reason or " user " not in reason:
-        return None
-    return reason.split(" user ", 1)[1].split()[0]
+def _kfd_kernel_findings(data: DoctorInput) -> list[Finding]:
+    findings = []
+    unsupported = data.signals_of("kfd.device_unsupported")
+    if unsupported:
+        dkms = bool(data.inventory.stack.amdgpu_driver_version) or any(
+            s.kind.startswith("dkms.") for s in data.signals)
+        findings.append(Finding(
+            "kfd.device_unsupported", Severity.ERROR, "The KFD driver does not support this GPU",
+            detail=unsupported[0].detail or "",
+            fix=("The KFD driver that is running does not know this device id. Build AMD's "
+                 "amdgpu-dkms module for the running kernel (it is often built for another "
+                 "kernel only), or use a newer kernel whose own KFD knows the GPU; GPUs older "
+                 "than ROCm's oldest supported generation are not handled by KFD at all."),
+            fix_commands=('sudo dkms autoinstall -k "$(uname -r)"',) if dkms else (),
+            evidence=refs(unsupported),
+        ))
+    atomics = data.signals_of("kfd.pcie_atomics_missing")
+    if atomics:
+        fix = ("The hypervisor does not give this virtual machine PCIe atomics: pass the GPU "
+               "through with its root port on a host whose CPU and slot support them, or run "
+               "on the host." if in_virtual_machine(data) else
+               "Move the card to a PCIe slot wired to the CPU (not behind the chipset or a "
+               "riser without atomics support), and enable Above 4G decoding and Resizable "
+               "BAR in the firmware setup.")
+        findings.append(Finding(
+            "kfd.pcie_atomics_missing", Severity.ERROR,
+            "The GPU needs PCIe atomics that this slot does not give",
+            detail=atomics[0].detail or "", fix=fix, evidence=refs(atomics),
+            sources=(ROCM_PCIE_ATOMICS_URL,),
+        ))
+    return findings
 
 
 def rule_runtime(data: DoctorInput) -> list[Finding]:
     signals = data.signals_of("rocm.runtime_missing")
     if not signals:
         return []
+    command = ("sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms" if data.os == "wsl"
+               else "sudo amdgpu-install -y --usecase=rocm")
     return [Finding(
         "rocm.runtime_missing", Severity.ERROR, "The ROCm runtime is missing or broken",
         detail=signals[0].detail or "The HSA runtime (libhsa-runtime64) could not be loaded.",
-        fix="Install ROCm's runtime (amdgpu-install --usecase=rocm, or your distribution's "
-            "rocm-hip-runtime package)",
-        evidence=refs(signals),
+        fix=("Install ROCm's runtime with AMD's amdgpu-install (after adding AMD's package "
+             "repository), or your distribution's rocm-hip-runtime package."),
+        fix_commands=(command,), evidence=refs(signals), sources=(ROCM_AMDGPU_INSTALL_URL,),
     )]
 
+
+# ----------------------------------------------------------------------------- gfx support
+
+
+def installed_rocm_version(data: DoctorInput) -> str | None:
+    """The ROCm release installed here, from the first source that names it: the stack's
+    version, an /opt/rocm-X.Y.Z path in an output, or the HIP runtime (HIP 6.2.41133 ships with
+    ROCm 6.2; HIP before 5 did not follow ROCm's numbering)."""
+    stack = data.inventory.stack
+    if stack.rocm_version:
+        return stack.rocm_version
+    paths = [s.detail for s in data.signals_of("rocm.path_version") if s.detail]
+    if paths:
+        return max(paths, key=lambda v: version_tuple(v) or ())
+    hip = version_tuple(stack.hip_runtime_version)
+    if hip is not None and len(hip) >= 2 and hip[0] >= 5:
+        return f"{hip[0]}.{hip[1]}"
+    return None
 
 
 def rule_gfx_support(data: DoctorInput) -> list[Finding]:
     findings: list[Finding] = []
     amd = data.gpus_of(Vendor.AMD)
     has_discrete = any(g.kind is GpuKind.DISCRETE for g in amd)
-    rocm_version = data.inventory.stack.rocm_version or next(
-        (s.detail for s in data.signals_of("rocm.path_version") if s.detail), None)
+    rocm_version = installed_rocm_version(data)
     os_name = data.os if data.os in ("linux", "windows") else (
         "linux" if data.os == "unknown" else None)
     override = data.inventory.stack.environment.get("HSA_OVERRIDE_GFX_VERSION")
@@ -153,38 +243,75 @@ def rule_gfx_support(data: DoctorInput) -> list[Finding]:
             continue
         if gpu.kind is GpuKind.INTEGRATED and has_discrete:
             continue  # hidden, not overridden: rocm.igpu_enumerated says how
-        verdict = official_support(gpu.gfx_target, rocm_version, os_name)
-        if verdict.supported is not False:
-            continue
-        advice = hsa_override_for(gpu.gfx_target)
-        release = verdict.release_checked or rocm_version or "the newest ROCm"
-        detail = (f"{gpu.gfx_target} is not on AMD's list of supported GPUs for ROCm {release} "
-                  f"on {os_name.capitalize()}"
-                  + ("" if rocm_version else
-                     " (the ROCm version is unknown, so the newest release gpuscope knows was "
-                     "checked)") + ".")
-        fix = None
-        if advice is not None:
-            fix = f"export HSA_OVERRIDE_GFX_VERSION={advice.value}"
-            detail += (f" The usual workaround runs it as {advice.pretends_to_be}: "
-                       f"{first_sentences(advice.caveat, 2)}")
-        if override:
-            detail += f" HSA_OVERRIDE_GFX_VERSION={override} is set in this environment."
-        title = (f"{gpu.gfx_target} is not officially supported by ROCm {release}"
-                 if rocm_version else
-                 f"{gpu.gfx_target} is not officially supported by ROCm (up to {release})")
-        findings.append(Finding(
-            "rocm.gfx_unsupported", Severity.WARNING, title,
-            detail=detail, fix=fix, gpu=gpu.index,
-            evidence=gpu_refs(gpu, "gfx_target"),
-        ))
+        finding = _gfx_finding(gpu, gpu.gfx_target, rocm_version, os_name, override)
+        if finding is not None:
+            findings.append(finding)
     return findings
 
+
+def _gfx_finding(gpu: Gpu, target: str, rocm_version: str | None, os_name: str,
+                 override: str | None) -> Finding | None:
+    verdict = official_support(target, rocm_version, os_name)
+    if verdict.supported is not False:
+        return None
+    advice = hsa_override_for(target)
+    release = verdict.release_checked or rocm_version or "the newest ROCm"
+    installed = rocm_version or release
+    detail = (f"{target} is not on AMD's list of supported GPUs for ROCm {installed} "
+              f"on {os_name.capitalize()}"
+              + ("" if rocm_version else
+                 " (the ROCm version is unknown, so the newest release gpuscope knows was "
+                 "checked)") + ".")
+    newer = _newer_release_lists(verdict.first_supported_release, rocm_version)
+    fixes: list[str] = []
+    commands: tuple[str, ...] = ()
+    sources = [verdict.source] if verdict.source else []
+    last = verdict.last_supported_release
+    if newer:
+        fixes.append(f"ROCm {verdict.first_supported_release} and later list {target}: "
+                     "upgrading ROCm gives it official support.")
+    elif last is not None and _newer_release_lists(rocm_version, last):
+        fixes.append(f"ROCm {last} is the last release that lists {target}: use that "
+                     "release for official support.")
+    if advice is not None:
+        commands = (f"export {advice.assignment}",)
+        detail += (f" The usual workaround runs it as {advice.pretends_to_be}: "
+                   f"{first_sentences(advice.caveat, 2)}")
+        fixes.append(f"Set {advice.assignment} in the environment before starting the "
+                     f"program, so ROCm runs the code built for {advice.pretends_to_be}.")
+        sources += [*advice.urls, *caveat_urls()]
+    if not fixes:
+        fixes.append(f"No ROCm release lists {target} and no override is known for it: only "
+                     "builds that include the target (some distributions build ROCm for more "
+                     "GPUs than AMD lists) can run it, or a GPU on AMD's list.")
+    if override:
+        detail += f" HSA_OVERRIDE_GFX_VERSION={override} is set in this environment."
+    title = (f"{target} is not officially supported by ROCm {installed}"
+             if rocm_version else
+             f"{target} is not officially supported by ROCm (up to {release})")
+    return Finding(
+        "rocm.gfx_unsupported", Severity.WARNING, title,
+        detail=detail, fix=" ".join(fixes), gpu=gpu.index,
+        evidence=gpu_refs(gpu, "gfx_target"), fix_commands=commands,
+        sources=tuple(dict.fromkeys(sources)),
+    )
+
+
+def _newer_release_lists(first: str | None, installed: str | None) -> bool:
+    first_key, installed_key = version_tuple(first), version_tuple(installed)
+    return first_key is not None and installed_key is not None and first_key > installed_key
+
+
+# ----------------------------------------------------------------------------- iGPU beside dGPU
+
+# Layers that enumerate what ROCm programs will see (amd-smi and rocm-smi list the same
+# amdgpu devices; OpenCL and PyTorch go through ROCm's runtime).
+_ENUMERATING = (Layer.KFD, Layer.ROCM, Layer.AMDSMI, Layer.ROCM_SMI, Layer.OPENCL, Layer.TORCH)
 
 
 def rule_igpu(data: DoctorInput) -> list[Finding]:
     rocm_sees = [g for g in data.gpus_of(Vendor.AMD)
-                 if Layer.KFD in g.seen_by or Layer.ROCM in g.seen_by]
+                 if any(layer in g.seen_by for layer in _ENUMERATING)]
     igpus = [g for g in rocm_sees if g.kind is GpuKind.INTEGRATED]
     dgpus = [g for g in rocm_sees if g.kind is GpuKind.DISCRETE]
     if not (igpus and dgpus):
@@ -193,7 +320,9 @@ def rule_igpu(data: DoctorInput) -> list[Finding]:
     hidden = [g for g in igpus if index.get(g.index) and index[g.index].hidden_by]
     if len(hidden) == len(igpus):
         return []
-    order = sorted(rocm_sees, key=lambda g: (g.kfd_node if g.kfd_node is not None else 99, g.index))
+    order = sorted(rocm_sees, key=lambda g: (
+        g.kfd_node if g.kfd_node is not None else 99,
+        g.smi_index if g.smi_index is not None else 99, g.index))
     keep = ",".join(str(order.index(g)) for g in dgpus)
     return [Finding(
         "rocm.igpu_enumerated", Severity.WARNING,
@@ -201,9 +330,11 @@ def rule_igpu(data: DoctorInput) -> list[Finding]:
         detail=(f"ROCm lists {', '.join(g.name or g.gfx_target or 'the iGPU' for g in igpus)} "
                 f"as a device next to {', '.join(g.name or 'the dGPU' for g in dgpus)}. "
                 "Frameworks may pick it, split work onto it, or fail on its unsupported target."),
-        fix=f"export HIP_VISIBLE_DEVICES={keep}  (or ROCR_VISIBLE_DEVICES={keep}; or disable "
-            "the iGPU in the firmware setup)",
+        fix=(f"Hide the integrated GPU from ROCm programs: HIP_VISIBLE_DEVICES={keep} keeps "
+             f"only the discrete GPU (ROCR_VISIBLE_DEVICES={keep} does the same one layer "
+             "lower); or disable the iGPU in the firmware setup."),
+        fix_commands=(f"export HIP_VISIBLE_DEVICES={keep}",),
         gpu=igpus[0].index,
         evidence=gpu_refs(igpus[0], "gfx_target", "name"),
+        sources=(ROCM_GPU_ISOLATION_URL,),
     )]
-

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gpuscope.doctor.fixes import (
+    NVIDIA_CUDA_COMPATIBILITY_URL,
+    NVIDIA_MIG_URL,
+    NVIDIA_WSL_URL,
+    in_container,
+)
 from gpuscope.doctor.inputs import DoctorInput, refs, version_tuple
+from gpuscope.doctor.rules_platform import guest_without_gpu
 from gpuscope.model import (
     EvidenceRef,
     Finding,
+    Gpu,
     Layer,
     Severity,
     Signal,
@@ -19,29 +27,13 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
     findings: list[Finding] = []
     mismatch = data.signals_of("nvml.driver_library_mismatch")
     if mismatch:
-        findings.append(Finding(
-            "nvidia.driver_library_mismatch", Severity.ERROR,
-            "NVIDIA driver and library versions do not match",
-            detail=("The NVIDIA kernel module that is loaded is not the version of the "
-                    "installed user-space libraries (libnvidia-ml): usually a driver update "
-                    "without a reboot."),
-            fix="sudo reboot  # or unload and reload the nvidia modules: sudo rmmod nvidia_uvm "
-                "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia",
-            evidence=refs(mismatch),
-        ))
+        findings.append(_mismatch_finding(data, mismatch))
     not_loaded = data.signals_of("nvidia.driver_not_loaded")
     unbound = [g for g in data.gpus_of(Vendor.NVIDIA)
                if g.kernel_driver not in (None, "nvidia") and Layer.NVML not in g.seen_by]
-    if (not_loaded or unbound) and not mismatch:
-        findings.append(Finding(
-            "nvidia.driver_not_loaded", Severity.ERROR, "The NVIDIA driver is not loaded",
-            detail=("nvidia-smi cannot talk to the driver" if not_loaded else
-                    f"{unbound[0].name} is bound to {unbound[0].kernel_driver}, not nvidia"),
-            fix="sudo modprobe nvidia  # if that fails: reinstall the driver for the running "
-                "kernel (e.g. sudo ubuntu-drivers install) and check Secure Boot module signing",
-            gpu=unbound[0].index if unbound else None,
-            evidence=refs(not_loaded),
-        ))
+    if (not_loaded or unbound) and not mismatch and (
+            Vendor.NVIDIA not in guest_without_gpu(data)[0]):
+        findings.append(_not_loaded_finding(data, not_loaded, unbound))
     mig = data.signals_of("nvidia.mig_enabled")
     # Live NVML records MIG as a stack extra per bus; pasted nvidia-smi as a signal.
     # Compare buses by "bb:dd.f": nvidia-smi writes 8-digit domains, sysfs 4.
@@ -60,13 +52,66 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
     return findings
 
 
+def _mismatch_finding(data: DoctorInput, mismatch: Sequence[Signal]) -> Finding:
+    detail = ("The NVIDIA kernel module that is loaded is not the version of the installed "
+              "user-space libraries (libnvidia-ml): usually a driver update without a reboot.")
+    if data.os == "wsl":
+        return Finding(
+            "nvidia.driver_library_mismatch", Severity.ERROR,
+            "NVIDIA driver and library versions do not match",
+            detail=detail + " Under WSL both come from the Windows driver.",
+            fix=("Restart WSL after the Windows driver update: run wsl --shutdown in a Windows "
+                 "terminal, then open WSL again. Do not install a Linux NVIDIA driver inside "
+                 "WSL."),
+            evidence=refs(mismatch), sources=(NVIDIA_WSL_URL,),
+        )
+    container = in_container(data)
+    return Finding(
+        "nvidia.driver_library_mismatch", Severity.ERROR,
+        "NVIDIA driver and library versions do not match",
+        detail=detail + (" A container gets both from its host." if container else ""),
+        fix=("Reboot the host (the container uses the host's driver), then start the "
+              "container again." if container else
+              "Reboot, so that the kernel module matches the updated libraries (unloading and "
+              "reloading the nvidia modules does the same when nothing uses the GPU)."),
+        fix_commands=() if container else ("sudo reboot",),
+        evidence=refs(mismatch),
+    )
+
+
+def _not_loaded_finding(data: DoctorInput, not_loaded: Sequence[Signal],
+                        unbound: Sequence[Gpu]) -> Finding:
+    detail = ("nvidia-smi cannot talk to the driver" if not_loaded else
+              f"{unbound[0].name} is bound to {unbound[0].kernel_driver}, not nvidia")
+    gpu = unbound[0].index if unbound else None
+    if data.os == "wsl":
+        return Finding(
+            "nvidia.driver_not_loaded", Severity.ERROR, "The NVIDIA driver is not reachable",
+            detail=detail + ". Under WSL the GPU is reached through the Windows driver.",
+            fix=("Install or update the NVIDIA driver on Windows (it provides the GPU to WSL) "
+                 "and restart WSL with wsl --shutdown; do not install a Linux NVIDIA driver "
+                 "inside WSL."),
+            gpu=gpu, evidence=refs(not_loaded), sources=(NVIDIA_WSL_URL,),
+        )
+    return Finding(
+        "nvidia.driver_not_loaded", Severity.ERROR, "The NVIDIA driver is not loaded",
+        detail=detail + ".",
+        fix=("Load the nvidia module; if that fails, reinstall the driver for the running "
+             "kernel (on Ubuntu: sudo ubuntu-drivers install) and check that Secure Boot "
+             "accepts the module's signature."),
+        fix_commands=("sudo modprobe nvidia",),
+        gpu=gpu, evidence=refs(not_loaded),
+    )
+
+
 def _mig_finding(gpu: int | None, signals: Sequence[Signal]) -> Finding:
     return Finding(
         "nvidia.mig_enabled", Severity.INFO, "MIG mode is on",
         detail=("The GPU is split into MIG instances: CUDA programs see an instance, not the "
-                "whole GPU, and must be pointed at one (CUDA_VISIBLE_DEVICES=MIG-...)."),
-        fix="nvidia-smi -L  # lists the MIG instances and their UUIDs",
-        gpu=gpu, evidence=refs(signals),
+                "whole GPU, and must be pointed at one by its UUID in CUDA_VISIBLE_DEVICES."),
+        fix="List the MIG instances and their UUIDs, then set CUDA_VISIBLE_DEVICES to one.",
+        fix_commands=("nvidia-smi -L",),
+        gpu=gpu, evidence=refs(signals), sources=(NVIDIA_MIG_URL,),
     )
 
 
@@ -88,7 +133,9 @@ def _toolkit_newer_than_driver(data: DoctorInput) -> list[Finding]:
                 "version" + ("." if newer_major else "; within one major version they run "
                              "through minor-version compatibility, without newer features.")),
         fix="Update the NVIDIA driver to one that lists CUDA "
-            f"{'.'.join(str(p) for p in toolkit_version[:2])} in nvidia-smi",
+            f"{'.'.join(str(p) for p in toolkit_version[:2])} or newer in nvidia-smi"
+            + (" (under WSL: the Windows driver)." if data.os == "wsl" else "."),
         evidence=(EvidenceRef(stack.field_sources.get("cuda_toolkit_version", "nvcc")),),
+        sources=(NVIDIA_CUDA_COMPATIBILITY_URL,),
     )]
 

@@ -1,34 +1,66 @@
-"""Platform rules: WSL, the distribution, partitions and virtual GPUs."""
+"""Platform rules: WSL, the distribution, partitions, virtual GPUs, and containers or virtual
+machines that were started without the host's GPU."""
 
 from __future__ import annotations
 
+from gpuscope.doctor.fixes import (
+    DOCKER_RUN_AMD,
+    NVIDIA_CONTAINER_TOOLKIT_URL,
+    NVIDIA_TOOLKIT_COMMANDS,
+    NVIDIA_WSL_URL,
+    ROCM_DOCKER_URL,
+    ROCM_WSL_URL,
+    VFIO_URL,
+    in_container,
+    in_virtual_machine,
+    kfd_loaded_but_node_missing,
+)
 from gpuscope.doctor.inputs import DoctorInput, refs
 from gpuscope.knowledge.distros import radeon_distro_support
 from gpuscope.model import (
     EvidenceRef,
     Finding,
+    Gpu,
     GpuKind,
+    Layer,
     Severity,
+    Signal,
     Vendor,
 )
 
+_AMD_SIGNAL_PREFIXES = ("rocm.", "kfd.", "amdgpu.", "hsa.", "hip.", "rocminfo.", "amdsmi.")
+
+
+def _rocm_evidence(data: DoctorInput) -> bool:
+    stack = data.inventory.stack
+    return bool(data.gpus_of(Vendor.AMD)) or any(
+        (stack.rocm_version, stack.hsa_runtime_version, stack.hip_runtime_version,
+         stack.amdgpu_driver_version)) or any(
+        f.build == "rocm" for f in data.torch_builds()) or any(
+        s.kind.startswith(_AMD_SIGNAL_PREFIXES)
+        or (s.kind.startswith("dkms.") and "amdgpu" in f"{s.detail} {s.evidence}".lower())
+        for s in data.signals)
+
 
 def rule_wsl(data: DoctorInput) -> list[Finding]:
-    stack = data.inventory.stack
-    rocm_evidence = bool(data.gpus_of(Vendor.AMD)) or any(
-        (stack.rocm_version, stack.hsa_runtime_version, stack.hip_runtime_version)) or any(
-        f.build == "rocm" for f in data.torch_builds())
-    if data.os != "wsl" or not rocm_evidence:
+    if data.os != "wsl" or not _rocm_evidence(data):
         return []
+    working = any(layer in g.seen_by for g in data.gpus_of(Vendor.AMD)
+                  for layer in (Layer.ROCM, Layer.KFD, Layer.TORCH))
     return [Finding(
         "rocm.wsl", Severity.INFO, "Running under WSL",
         detail=("Under WSL, GPUs are reached through the Windows driver (/dev/dxg): there is "
                 "no amdgpu kernel driver and no /dev/kfd inside Linux, so those checks do not "
                 "apply. ROCm on WSL supports only the GPUs AMD lists for WSL, with the "
                 "matching Windows Adrenalin driver."),
+        fix=None if working else (
+            "Install ROCm's user-space for WSL without a kernel module: amdgpu-install -y "
+            "--usecase=wsl,rocm --no-dkms; keep the Windows Adrenalin driver current, and "
+            "never build or load amdgpu inside WSL."),
+        fix_commands=() if working else ("sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms",),
         evidence=refs(data.signals_of("platform.wsl")),
+        sources=(ROCM_WSL_URL,),
     )]
-
 
 
 def rule_distro(data: DoctorInput) -> list[Finding]:
@@ -49,10 +81,11 @@ def rule_distro(data: DoctorInput) -> list[Finding]:
                 f"{stack.rocm_version} on Radeon GPUs",
                 detail=(f"AMD supports ROCm {stack.rocm_version} on Radeon GPUs only on "
                         f"{', '.join(verdict.listed)}. It often works elsewhere, but kernel "
-                        f"and library versions differ from what AMD tests ({verdict.source})."),
-                fix=f"Use one of {', '.join(verdict.listed)} for a supported setup",
+                        "and library versions differ from what AMD tests."),
+                fix=f"Use one of {', '.join(verdict.listed)} for a supported setup.",
                 gpu=gpu.index,
                 evidence=(EvidenceRef(host.field_sources.get("distro", "/etc/os-release")),),
+                sources=(verdict.source,) if verdict.source else (),
             )]
     return []
 
@@ -73,14 +106,173 @@ def rule_partitions(data: DoctorInput) -> list[Finding]:
                     "job, and peak numbers are per partition."),
             evidence=refs(modes),
         ))
+    return findings + _virtual(data)
+
+
+def _virtual(data: DoctorInput) -> list[Finding]:
+    """An SR-IOV virtual function, or any GPU used from inside a virtual machine."""
     vfs = [g for g in data.inventory.gpus if g.kind is GpuKind.VIRTUAL]
     vf_signals = data.signals_of("gpu.virtual_function")
+    guest = in_virtual_machine(data) and bool(data.inventory.gpus)
+    if not (vfs or vf_signals or guest):
+        return []
     if vfs or vf_signals:
-        findings.append(Finding(
-            "gpu.virtual_function", Severity.INFO, "A virtual GPU (VF or VM guest)",
-            detail=("Some controls and metrics (power caps, clocks, fan) are not available to a "
-                    "virtual function or guest."),
-            gpu=vfs[0].index if vfs else None, evidence=refs(vf_signals),
-        ))
-    return findings
+        title = "A virtual GPU (an SR-IOV virtual function)"
+        detail = ("This GPU is a slice of a physical GPU that the host shares between virtual "
+                  "machines. Power caps, clocks, fans and firmware belong to the host: they "
+                  "cannot be read or changed from here, and driver or slot changes are made on "
+                  "the host.")
+    else:
+        title = "The GPU is used from inside a virtual machine"
+        detail = ("The GPU is passed through to this virtual machine. Some controls and "
+                  "metrics (power caps, clocks, fans, the PCIe slot) belong to the host and may "
+                  "not be available here.")
+    hint = data.inventory.host.virtual_machine_hint
+    return [Finding(
+        "gpu.virtual_function", Severity.INFO, title,
+        detail=detail + (f" Hypervisor: {hint}." if hint else ""),
+        gpu=vfs[0].index if vfs else None, evidence=refs(vf_signals),
+    )]
 
+
+# ----------------------------------------------------------------------------- pass-through
+
+
+# Layers that show a GPU exists somewhere (the host's PCI bus and sysfs are visible from most
+# containers) without showing that this environment can compute on it.
+_PRESENCE_ONLY = {Layer.PCI, Layer.SYSFS}
+_COMPUTE = {Vendor.AMD: {Layer.KFD, Layer.ROCM, Layer.TORCH},
+            Vendor.NVIDIA: {Layer.NVML, Layer.TORCH}}
+# Signals that a GPU stack expected a GPU and found none it could use. In a container the
+# kernel is the host's, so "ROCk is not loaded" there speaks of the host, not of pass-through.
+_NOTHING_TO_USE = {
+    "container": ("nvidia.driver_not_loaded", "nvml.library_missing", "nvml.init_failed",
+                  "kfd.missing",
+                  "hip.no_device", "amdgpu.no_drm_devices", "container.gpu_request_failed"),
+    "virtual machine": ("nvidia.no_devices", "nvidia.driver_not_loaded", "kfd.not_loaded",
+                        "kfd.missing", "hip.no_device", "amdgpu.no_drm_devices"),
+    # Under WSL the GPU comes from the Windows driver through /dev/dxg.
+    "wsl": ("nvidia.no_devices", "nvidia.driver_not_loaded", "nvml.library_missing",
+            "hip.no_device", "wsl.no_gpu_adapter", "container.gpu_request_failed"),
+}
+_NVIDIA_KINDS = ("nvidia.", "nvml.", "wsl.no_gpu_adapter", "container.gpu_request_failed")
+
+
+def _unreachable(data: DoctorInput, vendor: Vendor) -> list[Gpu]:
+    return [g for g in data.gpus_of(vendor)
+            if g.seen_by and set(g.seen_by) <= _PRESENCE_ONLY]
+
+
+def _guest_kind(data: DoctorInput) -> str | None:
+    if data.os == "wsl":
+        return "wsl"
+    if data.os == "windows":
+        return None
+    if in_container(data) or kfd_loaded_but_node_missing(data):
+        return "container"
+    return "virtual machine" if in_virtual_machine(data) else None
+
+
+def guest_without_gpu(data: DoctorInput) -> tuple[set[Vendor], bool]:
+    """The vendors whose GPU this container, VM or WSL cannot use although there is evidence
+    of one, and whether that evidence is about the host itself (strong) rather than a stack
+    that merely expected a GPU (weak). A VM that shows the GPU on its PCI bus has it passed
+    through (its own driver is then the question), so only a container counts those."""
+    where = _guest_kind(data)
+    if where is None or any(set(g.seen_by) & _COMPUTE.get(g.vendor or Vendor.OTHER, set())
+                            for g in data.inventory.gpus):
+        return set(), False  # not a guest, or something here does reach a GPU
+    vendors: set[Vendor] = set()
+    strong = False
+    if kfd_loaded_but_node_missing(data):
+        vendors.add(Vendor.AMD)
+        strong = True
+    if where == "container":
+        for vendor in (Vendor.AMD, Vendor.NVIDIA):
+            if _unreachable(data, vendor):
+                vendors.add(vendor)
+                strong = True
+        if data.inventory.stack.nvidia_driver_version:
+            vendors.add(Vendor.NVIDIA)  # the host's kernel module answers, NVML does not
+            strong = True
+    if not data.inventory.gpus:
+        for kind in _NOTHING_TO_USE[where]:
+            if data.signals_of(kind):
+                vendors.add(Vendor.NVIDIA if kind.startswith(_NVIDIA_KINDS) else Vendor.AMD)
+    return vendors, strong
+
+
+def rule_not_passed_through(data: DoctorInput) -> list[Finding]:
+    vendors, strong = guest_without_gpu(data)
+    where = _guest_kind(data)
+    if not vendors or where is None:
+        return []
+    signals = [s for kind in ("kfd.loaded", *_NOTHING_TO_USE[where])
+               for s in data.signals_of(kind)]
+    severity = Severity.ERROR if strong else Severity.WARNING
+    if where == "wsl":
+        return [_wsl_without_gpu(data, vendors, signals, severity)]
+    if where == "virtual machine":
+        return [_vm_without_gpu(data, signals, severity)]
+    return [_container_without_gpu(data, vendors, strong, signals, severity)]
+
+
+def _wsl_without_gpu(data: DoctorInput, vendors: set[Vendor], signals: list[Signal],
+                     severity: Severity) -> Finding:
+    driver = " and ".join(name for vendor, name in ((Vendor.NVIDIA, "NVIDIA's Windows driver"),
+                                                    (Vendor.AMD, "AMD's Adrenalin driver"))
+                          if vendor in vendors)
+    return Finding(
+        "gpu.not_passed_through", severity, "No GPU reaches this WSL environment",
+        detail=("Under WSL, Linux reaches the GPU through the Windows driver (/dev/dxg); here "
+                "no GPU adapter was found. WSL 1 never has one; WSL 2 has one only with a "
+                "Windows GPU driver that supports WSL."),
+        fix=(f"Run this distribution under WSL 2 with {driver} installed on Windows (not a "
+             "Linux driver inside WSL), then restart WSL with wsl --shutdown from Windows."),
+        evidence=refs(signals),
+        sources=(NVIDIA_WSL_URL,) if Vendor.NVIDIA in vendors else (ROCM_WSL_URL,),
+    )
+
+
+def _vm_without_gpu(data: DoctorInput, signals: list[Signal], severity: Severity) -> Finding:
+    hint = data.inventory.host.virtual_machine_hint
+    return Finding(
+        "gpu.not_passed_through", severity, "No GPU is passed through to this virtual machine",
+        detail=("No GPU is visible in this virtual machine, although a GPU driver or runtime "
+                "is installed here and looked for one. A VM sees a GPU only when the host "
+                "hands the whole device to it (VFIO PCI pass-through) or gives it a virtual "
+                "function (SR-IOV, vGPU)." + (f" Hypervisor: {hint}." if hint else "")),
+        fix=("On the host, bind the GPU to vfio-pci and assign it to this VM (in libvirt, "
+             "Proxmox or your cloud's console), then install the GPU driver inside the VM."),
+        evidence=refs(signals), sources=(VFIO_URL,),
+    )
+
+
+def _container_without_gpu(data: DoctorInput, vendors: set[Vendor], strong: bool,
+                           signals: list[Signal], severity: Severity) -> Finding:
+    parts, commands, sources = [], [], []
+    if Vendor.AMD in vendors:
+        parts.append("for an AMD GPU add --device=/dev/kfd --device=/dev/dri (and the video "
+                     "and render groups for a user other than root)")
+        commands.append(DOCKER_RUN_AMD)
+        sources.append(ROCM_DOCKER_URL)
+    if Vendor.NVIDIA in vendors:
+        parts.append("for an NVIDIA GPU install the NVIDIA Container Toolkit on the host and "
+                     "add --gpus all")
+        commands += NVIDIA_TOOLKIT_COMMANDS
+        sources.append(NVIDIA_CONTAINER_TOOLKIT_URL)
+    why = ("the kernel has the amdgpu KFD driver loaded, but /dev/kfd does not exist here"
+           if kfd_loaded_but_node_missing(data) else
+           "the host's GPU is on the PCI bus, but no GPU runtime here can reach it"
+           if strong else "a GPU driver or runtime is installed here but finds no GPU")
+    hint = data.inventory.host.container_hint
+    return Finding(
+        "gpu.not_passed_through", severity, "The GPU is not passed through to this container",
+        detail=(f"This looks like a container started without the host's GPU: {why}. A "
+                "container sees a GPU only when its device nodes are passed in when it "
+                "starts." + (f" Container: {hint}." if hint else "")),
+        fix=("Start the container again with the GPU passed through: " + "; ".join(parts)
+             + ". Add these flags to your own docker run (or compose devices:) command; the "
+             "lines below are a complete example."),
+        evidence=refs(signals), fix_commands=tuple(commands), sources=tuple(sources),
+    )

@@ -12,12 +12,19 @@ _SEVERITY_MARK = {Severity.ERROR: "✗", Severity.WARNING: "!", Severity.INFO: "
                   Severity.OK: "✓"}
 
 
+def fix_lines(finding: Finding, indent: str) -> list[str]:
+    """The fix in words, then its commands one per line, as they are to be pasted."""
+    lines = [f"{indent}fix: {finding.fix}"] if finding.fix else []
+    for number, command in enumerate(finding.fix_commands):
+        lines.append(f"{indent}{'run: ' if number == 0 else '     '}{command}")
+    return lines
+
+
 def _finding_lines(finding: Finding) -> list[str]:
     lines = [f"  {_SEVERITY_MARK[finding.severity]} [{finding.id}] {finding.title}"]
     if finding.detail:
         lines.append(f"      {finding.detail}")
-    if finding.fix:
-        lines.append(f"      fix: {finding.fix}")
+    lines += fix_lines(finding, "      ")
     if finding.evidence:
         lines.append(f"      evidence: {', '.join(ref.label() for ref in finding.evidence)}")
     return lines
@@ -43,9 +50,9 @@ def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
                      + (f" ({target})" if target else ""))
         for row in layers_for(data, findings, gpu):
             lines.append(f"  {row.state.mark} {row.name:<26} {row.text}")
-            if row.finding is not None and row.finding.fix and row.state in (
+            if row.finding is not None and row.state in (
                     LayerState.BLOCKED, LayerState.WARNING):
-                lines.append(f"  {'':<29}fix: {row.finding.fix}")
+                lines += fix_lines(row.finding, f"  {'':<29}")
         lines.append("")
     for framework in data.frameworks:
         if framework.error:
