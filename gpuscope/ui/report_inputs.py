@@ -9,7 +9,6 @@ live sampler) and the layers keep `report/` away from probes.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -32,6 +31,7 @@ from gpuscope.report.share import (
 )
 from gpuscope.telemetry.metrics import HOST_DEVICE, split_series_name
 from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.untrusted import UntrustedInputError, load_json, read_regular_file
 
 if TYPE_CHECKING:  # the feeds' module loads Qt (translations); this module does not
     from gpuscope.ui.telemetry_feed import TelemetryFeed
@@ -93,20 +93,17 @@ def read_bench_runs(paths: Sequence[str]) -> tuple[BenchRun, ...]:
     runs: list[BenchRun] = []
     for path in paths:
         name = os.path.basename(path) or path
+        # Outside data: a regular file only (a FIFO would block), capped, bounded JSON.
         try:
-            size = os.stat(path).st_size
-            if size > MAX_BENCH_FILE_BYTES:
-                raise ReportInputError(f"{name}: {size / 1e6:.1f} MB is no benchmark run "
-                                       "(gpuscope bench -o writes a few kilobytes)")
-            with open(path, "rb") as handle:
-                raw = json.loads(handle.read().decode("utf-8-sig"))
-        except FileNotFoundError:
-            raise ReportInputError(f"{name}: no such file") from None
-        except OSError as exc:
-            raise ReportInputError(f"cannot read {name}: {exc.strerror or exc}") from exc
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise ReportInputError(f"{name}: not a benchmark run (not JSON: "
-                                   f"{type(exc).__name__})") from exc
+            raw = load_json(read_regular_file(path, MAX_BENCH_FILE_BYTES, name=name,
+                                              what="a benchmark run"), name=name)
+        except UntrustedInputError as exc:
+            if exc.kind == "unreadable" and not os.path.lexists(path):
+                raise ReportInputError(f"{name}: no such file") from None
+            if exc.kind == "malformed":
+                raise ReportInputError(f"{name}: not a benchmark run "
+                                       f"({str(exc).removeprefix(name + ': ')})") from None
+            raise ReportInputError(str(exc)) from None
         items = raw if isinstance(raw, list) else [raw]
         for position, item in enumerate(items, start=1):
             run = run_from_json(item)
