@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuscope.doctor.fixes import in_container, in_virtual_machine, kfd_loaded_but_node_missing
 from gpuscope.doctor.rules import DoctorInput
 from gpuscope.model import Finding, Framework, Gpu, to_jsonable
 
@@ -57,8 +58,12 @@ def diagnosis_document(data: DoctorInput, findings: tuple[Finding, ...]) -> dict
         "origin_source": inventory.origin.source,
         "platform": {
             "os": host.os if host.os in ("linux", "windows", "wsl", "macos") else "unknown",
-            "container": host.container if host.field_sources else None,
-            "virtual_machine": host.virtual_machine if host.field_sources else None,
+            # The doctor's reading of the evidence: a container can show only in its traces
+            # (KFD loaded but no /dev/kfd node), beside what the host facts say.
+            "container": True if in_container(data) or kfd_loaded_but_node_missing(data)
+            else (host.container if host.field_sources else None),
+            "virtual_machine": True if in_virtual_machine(data)
+            else (host.virtual_machine if host.field_sources else None),
             "distro": host.distro,
             "kernel": host.kernel,
         },
