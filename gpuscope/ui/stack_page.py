@@ -131,22 +131,30 @@ def short_detail(detail: str, limit: int = _SHORT_DETAIL_CHARS) -> str:
 
 
 class FixLine(QFrame):
-    """The exact fix in a monospace, selectable line that wraps, with a Copy button that puts
-    the fix, unchanged, on the clipboard."""
+    """A finding's fix: the plain words as text, then the commands in a monospace, selectable
+    block that wraps, with a Copy button that puts exactly the commands (one per line) on the
+    clipboard. Without commands there is nothing to copy and no button is shown."""
 
-    def __init__(self, fix: str, parent: QWidget | None = None) -> None:
+    def __init__(self, fix: str | None, commands: Sequence[str] = (),
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.fix = fix
+        self.fix = fix or ""
+        self.commands = tuple(commands)
         self.setObjectName("fixLine")
         self.setStyleSheet(
             "QFrame#fixLine { background: palette(base); border: 1px solid palette(mid);"
             " border-radius: 3px; }")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(8, 4, 4, 4)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 4, 4, 4)
+        column.setSpacing(4)
+        self.words = make_label(self.fix)
+        self.words.setVisible(bool(self.fix))
+        column.addWidget(self.words)
+        row = QHBoxLayout()
         row.setSpacing(6)
         self.label = QLabel()
         self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setText(fix)
+        self.label.setText("\n".join(self.commands))
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse
@@ -156,18 +164,31 @@ class FixLine(QFrame):
         self.label.setToolTip(plain_tooltip(self.tr("Select to copy part of it, or press Copy")))
         row.addWidget(self.label, 1)
         self.copy_button = QPushButton(self.tr("Copy"))
-        self.copy_button.setToolTip(self.tr("Copy this command to the clipboard"))
+        self.copy_button.setToolTip(self.tr("Copy the commands to the clipboard"))
         self.copy_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.copy_button.clicked.connect(self.copy)
         row.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
+        column.addLayout(row)
+        self.label.setVisible(bool(self.commands))
+        self.copy_button.setVisible(bool(self.commands))
+
+    @classmethod
+    def of(cls, finding: Finding) -> FixLine | None:
+        """The fix of `finding`, or None when it has neither words nor commands."""
+        if not finding.fix and not finding.fix_commands:
+            return None
+        return cls(finding.fix, finding.fix_commands)
 
     def text(self) -> str:
-        return self.label.text()
+        """The commands as they are copied; the words when there are no commands."""
+        return "\n".join(self.commands) if self.commands else self.fix
 
     def copy(self) -> None:
+        if not self.commands:
+            return
         clipboard = QGuiApplication.clipboard()
         if clipboard is not None:
-            clipboard.setText(self.fix)
+            clipboard.setText("\n".join(self.commands))
         self.copy_button.setText(self.tr("Copied"))
 
 
@@ -243,9 +264,8 @@ class FindingRow(QFrame):
         if finding.detail:
             self.detail = DetailLabel(finding.detail)
             column.addWidget(self.detail)
-        self.fix_line: FixLine | None = None
-        if finding.fix and show_fix:
-            self.fix_line = FixLine(finding.fix)
+        self.fix_line: FixLine | None = FixLine.of(finding) if show_fix else None
+        if self.fix_line is not None:
             column.addWidget(self.fix_line)
         if finding.evidence:
             column.addWidget(evidence_label(finding))
@@ -299,8 +319,8 @@ class LayerBox(QFrame):
             if finding.detail:
                 self.detail = DetailLabel(finding.detail)
                 column.addWidget(self.detail)
-            if finding.fix:
-                self.fix_line = FixLine(finding.fix)
+            self.fix_line = FixLine.of(finding)
+            if self.fix_line is not None:
                 column.addWidget(self.fix_line)
             if finding.evidence:
                 column.addWidget(evidence_label(finding))

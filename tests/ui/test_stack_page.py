@@ -16,6 +16,7 @@ from gpuscope.doctor.layers import LayerState
 from gpuscope.evidence import ReplaySystem
 from gpuscope.importer import import_files
 from gpuscope.model import (
+    Finding,
     Gpu,
     GpuKind,
     Host,
@@ -33,6 +34,7 @@ from gpuscope.ui.stack_page import (
     LAYER_COLORS,
     NO_GPU_TITLE,
     DetailLabel,
+    FindingRow,
     StackPage,
     short_detail,
 )
@@ -204,8 +206,42 @@ def test_no_gpu_shows_the_system_findings(show_page: Callable[[Diagnosis], Stack
     (row,) = page.system_rows()
     assert row.finding.id == "kfd.permission_denied"
     assert row.badge.text() == "✗"
-    assert row.fix_line is not None
-    assert row.fix_line.text() == "sudo usermod -aG render,video $USER, then log out and back in"
+    fix = row.fix_line
+    assert fix is not None
+    # The words are shown as text; the command is shown, and copied, on its own.
+    assert fix.words.text().startswith("Add your user to the render and video groups")
+    assert fix.text() == fix.label.text() == "sudo usermod -aG render,video $USER"
+    assert QFontInfo(fix.label.font()).fixedPitch()
+    QGuiApplication.clipboard().setText("something else")
+    fix.copy_button.click()
+    assert QGuiApplication.clipboard().text() == "sudo usermod -aG render,video $USER"
+
+
+def test_copy_puts_only_the_commands_on_the_clipboard(qtbot: Any) -> None:
+    finding = Finding("gpu.not_passed_through", Severity.ERROR, "No GPU here",
+                      fix="Start the container with the GPU passed through.",
+                      fix_commands=("sudo nvidia-ctk runtime configure --runtime=docker",
+                                    "sudo systemctl restart docker"))
+    row = FindingRow(finding)
+    qtbot.addWidget(row)
+    fix = row.fix_line
+    assert fix is not None and fix.copy_button.isVisibleTo(row)
+    clipboard = QGuiApplication.clipboard()
+    clipboard.setText("something else")
+    qtbot.mouseClick(fix.copy_button, Qt.MouseButton.LeftButton)
+    assert clipboard.text() == ("sudo nvidia-ctk runtime configure --runtime=docker\n"
+                                "sudo systemctl restart docker")
+    assert "passed through" not in clipboard.text()
+    assert fix.copy_button.text() == "Copied"
+    # Words only: nothing to copy, so no Copy button; no fix at all: no fix line.
+    words = FindingRow(Finding("kfd.pcie_atomics_missing", Severity.ERROR, "No atomics",
+                               fix="Move the card to a CPU-attached slot."))
+    qtbot.addWidget(words)
+    assert words.fix_line is not None and not words.fix_line.copy_button.isVisibleTo(words)
+    assert words.fix_line.text() == "Move the card to a CPU-attached slot."
+    bare = FindingRow(Finding("gpu.partitioned", Severity.INFO, "Partitioned"))
+    qtbot.addWidget(bare)
+    assert bare.fix_line is None
 
 
 def test_system_findings_carry_severity_icons(
