@@ -42,7 +42,11 @@ def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
                  + (f" ({data.os})" if host.distro and data.os != "linux" else ""))
     lines.append("")
     if not inventory.gpus:
-        lines += ["No GPU found.", ""]
+        # One sentence about the GPUs: when a finding explains why none is visible (a
+        # container without the device nodes, a user without the groups), say so here.
+        explained = any(f.severity in (Severity.ERROR, Severity.WARNING) for f in findings)
+        lines += ["No GPU is visible here; the findings below say why." if explained
+                  else "No GPU found.", ""]
     for gpu in inventory.gpus:
         target = gpu.gfx_target or (f"sm {gpu.compute_capability}" if gpu.compute_capability
                                     else "")
