@@ -6,7 +6,9 @@ A file given that is not the kind of thing its option takes (a directory, a FIFO
 for --from, a file in no format gpuscope reads or a snapshot; for --replay, no snapshot) is a
 usage error; one that is but cannot be read (missing, damaged, over a size bound) a failure.
 `doctor --from` with such a file prints no verdict; with --json it still prints the document,
-whose `probes` list the file and why, and then exits 2.
+whose `probes` list the file and why, and then exits 2. Text in no format gpuscope knows
+beside outputs it does know (a `uname -a` beside a rocminfo) is only named, in a note on
+stderr, and the others are diagnosed.
 
 Text from outside (snapshots, pasted outputs) goes through `clean_text` before it is printed.
 """
@@ -102,7 +104,10 @@ def _build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--from", dest="inputs", action="append", metavar="FILE",
                         help="diagnose pasted outputs instead of this machine (rocminfo, "
                              "rocm-smi, amd-smi, nvidia-smi, collect_env, dmesg, lspci, ...; "
-                             "repeatable; - reads standard input)")
+                             "repeatable; - reads standard input; up to 10 MB each). A file "
+                             "that is no such output gives no verdict and exit status 2 (with "
+                             "--json, after the document, which lists it under probes); text "
+                             "in no known format beside known outputs is named and skipped")
     doctor.add_argument("--no-frameworks", action="store_true",
                         help="do not start Python interpreters to inspect frameworks")
 
@@ -214,8 +219,10 @@ def _check_imports(paths: Sequence[str]) -> None:
         machine = import_files(paths)
     except InputFileError as exc:
         raise _input_error(exc) from exc
-    if machine.rejected:
-        raise CliUsageError(machine.rejected[0].reason)
+    if machine.refused:
+        raise CliUsageError(machine.refused[0].reason)
+    for ignored in machine.rejected:
+        print(f"gpuscope: note: {one_line(ignored.reason)}", file=sys.stderr)
 
 
 # The commands that read the global --from and --recording (the window is `None`).
@@ -319,7 +326,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
             machine = import_files(inputs)
         except InputFileError as exc:
             raise _input_error(exc) from exc
-        rejected = tuple(r.reason for r in machine.rejected)
+        rejected = tuple(r.reason for r in machine.refused)
+        for ignored in () if rejected else machine.rejected:  # beside known outputs
+            print(f"gpuscope: note: {one_line(ignored.reason)}", file=sys.stderr)
         data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
     else:
         from gpuscope.inventory import collect_inventory

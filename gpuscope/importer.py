@@ -8,7 +8,8 @@ MAX_PASTE_BYTES of it, decompressed too when it is gzip. A file that cannot be r
 InputFileError. One that is read but is no tool output (empty, an image, random bytes, a
 gpuscope snapshot, text in no format gpuscope knows) is *rejected*: it is listed in
 `ImportedMachine.rejected` and as an import probe in error, with a one-line reason that names
-the file, and the others are still imported.
+the file, and the others are still imported. `ImportedMachine.refused` says which of them
+stop a diagnosis.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from gpuscope.untrusted import (
     read_head,
     read_regular_file,
     read_stream,
+    too_large,
 )
 
 MAX_FILE_BYTES = MAX_PASTE_BYTES
@@ -85,10 +87,13 @@ _SNAPSHOT_HEAD = re.compile(rb'\s*\{\s*"access"\s*:\s*\{')
 @dataclass(frozen=True, slots=True)
 class RejectedInput:
     """An input that was read but is no tool output gpuscope reads, and why (one line that
-    names it)."""
+    names it). `unrecognised_text` marks text in no format gpuscope knows (a `uname -a`, a
+    `vulkaninfo`), which may sit beside outputs it does know; the others (empty, binary, a
+    gpuscope snapshot) are never a tool's output."""
 
     source: str
     reason: str
+    unrecognised_text: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +103,15 @@ class ImportedMachine:
     signals: tuple[Signal, ...]
     parsed: tuple[ParsedOutput, ...]  # one per input, in order (rejected ones as "unknown")
     rejected: tuple[RejectedInput, ...] = ()
+
+    @property
+    def refused(self) -> tuple[RejectedInput, ...]:
+        """The rejected inputs that stop a diagnosis: all of them when nothing was
+        recognised, else those that are no text output at all (text in no known format
+        beside known outputs is only named)."""
+        if len(self.rejected) == len(self.parsed):
+            return self.rejected
+        return tuple(r for r in self.rejected if not r.unrecognised_text)
 
 
 class InputFileError(UntrustedInputError):
@@ -203,6 +217,8 @@ def text_rejection(shown: str, text: str) -> str | None:
     """Why this text is no tool output (one line naming `shown`), or None when it may be one:
     empty, a gpuscope document, or JSON beyond the bounds. Whether it is in a known format
     is the parsers' to say."""
+    if len(text) > MAX_PASTE_BYTES:  # pasted into the window rather than read from a file
+        return too_large(shown, "a pasted output", MAX_PASTE_BYTES)
     if not text.strip():
         return _no_output(shown, "is empty" if not text else "holds only blank space")
     if text.lstrip()[:1] not in ("{", "["):
@@ -250,14 +266,15 @@ def _str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
-def _parse(item: InputText) -> tuple[ParsedOutput, str | None]:
+def _parse(item: InputText) -> tuple[ParsedOutput, RejectedInput | None]:
     """The input parsed, and why it is rejected (None when it is used)."""
     if item.rejected is not None:
-        return ParsedOutput(format="unknown", source=item.source,
-                            problems=(item.rejected,)), item.rejected
+        return (ParsedOutput(format="unknown", source=item.source, problems=(item.rejected,)),
+                RejectedInput(item.source, item.rejected))
     parsed = parse_any(item.text, item.source)
     if parsed.format == "unknown" and not parsed.signals:
-        return parsed, _no_output(item.shown or item.source, "is in no format gpuscope knows")
+        reason = _no_output(item.shown or item.source, "is in no format gpuscope knows")
+        return parsed, RejectedInput(item.source, reason, unrecognised_text=True)
     return parsed, None
 
 
@@ -267,11 +284,12 @@ def import_items(items: Sequence[InputText]) -> ImportedMachine:
     parsed_all: list[ParsedOutput] = []
     rejected: list[RejectedInput] = []
     for item in items:
-        parsed, reason = _parse(item)
+        parsed, refusal = _parse(item)
         parsed_all.append(parsed)
-        if reason is not None:
-            rejected.append(RejectedInput(item.source, reason))
-            status = ProbeStatus(f"import:{item.source}", ProbeState.ERROR, reason=reason)
+        if refusal is not None:
+            rejected.append(refusal)
+            status = ProbeStatus(f"import:{item.source}", ProbeState.ERROR,
+                                 reason=refusal.reason)
         else:
             status = ProbeStatus(
                 f"import:{parsed.source}", ProbeState.OK,

@@ -323,3 +323,43 @@ def test_imported_reports_meet_the_same_bounds(tmp_path: Path) -> None:
         assert isinstance(outcome, CompareImportFailure)
         assert outcome.reason.startswith(f"{name}: not a gpuscope report: ")
         assert "\n" not in outcome.reason
+
+
+def test_pasted_text_meets_the_same_rules_as_files() -> None:
+    from gpuscope.importer import import_texts
+
+    machine = import_texts([
+        ("pasted text", "x" * (MAX_PASTE_BYTES + 1)),
+        ("blank", " \n\t\n"),
+        ("snapshot", (SNAPSHOTS_DIR / "nvidia_rtx4090.json").read_text()),
+        ("deep", "[" * 100_000),
+        ("nvidia-smi", (FIXTURES_DIR / "outputs" / "nvidia-smi-table"
+                        / "yamda-10-440-quadro-rtx6000.txt").read_text()),
+    ])
+    reasons = {r.source: r.reason for r in machine.rejected}
+    assert reasons == {
+        "pasted text": "pasted text: larger than the 10 MB gpuscope reads of a pasted output; "
+                       "not read",
+        "blank": f"blank holds only blank space. gpuscope reads the output of {ACCEPTED_OUTPUTS}",
+        "snapshot": "snapshot is a gpuscope snapshot, not a tool's output: use --replay snapshot",
+        "deep": "deep: JSON nested deeper than 200 levels",
+    }
+    assert len(machine.parsed) == 5 and len(machine.inventory.gpus) == 3
+    states = {p.name: p.state.value for p in machine.inventory.probes}
+    assert states["import:deep"] == "error" and states["import:nvidia-smi"] == "ok"
+
+
+def test_text_in_no_known_format_beside_known_outputs_is_named_and_skipped(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    known = str(FIXTURES_DIR / "outputs" / "nvidia-smi-table" / "yamda-10-440-quadro-rtx6000.txt")
+    prose = str(HOSTILE_DIR / "prose.txt")
+    outcome = run_cli(capsys, "doctor", "--from", known, "--from", prose)
+    assert outcome.status == 0
+    assert "GPU 0: Quadro RTX 6000" in outcome.stdout
+    assert outcome.stderr == (f"gpuscope: note: {prose} is in no format gpuscope knows. "
+                              f"gpuscope reads the output of {ACCEPTED_OUTPUTS}\n")
+    # beside a file that is no text output at all, nothing is diagnosed, and one line says why
+    photo = str(HOSTILE_DIR / "photo.jpg")
+    refused = run_cli(capsys, "doctor", "--from", known, "--from", prose, "--from", photo)
+    assert refused.status == 2 and refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and refused.stderr.startswith(f"gpuscope: {photo} ")
