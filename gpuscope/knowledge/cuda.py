@@ -1,10 +1,13 @@
 """CUDA facts: the minimum NVIDIA driver per CUDA release, minor-version compatibility, and
 compute capability -> architecture and the CUDA release that dropped it, from
-resources/cuda_drivers.toml (facts.md §2.7, §2.8).
+resources/cuda_drivers.toml (NVIDIA's CUDA Toolkit Release Notes, Table 3; each row carries
+its public URLs).
 
 A driver older than a CUDA release's minimum is not fatal within the same major version: CUDA
 12.x runs on any driver from 525 through minor-version compatibility (torch 2.7.1+cu128 ran on
-550.127), so that case is a warning, not an error (facts.md §2.7, §6 item 11).
+550.127), so that case is a warning, not an error. A driver runs every CUDA release older than
+one it fully supports (the driver is backward compatible), whether or not the table has a row
+for that older release. Every lookup takes any text and never raises.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -45,7 +48,8 @@ class DriverRequirement:
     row: str | None  # the table row the minimum comes from: "12.8 Update 1", "12.8 GA"
     exact: bool  # the row is the asked release itself (not a neighbouring update)
     note: str
-    source: str
+    source: str  # the maintainers' provenance note: never shown to users
+    urls: tuple[str, ...] = ()  # public pages the figures come from
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,7 @@ class Toolkit:
     windows: str | None
     windows_note: str
     source: str
+    urls: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -79,6 +84,7 @@ class MinorCompat:
     major: int
     linux: str
     source: str
+    urls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,18 +111,22 @@ class CudaTable:
 # ----------------------------------------------------------------------------- parsing
 
 
-def driver_key(version: str) -> tuple[int, ...] | None:
+def driver_key(version: str | None) -> tuple[int, ...] | None:
     """"550.54.14" -> (550, 54, 14); "551.61" -> (551, 61); not a driver version -> None."""
-    text = version.strip()
+    if not isinstance(version, str):
+        return None
+    text = version.strip()[:40]
     if not _DRIVER.fullmatch(text):
         return None
     return tuple(int(p) for p in text.split("."))
 
 
-def parse_cc(cc: str) -> tuple[int, int] | None:
+def parse_cc(cc: str | None) -> tuple[int, int] | None:
     """"8.9", "sm_89", "sm89", "compute_90a", "89", "12.0", "sm_120" -> (major, minor); else
     None."""
-    text = cc.strip().lower()
+    if not isinstance(cc, str):
+        return None
+    text = cc.strip().lower()[:40]
     match = re.fullmatch(r"(\d{1,2})\.(\d)", text)
     if match:
         return int(match.group(1)), int(match.group(2))
@@ -126,8 +136,10 @@ def parse_cc(cc: str) -> tuple[int, int] | None:
     return None
 
 
-def _cuda_key(version: str) -> tuple[int, int, int | None] | None:
-    text = version.strip().lower()
+def _cuda_key(version: str | None) -> tuple[int, int, int | None] | None:
+    if not isinstance(version, str):
+        return None
+    text = version.strip().lower()[:200]
     match = re.fullmatch(r"cu(\d{1,2})(\d)", text)
     if match:
         return int(match.group(1)), int(match.group(2)), None
@@ -156,7 +168,8 @@ def parse_cuda_table(doc: Mapping[str, Any]) -> CudaTable:
             raise CudaTableError("a [[minor_compat]] needs major (int) and linux (driver)")
         if driver_key(linux) is None or major in minor:
             raise CudaTableError(f"bad or repeated [[minor_compat]] for {major}")
-        minor[major] = MinorCompat(major, linux, _source(row, f"minor_compat {major}"))
+        minor[major] = MinorCompat(major, linux, _source(row, f"minor_compat {major}"),
+                                   _urls(row, f"minor_compat {major}"))
     architectures: dict[tuple[int, int], ArchitectureInfo] = {}
     for row in _rows(doc, "architecture"):
         for info in _architecture(row):
@@ -179,6 +192,14 @@ def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise CudaTableError(f"[[{key}]] is not an array of tables")
     return rows
+
+
+def _urls(row: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    urls = row.get("urls")
+    if (not isinstance(urls, list) or not urls
+            or not all(isinstance(u, str) and u.startswith("https://") for u in urls)):
+        raise CudaTableError(f"{where}: urls must be a non-empty list of https:// URLs")
+    return tuple(urls)
 
 
 def _source(row: Mapping[str, Any], where: str) -> str:
@@ -209,7 +230,7 @@ def _toolkit(row: Mapping[str, Any]) -> Toolkit:
     major, minor = (int(p) for p in version.split("."))
     return Toolkit(version=version, key=(major, minor), update=update, linux=drivers["linux"],
                    windows=drivers["windows"], windows_note=windows_note,
-                   source=_source(row, version))
+                   source=_source(row, version), urls=_urls(row, version))
 
 
 def _architecture(row: Mapping[str, Any]) -> list[ArchitectureInfo]:
@@ -244,7 +265,9 @@ def cuda_table() -> CudaTable:
 # ----------------------------------------------------------------------------- drivers
 
 
-def _normalise_os(os: str) -> str | None:
+def _normalise_os(os: str | None) -> str | None:
+    if not isinstance(os, str):
+        return None
     text = os.strip().lower()
     if text.startswith("linux"):
         return "linux"
@@ -277,7 +300,8 @@ def min_driver_for_cuda(cuda_version: str, os: str = "linux") -> DriverRequireme
                      "minor-version compatibility.")
         return DriverRequirement(
             cuda_version=asked, os=os_name, min_driver=None, minor_compat_min=compat.linux,
-            row=None, exact=False, note=" ".join(notes), source=compat.source)
+            row=None, exact=False, note=" ".join(notes), source=compat.source,
+            urls=compat.urls)
     exact = (update is None and row.update == 0) or update == row.update
     if not exact:
         if update is not None and update > _MAX_UPDATE:
@@ -293,10 +317,11 @@ def min_driver_for_cuda(cuda_version: str, os: str = "linux") -> DriverRequireme
         notes.append(f"Drivers from {compat.linux} on run any CUDA {major}.x through "
                      "minor-version compatibility, with caveats (no JIT of newer PTX).")
     sources = [row.source] + ([compat.source] if compat is not None else [])
+    urls = tuple(dict.fromkeys([*row.urls, *(compat.urls if compat is not None else ())]))
     return DriverRequirement(
         cuda_version=asked, os=os_name, min_driver=minimum,
         minor_compat_min=compat.linux if compat else None, row=row.label, exact=exact,
-        note=" ".join(notes), source="; ".join(sources))
+        note=" ".join(notes), source="; ".join(sources), urls=urls)
 
 
 def driver_supports(driver_version: str, cuda_version: str, os: str = "linux") -> DriverVerdict:
@@ -309,6 +334,20 @@ def driver_supports(driver_version: str, cuda_version: str, os: str = "linux") -
     if driver is None:
         return DriverVerdict("unknown", driver_version, asked,
                              f"{driver_version!r} is not an NVIDIA driver version.", requirement)
+    os_name = _normalise_os(os)
+    asked_key = _cuda_key(cuda_version)
+    newer = _newest_full_support(driver, os_name) if os_name else None
+    if (newer is not None and asked_key is not None
+            and (requirement is None or requirement.min_driver is None)
+            and (asked_key[0], asked_key[1], _update(asked_key[2])) <= (*newer.key, newer.update)):
+        # No figure for this release, but the driver fully runs a newer one: drivers are
+        # backward compatible, so it runs this older release too.
+        assert os_name is not None
+        return DriverVerdict(
+            "ok", driver_version, asked,
+            f"Driver {driver_version} fully supports CUDA {newer.version} (from "
+            f"{_minimum_of(newer, os_name)}), so it runs the older CUDA {asked} too.",
+            requirement)
     if requirement is None:
         return DriverVerdict("unknown", driver_version, asked,
                              f"The table has no driver requirement for CUDA {cuda_version!r} "
@@ -338,7 +377,68 @@ def driver_supports(driver_version: str, cuda_version: str, os: str = "linux") -
            if compat is not None and minimum is not None else "."), requirement)
 
 
+def _update(update: int | None) -> int:
+    return 0 if update is None or update > _MAX_UPDATE else update
+
+
+def _minimum_of(toolkit: Toolkit, os_name: str) -> str | None:
+    return toolkit.linux if os_name == "linux" else toolkit.windows
+
+
+def _newest_full_support(driver: tuple[int, ...], os_name: str) -> Toolkit | None:
+    """The newest toolkit row whose minimum this driver meets on this OS."""
+    best: Toolkit | None = None
+    for toolkit in cuda_table().toolkits:
+        minimum = _minimum_of(toolkit, os_name)
+        if minimum is not None and driver >= _dk(minimum):
+            best = toolkit
+    return best
+
+
+def newest_cuda_for_driver(driver_version: str, os: str = "linux") -> str | None:
+    """The newest CUDA release ("12.4") the table says this driver fully supports; None when
+    the driver is not a version or older than every row. Never raises."""
+    driver, os_name = driver_key(driver_version), _normalise_os(os)
+    if driver is None or os_name is None:
+        return None
+    toolkit = _newest_full_support(driver, os_name)
+    return toolkit.version if toolkit else None
+
+
 # ----------------------------------------------------------------------------- architectures
+
+
+ArchCoverage = Literal["cubin", "ptx", "none", "unknown"]
+_ARCH_ENTRY = re.compile(r"(sm|compute)_?(\d{1,2})(\d)([af]?)")
+
+
+def arch_list_covers(arch_list: Sequence[str], cc: str) -> ArchCoverage:
+    """Whether a CUDA build's arch list (torch.cuda.get_arch_list(): "sm_50", "sm_90a",
+    "compute_90") has code for a GPU of compute capability `cc`: "cubin" (a cubin of the same
+    major and an equal or lower minor: sm_86 code runs on an 8.9 GPU; an "a" cubin only on its
+    own capability), "ptx" (PTX of an equal or lower capability, compiled at load time),
+    "none", or "unknown" (unreadable capability or an empty list). Never raises."""
+    gpu = parse_cc(cc) if isinstance(cc, str) else None
+    if gpu is None or not arch_list:
+        return "unknown"
+    ptx = False
+    for entry in arch_list:
+        match = _ARCH_ENTRY.fullmatch(entry.strip().lower()[:20]) if isinstance(
+            entry, str) else None
+        if match is None:
+            continue
+        kind, major, minor, suffix = match.group(1), int(match.group(2)), int(
+            match.group(3)), match.group(4)
+        if kind == "compute":
+            ptx = ptx or (major, minor) <= gpu
+        elif suffix == "a":
+            if (major, minor) == gpu:
+                return "cubin"
+        elif major == gpu[0] and minor <= gpu[1]:
+            return "cubin"
+    return "ptx" if ptx else "none"
+
+
 
 
 def cc_info(cc: str) -> ArchitectureInfo | None:

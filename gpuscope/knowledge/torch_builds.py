@@ -1,10 +1,11 @@
 """PyTorch's official wheels: which CUDA and ROCm flavours each release published, the GPU
 targets those wheels carry, and the pip command for one, from resources/pytorch_wheels.toml
-(facts.md §2.1–§2.4).
+(each row with the public URLs it comes from).
 
 "Will this torch build run natively on this GPU" is `gfx in torch.cuda.get_arch_list()` on
-ROCm (facts.md §6 item 2); gpuscope never imports torch, so the lists of the official wheels
-live here for the cases where the worker could not report the real list.
+ROCm; gpuscope never imports torch, so the lists of the official wheels live here for the
+cases where the worker could not report the real list. Lookups never raise: what the table
+does not know is None.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge.versions import major_minor, rocm_release
 
 RESOURCE = "pytorch_wheels.toml"
 
 Build = Literal["cuda", "rocm", "cpu"]
+Coverage = Literal["native", "ptx", "none"]
 
 _SERIES = re.compile(r"\d+\.\d+")
 _FLAVOUR_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?")
@@ -51,8 +54,9 @@ class TorchRelease:
     python_experimental: str | None
     cudnn: Mapping[str, str] = field(hash=False)  # CUDA flavour (or "*") -> cuDNN version
     note: str = ""
-    source: str = ""
+    source: str = ""  # the maintainers' provenance note: never shown to users
     tags: Mapping[str, str] = field(hash=False, default_factory=dict)  # where not [V]
+    urls: tuple[str, ...] = ()  # public pages the row comes from
 
     def has_wheel(self, build: str, build_version: str | None) -> bool:
         """Whether the release published an official wheel of this build and flavour."""
@@ -93,6 +97,7 @@ class RocmArchRow:
     exact: bool
     targets: tuple[str, ...]
     source: str
+    urls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +111,7 @@ class CudaArchRow:
     note: str
     tag: str
     source: str
+    urls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,8 @@ class WheelTable:
     releases: Mapping[str, TorchRelease]
     rocm_arch: tuple[RocmArchRow, ...]
     cuda_arch: tuple[CudaArchRow, ...]
+    index_urls: tuple[str, ...] = ()  # where the index and its use are documented
+    never_urls: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -157,7 +165,9 @@ def parse_wheel_table(doc: Mapping[str, Any]) -> WheelTable:
         never_in_official_wheels=never,
         never_source=_req_str(doc, "never_in_official_wheels_source", "top level"),
         releases=dict(sorted(releases.items(), key=lambda kv: series_key(kv[0]))),
-        rocm_arch=rocm_arch, cuda_arch=cuda_arch)
+        rocm_arch=rocm_arch, cuda_arch=cuda_arch,
+        index_urls=_urls(doc, "index_url_urls", "top level"),
+        never_urls=_urls(doc, "never_in_official_wheels_urls", "top level"))
 
 
 def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
@@ -172,6 +182,16 @@ def _req_str(row: Mapping[str, Any], key: str, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise TorchTableError(f"{where}: {key} must be a non-empty string")
     return value
+
+
+def _urls(row: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    """A required, non-empty list of public https:// pages."""
+    urls = row.get(key)
+    if (not isinstance(urls, list) or not urls
+            or not all(isinstance(u, str) and u.startswith("https://") and " " not in u
+                       for u in urls)):
+        raise TorchTableError(f"{where}: {key} must be a non-empty list of https:// URLs")
+    return tuple(urls)
 
 
 def _opt_str(row: Mapping[str, Any], key: str, where: str,
@@ -221,7 +241,8 @@ def _release(row: Mapping[str, Any]) -> TorchRelease:
         pypi_default_cuda=default, python_min=python_min, python_max=python_max,
         python_experimental=_opt_str(row, "python_experimental", version, _SERIES),
         cudnn=dict(cudnn), note=_opt_str(row, "note", version) or "",
-        source=_req_str(row, "source", version), tags=dict(tags))
+        source=_req_str(row, "source", version), tags=dict(tags),
+        urls=_urls(row, "urls", version))
 
 
 def _torch_list(row: Mapping[str, Any], where: str,
@@ -240,7 +261,8 @@ def _rocm_row(row: Mapping[str, Any], releases: Mapping[str, TorchRelease]) -> R
         raise TorchTableError(f"{source}: exact must be true or false")
     return RocmArchRow(torch=_torch_list(row, source, releases),
                        rocm=_str_list(row, "rocm", source, _FLAVOUR_VERSION), exact=exact,
-                       targets=_str_list(row, "targets", source, _GFX), source=source)
+                       targets=_str_list(row, "targets", source, _GFX), source=source,
+                       urls=_urls(row, "urls", source))
 
 
 def _cuda_row(row: Mapping[str, Any], releases: Mapping[str, TorchRelease]) -> CudaArchRow:
@@ -257,7 +279,8 @@ def _cuda_row(row: Mapping[str, Any], releases: Mapping[str, TorchRelease]) -> C
     return CudaArchRow(torch=_torch_list(row, source, releases),
                        cuda=_str_list(row, "cuda", source, _SERIES), sm=sm, min_cc=min_cc,
                        max_cc=max_cc, ptx=_opt_str(row, "ptx", source, _CC),
-                       note=_opt_str(row, "note", source) or "", tag=str(tag), source=source)
+                       note=_opt_str(row, "note", source) or "", tag=str(tag), source=source,
+                       urls=_urls(row, "urls", source))
 
 
 @functools.cache
@@ -269,8 +292,10 @@ def wheel_table() -> WheelTable:
 # ----------------------------------------------------------------------------- versions
 
 
-def normalise_build(build: str) -> Build | None:
+def normalise_build(build: str | None) -> Build | None:
     """"ROCm", "hip" -> "rocm"; "CUDA", "cu" -> "cuda"; "cpu" -> "cpu"; else None."""
+    if not isinstance(build, str):
+        return None
     text = build.strip().lower()
     if text in ("rocm", "hip", "amd"):
         return "rocm"
@@ -281,24 +306,26 @@ def normalise_build(build: str) -> Build | None:
     return None
 
 
-def normalise_flavour(build: Build, build_version: str) -> str | None:
-    """A flavour as the table writes it: cuda "cu128" / "12.8" / "12.8.1" -> "12.8"; rocm
-    "rocm6.2.4" -> "6.2.4", "6.2.0" -> "6.2"; None when it is not a version."""
-    text = build_version.strip().lower()
+def normalise_flavour(build: Build, build_version: str | None) -> str | None:
+    """A flavour as the table writes it: cuda "cu128" / "12.8" / "12.8.1" / "12.4.131" ->
+    "12.8"; rocm "rocm6.2.4" -> "6.2.4", "6.2.0" -> "6.2", the HIP version "6.2.41133-dd7f957"
+    -> "6.2"; None when it is not a version. Never raises."""
+    if not isinstance(build_version, str):
+        return None
+    text = build_version.strip().lower()[:200]
     if build == "cuda":
         match = re.fullmatch(r"cu(\d{2,4})", text)
         if match:
             digits = match.group(1)
             return f"{int(digits[:-1])}.{digits[-1]}"
-        match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text)
-        return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+        pair = major_minor(text)
+        return f"{pair[0]}.{pair[1]}" if pair else None
     if build == "rocm":
-        match = re.fullmatch(r"(?:rocm)?(\d+)\.(\d+)(?:\.(\d+))?", text)
-        if not match:
+        release = rocm_release(text)
+        if release is None:
             return None
-        major, minor, patch = match.groups()
-        base = f"{int(major)}.{int(minor)}"
-        return base if patch is None or int(patch) == 0 else f"{base}.{int(patch)}"
+        major, minor, patch = release
+        return f"{major}.{minor}" if patch == 0 else f"{major}.{minor}.{patch}"
     return None
 
 
@@ -372,9 +399,10 @@ def _resolve(torch_version: str | None, build: str,
         release = table.releases.get(parsed.release) if parsed else None
     if release is None:
         return None
-    if build_version is None and parsed is not None and parsed.build == kind:
-        if parsed.build_version is None and kind != "cpu":
+    if parsed is not None and parsed.build == kind and kind != "cpu":
+        if parsed.build_version is None:
             return None  # +rocmsdk…: an AMD build, not a pytorch.org flavour
+        # The wheel's own tag (+rocm6.2.4) beats a runtime version (HIP 6.2.41133).
         build_version = parsed.build_version
     if kind == "cpu":
         return release, kind, None
@@ -382,10 +410,25 @@ def _resolve(torch_version: str | None, build: str,
         if kind == "cuda":
             return release, kind, release.pypi_default_cuda
         return release, kind, None
-    flavour = normalise_flavour(kind, build_version)
-    if flavour is None or flavour not in (release.cuda if kind == "cuda" else release.rocm):
+    flavour = release_flavour(release, kind, build_version)
+    return (release, kind, flavour) if flavour is not None else None
+
+
+def release_flavour(release: TorchRelease, build: str, build_version: str) -> str | None:
+    """The release's published flavour a build version names: exactly, or the one flavour
+    with the same major.minor (HIP "6.2.41133" in a release with rocm6.2.4 -> "6.2.4")."""
+    kind = normalise_build(build)
+    if kind not in ("cuda", "rocm"):
         return None
-    return release, kind, flavour
+    flavour = normalise_flavour(kind, build_version)
+    published = release.cuda if kind == "cuda" else release.rocm
+    if flavour is None:
+        return None
+    if flavour in published:
+        return flavour
+    base = ".".join(flavour.split(".")[:2])
+    same = [f for f in published if ".".join(f.split(".")[:2]) == base]
+    return same[0] if len(same) == 1 else None
 
 
 def default_arch_list(torch_version: str | None, build: str,
@@ -435,39 +478,53 @@ def _cuda_row_for(series: str, flavour: str) -> CudaArchRow | None:
 
 def official_wheel_has_target(torch_version: str | None, build: str, build_version: str | None,
                               target: str) -> bool | None:
-    """Whether an official wheel carries native code for a GPU target: a gfx target on ROCm,
-    a compute capability ("8.9") on CUDA. True/False when the table knows, None when not.
+    """Whether an official wheel carries code for a GPU target: a gfx target on ROCm, a
+    compute capability ("8.9") on CUDA. True/False when the table knows, None when not.
+    See official_wheel_coverage. Never raises."""
+    coverage = official_wheel_coverage(torch_version, build, build_version, target)
+    return None if coverage is None else coverage != "none"
 
-    On CUDA a cubin runs on GPUs of the same major capability and a higher minor one (sm_86
-    code on an 8.9 RTX 4090, facts.md §2.2 [K]), and shipped PTX is compiled for newer GPUs."""
-    text = target.strip().lower().split(":", 1)[0]
+
+def official_wheel_coverage(torch_version: str | None, build: str, build_version: str | None,
+                            target: str | None) -> Coverage | None:
+    """How an official wheel runs on a GPU target: "native" (a gfx target in the ROCm arch
+    list; on CUDA a cubin of the same major capability and an equal or lower minor: sm_86 code
+    on an 8.9 RTX 4090), "ptx" (only through shipped PTX compiled at load time, which needs a
+    driver that fully supports the wheel's CUDA), "none", or None when the table does not know.
+    Never raises."""
+    if not isinstance(target, str):
+        return None
+    text = target.strip().lower()[:40].split(":", 1)[0]
     kind = normalise_build(build)
     if kind == "rocm" and text in wheel_table().never_in_official_wheels:
-        return False
+        return "none"
     resolved = _resolve(torch_version, build, build_version)
     if resolved is None:
         return None
     release, kind, flavour = resolved
     if kind == "cpu":
-        return False
+        return "none"
     if kind == "rocm":
         flavours = (flavour,) if flavour is not None else release.rocm
         answers = {_rocm_has(release.version, f, text) for f in flavours}
-        return answers.pop() if len(answers) == 1 else None
+        answer = answers.pop() if len(answers) == 1 else None
+        return None if answer is None else ("native" if answer else "none")
     assert flavour is not None
     cc = _cc_from(text)
     row = _cuda_row_for(release.version, flavour)
     if cc is None or row is None:
         return None
-    if row.ptx is not None and cc >= cc_key(row.ptx):
-        return True
     if row.sm is not None:
-        return any(s[0] == cc[0] and s[1] <= cc[1] for s in map(cc_key, row.sm))
-    assert row.min_cc is not None and row.max_cc is not None
-    low, high = cc_key(row.min_cc), cc_key(row.max_cc)
-    if low <= cc <= high:
-        return True
-    return cc[0] == high[0] and cc > high
+        native = any(s[0] == cc[0] and s[1] <= cc[1] for s in map(cc_key, row.sm))
+    else:
+        assert row.min_cc is not None and row.max_cc is not None
+        low, high = cc_key(row.min_cc), cc_key(row.max_cc)
+        native = low <= cc <= high or (cc[0] == high[0] and cc > high)
+    if native:
+        return "native"
+    if row.ptx is not None and cc >= cc_key(row.ptx):
+        return "ptx"
+    return "none"
 
 
 def _rocm_has(series: str, flavour: str, target: str) -> bool | None:
@@ -485,7 +542,7 @@ def _cc_from(text: str) -> tuple[int, int] | None:
 
 
 def targets_never_in_official_wheels() -> tuple[str, ...]:
-    """gfx targets no official PyTorch ROCm wheel carries code for (facts.md §2.3)."""
+    """gfx targets no official PyTorch ROCm wheel carries code for."""
     return wheel_table().never_in_official_wheels
 
 
@@ -513,26 +570,41 @@ def flavour_tag(build: str, flavour: str) -> str:
     return "cpu"
 
 
-def install_command(build: str, build_version: str | None = None) -> str:
-    """The pip command for an official wheel of this build from the pytorch.org index:
-    install_command("rocm", "6.2") -> "pip install torch --index-url
-    https://download.pytorch.org/whl/rocm6.2". build_version None picks the newest release's
-    newest ROCm flavour, or its PyPI-default CUDA flavour. Raises ValueError for a build or
-    flavour that was never published (known_flavours lists them)."""
+def index_url(build: str, flavour: str | None = None) -> str | None:
+    """The pytorch.org index of one published flavour ("rocm", "6.2.4" ->
+    "https://download.pytorch.org/whl/rocm6.2.4"); None for a flavour never published."""
     kind = normalise_build(build)
     if kind is None:
-        raise ValueError(f"unknown torch build {build!r} (cuda, rocm or cpu)")
-    table = wheel_table()
-    newest = list(table.releases.values())[-1]
-    if kind == "cpu":
-        tag = "cpu"
-    elif build_version is None:
-        flavour = newest.pypi_default_cuda if kind == "cuda" else newest.rocm[-1]
-        tag = flavour_tag(kind, flavour)
-    else:
-        flavour_or_none = normalise_flavour(kind, build_version)
-        if flavour_or_none is None or flavour_or_none not in known_flavours(kind):
-            raise ValueError(f"no official {kind} wheel flavour {build_version!r}; known: "
-                             f"{', '.join(known_flavours(kind))}")
-        tag = flavour_tag(kind, flavour_or_none)
-    return f"pip install torch --index-url {table.index_url.format(flavour=tag)}"
+        return None
+    if kind != "cpu":
+        if flavour is None:
+            return None
+        normal = normalise_flavour(kind, flavour)
+        if normal is None or normal not in known_flavours(kind):
+            return None
+        flavour = normal
+    return wheel_table().index_url.format(flavour=flavour_tag(kind, flavour or "cpu"))
+
+
+def install_command(build: str, build_version: str | None = None, *,
+                    python: str = "python3", pin: str | None = None) -> str | None:
+    """The pip command for an official wheel of this build from the pytorch.org index:
+    install_command("rocm", "6.2") -> "python3 -m pip install torch --index-url
+    https://download.pytorch.org/whl/rocm6.2". build_version None picks the newest release's
+    newest ROCm flavour, or its PyPI-default CUDA flavour; `pin` a release series ("2.7") when
+    the newest wheel on that index is not the one wanted. None for a build or flavour that was
+    never published (known_flavours lists them): never a guess, never an exception.
+
+    This knows nothing of the machine: `gpuscope.knowledge.wheel_choice` picks the flavour
+    that fits a GPU, a driver and a host ROCm."""
+    kind = normalise_build(build)
+    if kind is None:
+        return None
+    newest = list(wheel_table().releases.values())[-1]
+    if kind != "cpu" and build_version is None:
+        build_version = newest.pypi_default_cuda if kind == "cuda" else newest.rocm[-1]
+    url = index_url(kind, build_version)
+    if url is None:
+        return None
+    package = f"'torch=={pin}.*'" if pin and _SERIES.fullmatch(pin) else "torch"
+    return f"{python} -m pip install {package} --index-url {url}"

@@ -1,5 +1,5 @@
 """resources/cuda_drivers.toml: driver minimums, minor-version compatibility and compute
-capabilities (facts.md §2.7, §2.8)."""
+capabilities, and the arch-list coverage of a CUDA build."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from gpuscope.knowledge.cuda import (
     CudaTableError,
+    arch_list_covers,
     architecture_for_cc,
     cc_info,
     cuda_dropped,
@@ -20,6 +21,7 @@ from gpuscope.knowledge.cuda import (
     driver_key,
     driver_supports,
     min_driver_for_cuda,
+    newest_cuda_for_driver,
     parse_cc,
     parse_cuda_table,
     sm_name,
@@ -29,6 +31,9 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+
+URL = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
 
 
 def raw_table() -> dict[str, Any]:
@@ -47,30 +52,39 @@ def test_table_validation() -> None:
         assert isinstance(row["version"], str) and isinstance(row["update"], int)
         assert driver_key(row["linux"]) is not None
         assert "windows" in row or row["windows_note"]
-        assert "facts.md §2.7" in row["source"] and "[S-of-official]" in row["source"]
-    for row in doc["minor_compat"] + doc["architecture"]:
+        assert "Table 3" in row["source"]
+        assert row["urls"] == ["https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"]
+    for row in doc["minor_compat"]:
+        assert all(url.startswith("https://docs.nvidia.com/") for url in row["urls"])
+    for row in doc["architecture"]:
         assert "facts.md §2." in row["source"]
     table = cuda_table()
-    assert len(table.toolkits) == 19
+    assert len(table.toolkits) == 19 + 22  # 11.0 GA to 11.7 Update 1 added
     assert sorted(table.minor_compat) == [11, 12, 13]
     assert len(table.architectures) == 24
 
 
 @pytest.mark.parametrize(("patch", "message"), [
     ({"toolkit": [{"version": "12.4", "update": 0, "linux": "550.54.14", "windows": "551.61",
-                   "source": "s"},
+                   "source": "s", "urls": [URL]},
                   {"version": "12.2", "update": 0, "linux": "535.54.03", "windows": "536.25",
-                   "source": "s"}]}, "ascending"),
-    ({"toolkit": [{"version": "12.4", "update": 0, "linux": "550.54.14", "source": "s"}]},
+                   "source": "s", "urls": [URL]}]}, "ascending"),
+    ({"toolkit": [{"version": "12.4", "update": 0, "linux": "550.54.14", "source": "s",
+                   "urls": [URL]}]},
      "windows driver or a windows_note"),
     ({"toolkit": [{"version": "12.4", "update": 0, "linux": "new", "windows": "551.61",
-                   "source": "s"}]}, "bad linux driver"),
-    ({"toolkit": [{"version": "12.4", "update": 0, "linux": "550.54.14", "windows": "551.61"}]},
+                   "source": "s", "urls": [URL]}]}, "bad linux driver"),
+    ({"toolkit": [{"version": "12.4", "update": 0, "linux": "550.54.14", "windows": "551.61",
+                   "urls": [URL]}]},
      "no source"),
+    ({"toolkit": [{"version": "12.4", "update": 0, "linux": "550.54.14", "windows": "551.61",
+                   "source": "s"}]}, "urls"),
+    ({"toolkit": [{"version": "12.4", "update": 0, "linux": "550.54.14", "windows": "551.61",
+                   "source": "s", "urls": ["facts.md"]}]}, "urls"),
     ({"toolkit": [{"version": "12.4", "update": 0, "linux": "560.0", "windows": "551.61",
-                   "source": "s"},
+                   "source": "s", "urls": [URL]},
                   {"version": "12.4", "update": 1, "linux": "550.54.15", "windows": "551.78",
-                   "source": "s"}]}, "older than"),
+                   "source": "s", "urls": [URL]}]}, "older than"),
     ({"architecture": [{"name": "Ada", "cc": ["8.9"], "source": "s"},
                        {"name": "Ada again", "cc": ["8.9"], "source": "s"}]}, "in two rows"),
     ({"minor_compat": [{"major": 12, "linux": "x", "source": "s"}]}, "minor_compat"),
@@ -86,6 +100,10 @@ def test_malformed_tables_are_rejected(patch: dict[str, Any], message: str) -> N
 
 
 @pytest.mark.parametrize(("cuda", "os", "driver", "row"), [
+    ("11.0", "linux", "450.51.05", "11.0 GA"),
+    ("11.3", "linux", "465.19.01", "11.3 GA"),
+    ("11.4.4", "windows", "472.50", "11.4 Update 4"),
+    ("11.7.1", "linux", "515.48.07", "11.7 Update 1"),
     ("11.8", "linux", "520.61.05", "11.8 GA"),
     ("11.8", "windows", "520.06", "11.8 GA"),
     ("12.0", "linux", "525.60.13", "12.0 GA"),
@@ -114,7 +132,9 @@ def test_minor_compat_minimums_are_linux_only() -> None:
     assert windows.minor_compat_min is None
     r11 = min_driver_for_cuda("11.8")
     r13 = min_driver_for_cuda("13.1")
-    assert r11 is not None and r11.minor_compat_min == "450"
+    assert r11 is not None and r11.minor_compat_min == "450.80.02"
+    assert "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html" \
+        in r11.urls
     assert r13 is not None and r13.minor_compat_min == "580"
 
 
@@ -135,11 +155,15 @@ def test_update_between_rows_uses_the_older_row_and_says_so() -> None:
 
 
 def test_release_without_a_row_still_gets_minor_compat() -> None:
-    requirement = min_driver_for_cuda("11.7")  # torch 2.0's cu117
+    doc = raw_table()
+    doc["toolkit"] = [row for row in doc["toolkit"] if row["version"] != "11.7"]
+    table = parse_cuda_table(doc)
+    assert all(t.version != "11.7" for t in table.toolkits)
+    requirement = min_driver_for_cuda("11.9")  # no such release: no row
     assert requirement is not None
     assert requirement.min_driver is None
-    assert requirement.minor_compat_min == "450"
-    assert min_driver_for_cuda("11.7", "windows") is None
+    assert requirement.minor_compat_min == "450.80.02"
+    assert min_driver_for_cuda("11.9", "windows") is None
     assert min_driver_for_cuda("10.2") is None
     assert min_driver_for_cuda("12.8", "macos") is None
     assert min_driver_for_cuda("twelve") is None
@@ -148,8 +172,57 @@ def test_release_without_a_row_still_gets_minor_compat() -> None:
 # ----------------------------------------------------------------------------- verdicts
 
 
+@pytest.mark.parametrize("cuda", ["11.0", "11.1", "11.2", "11.3", "11.4", "11.5", "11.6",
+                                  "11.7", "11.3.1", "11.7.99", "10.2", "9.0"])
+def test_driver_550_runs_every_older_cuda(cuda: str) -> None:
+    """Regression: "NVIDIA driver 550.54.14 is older than CUDA 11.3" was a false warning (the
+    table started at 11.8, so 11.0-11.7 fell into the minor-compatibility branch)."""
+    verdict = driver_supports("550.54.14", cuda)
+    assert verdict.status == "ok", verdict.note
+    assert driver_supports("551.61", cuda, "windows").status == "ok"
+
+
+def test_an_old_driver_is_still_too_old_for_cuda_11() -> None:
+    assert driver_supports("450.36.06", "11.3").status == "too_old"
+    assert driver_supports("460.27.03", "11.3").status == "minor_compat"  # 450.80.02 on
+    assert driver_supports("470.42.01", "11.4").status == "ok"
+    assert driver_supports("470.42.01", "11.4.1").status == "minor_compat"  # U1: 470.57.02
+
+
+def test_newest_cuda_for_a_driver() -> None:
+    assert newest_cuda_for_driver("550.54.14") == "12.4"
+    assert newest_cuda_for_driver("580.65.06") == "13.0"
+    assert newest_cuda_for_driver("551.61", "windows") == "12.4"
+    assert newest_cuda_for_driver("400.1") is None
+    assert newest_cuda_for_driver("not a driver") is None
+
+
+@pytest.mark.parametrize(("arch", "cc", "coverage"), [
+    (("sm_37", "sm_50", "sm_60", "sm_70"), "8.9", "none"),  # the RTX 4090 regression
+    (("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"), "8.9", "cubin"),
+    (("sm_80",), "8.6", "cubin"),
+    (("sm_86",), "8.0", "none"),  # a cubin never runs on a lower minor
+    (("sm_90a",), "9.0", "cubin"),
+    (("sm_90a",), "10.0", "none"),  # arch-specific cubins run on their own capability only
+    (("sm_70", "compute_70"), "8.9", "ptx"),
+    (("sm_120", "compute_120"), "12.1", "cubin"),
+    (("compute_90",), "8.9", "none"),  # PTX never runs on an older GPU
+    (("sm_100",), "12.0", "none"),  # another major: no
+    ((), "8.9", "unknown"),
+    (("sm_86",), "nonsense", "unknown"),
+    (("gfx1100", "", "sm_"), "8.9", "none"),
+])
+def test_arch_list_coverage(arch: tuple[str, ...], cc: str, coverage: str) -> None:
+    assert arch_list_covers(arch, cc) == coverage
+
+
+@given(st.lists(st.text(max_size=12), max_size=6), st.text(max_size=12))
+def test_arch_list_coverage_never_raises(arch: list[str], cc: str) -> None:
+    assert arch_list_covers(arch, cc) in ("cubin", "ptx", "none", "unknown")
+
+
 def test_driver_550_runs_cu128_through_minor_compat() -> None:
-    """facts.md §2.7: torch 2.7.1+cu128 ran on driver 550.127: warn, do not fail."""
+    """torch 2.7.1+cu128 ran on driver 550.127: warn, do not fail."""
     verdict = driver_supports("550.127", "12.8")
     assert verdict.status == "minor_compat"
     assert "minor-version compatibility" in verdict.note
@@ -169,9 +242,11 @@ def test_driver_550_runs_cu128_through_minor_compat() -> None:
     ("590.44.01", "13.1", "linux", "ok"),
     ("551.61", "12.4", "windows", "ok"),
     ("531.14", "12.4", "windows", "too_old"),  # no minor-compat figure for Windows
-    ("515.65.01", "11.7", "linux", "minor_compat"),  # no full figure for 11.7 in the table
+    ("515.65.01", "11.7", "linux", "ok"),  # 11.7 GA needs 515.43.04
+    ("515.43.04", "11.7.1", "linux", "minor_compat"),  # Update 1 needs 515.48.07
     ("not-a-driver", "12.8", "linux", "unknown"),
-    ("550.127", "10.2", "linux", "unknown"),
+    ("550.127", "10.2", "linux", "ok"),  # no row, but it fully runs the newer 12.4
+    ("400.1", "10.2", "linux", "unknown"),
 ])
 def test_driver_verdicts(driver: str, cuda: str, os: str, status: str) -> None:
     verdict = driver_supports(driver, cuda, os)

@@ -1,4 +1,5 @@
-"""resources/pytorch_wheels.toml and the torch-build lookups (facts.md §2.1–§2.4)."""
+"""resources/pytorch_wheels.toml and the torch-build lookups: the table, version parsing (of
+any real ROCm, HIP and CUDA version string), arch lists, and install commands."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from hypothesis import strategies as st
 from gpuscope.knowledge.torch_builds import (
     TorchTableError,
     default_arch_list,
+    index_url,
     install_command,
     known_flavours,
     known_torch_releases,
     normalise_flavour,
+    official_wheel_coverage,
     official_wheel_has_target,
     parse_torch_version,
     parse_wheel_table,
@@ -34,6 +37,9 @@ SEVEN = ("gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100", "gfx942")
 ELEVEN = (*SEVEN, "gfx1101", "gfx1102", "gfx1200", "gfx1201")
 
 
+URL = "https://github.com/pytorch/test-infra"
+
+
 def raw_table() -> dict[str, Any]:
     resource = importlib.resources.files("gpuscope.resources").joinpath("pytorch_wheels.toml")
     with resource.open("rb") as handle:
@@ -48,14 +54,16 @@ def test_table_validation() -> None:
     assert doc["schema_version"] == 1
     for row in doc["release"]:
         assert {"version", "cuda", "rocm", "pypi_default", "python_min", "python_max",
-                "source"} <= set(row), row["version"]
-        assert "facts.md §2." in row["source"] and "[V]" in row["source"]
+                "source", "urls"} <= set(row), row["version"]
         assert all(isinstance(v, str) for v in row["cuda"] + row["rocm"])
+        branch = "2.1" if row["version"] == "2.0" else row["version"]
+        assert (f"https://github.com/pytorch/test-infra/blob/release/{branch}/tools/scripts/"
+                "generate_binary_build_matrix.py") in row["urls"]
     for row in doc["rocm_arch_list"] + doc["cuda_arch_list"]:
-        assert "facts.md §2." in row["source"]
-        assert any(tag in row["source"] for tag in ("[V]", "[S]", "[D]"))
+        assert row["urls"] and all(u.startswith("https://") for u in row["urls"])
     table = wheel_table()  # parse_wheel_table's own checks pass on the packaged file
     assert len(table.releases) == 15
+    assert table.index_urls and table.never_urls
 
 
 def test_releases_20_to_214() -> None:
@@ -72,7 +80,13 @@ def test_releases_20_to_214() -> None:
                    "pypi_default": "12.1", "python_min": "3.8", "python_max": "3.11",
                    "source": "s"}]}, "not major.minor"),
     ({"rocm_arch_list": [{"torch": ["2.3"], "rocm": ["6.0"], "exact": True,
-                          "targets": ["gfx1031"], "source": "s"}]}, "never in a wheel"),
+                          "targets": ["gfx1031"], "source": "s", "urls": [URL]}]},
+     "never in a wheel"),
+    ({"rocm_arch_list": [{"torch": ["2.3"], "rocm": ["6.0"], "exact": True,
+                          "targets": ["gfx1030"], "source": "s"}]}, "urls"),
+    ({"release": [{"version": "2.3", "cuda": ["12.1"], "rocm": ["6.0"], "pypi_default": "12.1",
+                   "python_min": "3.8", "python_max": "3.11", "source": "s",
+                   "urls": ["facts.md §2.1"]}]}, "urls"),
     ({"cuda_arch_list": [{"torch": ["2.3"], "cuda": ["12.1"], "source": "s"}]},
      "either sm or min_cc"),
     ({"cuda_arch_list": [{"torch": ["9.9"], "cuda": ["12.1"], "sm": ["8.0"], "source": "s"}]},
@@ -176,9 +190,33 @@ def test_well_formed_versions_always_parse(text: str) -> None:
 def test_flavour_normalisation() -> None:
     assert normalise_flavour("cuda", "cu128") == "12.8"
     assert normalise_flavour("cuda", "12.8.1") == "12.8"
+    assert normalise_flavour("cuda", "12.4.131") == "12.4"
     assert normalise_flavour("rocm", "rocm6.2.4") == "6.2.4"
     assert normalise_flavour("rocm", "6.2.0") == "6.2"
+    assert normalise_flavour("rocm", "6.0.2") == "6.0.2"
+    assert normalise_flavour("rocm", "6.2.41133-dd7f95766") == "6.2"  # HIP: a build number
+    assert normalise_flavour("rocm", "6.0.32830-d62f6a171") == "6.0"  # a hash with an "a"
+    assert normalise_flavour("rocm", "7.10.0a20251120") == "7.10"
     assert normalise_flavour("rocm", "seven") is None
+    assert normalise_flavour("rocm", None) is None
+
+
+@given(st.text(max_size=60), st.sampled_from(["rocm", "cuda", "cpu"]))
+def test_flavour_lookups_never_raise(text: str, build: str) -> None:
+    normalise_flavour(build, text)  # type: ignore[arg-type]
+    assert install_command(build, text) is None or "--index-url https://" in str(
+        install_command(build, text))
+    index_url(build, text)
+    official_wheel_coverage("2.7.1", build, text, text)
+
+
+def test_a_hip_version_resolves_to_the_release_flavour() -> None:
+    """torch.version.hip of a 2.6.0+rocm6.2.4 wheel is "6.2.41134-...": the wheel tag wins,
+    and without one the release's only 6.2 flavour is meant."""
+    assert official_wheel_has_target("2.6.0+rocm6.2.4", "rocm", "6.2.41134-65d174c3e",
+                                     "gfx1100") is True
+    assert official_wheel_has_target("2.7.1", "rocm", "6.2.41134-65d174c3e",
+                                     "gfx1101") is True
 
 
 # ----------------------------------------------------------------------------- arch lists
@@ -245,6 +283,10 @@ def test_official_wheel_has_target_cuda() -> None:
     assert official_wheel_has_target("2.12.0+cu126", "cuda", None, "6.1") is True  # 5.0 … 9.0
     assert official_wheel_has_target("2.12.0+cu126", "cuda", None, "12.0") is False
     assert official_wheel_has_target("2.9.0+cu130", "cuda", None, "nonsense") is None
+    # How: a cubin of the same major (8.6 code on 8.9), or only PTX (12.0 PTX on 12.1).
+    assert official_wheel_coverage("2.9.0+cu130", "cuda", None, "8.9") == "native"
+    assert official_wheel_coverage("2.12.0+cu130", "cuda", None, "13.0") == "ptx"
+    assert official_wheel_coverage("2.12.0+cu130", "cuda", None, "6.1") == "none"
 
 
 # ----------------------------------------------------------------------------- install commands
@@ -252,20 +294,37 @@ def test_official_wheel_has_target_cuda() -> None:
 
 def test_install_commands() -> None:
     assert install_command("rocm", "6.2") == (
-        "pip install torch --index-url https://download.pytorch.org/whl/rocm6.2")
-    assert install_command("ROCm", "rocm6.2.4").endswith("/whl/rocm6.2.4")
-    assert install_command("cuda", "12.8").endswith("/whl/cu128")
-    assert install_command("cuda", "cu118").endswith("/whl/cu118")
-    assert install_command("cpu").endswith("/whl/cpu")
-    assert install_command("cuda").endswith("/whl/cu130")  # 2.14's PyPI default
-    assert install_command("rocm").endswith("/whl/rocm7.14")  # 2.14's newest ROCm wheel
+        "python3 -m pip install torch --index-url https://download.pytorch.org/whl/rocm6.2")
+    assert install_command("ROCm", "rocm6.2.4", python="/opt/venv/bin/python") == (
+        "/opt/venv/bin/python -m pip install torch --index-url "
+        "https://download.pytorch.org/whl/rocm6.2.4")
+    assert str(install_command("cuda", "12.8")).endswith("/whl/cu128")
+    assert str(install_command("cuda", "cu118")).endswith("/whl/cu118")
+    assert str(install_command("cpu")).endswith("/whl/cpu")
+    assert str(install_command("cuda")).endswith("/whl/cu130")  # 2.14's PyPI default
+    assert str(install_command("rocm")).endswith("/whl/rocm7.14")  # 2.14's newest ROCm wheel
+    assert install_command("rocm", "6.2.4", pin="2.6") == (
+        "python3 -m pip install 'torch==2.6.*' --index-url "
+        "https://download.pytorch.org/whl/rocm6.2.4")
+    assert install_command("rocm", "6.2.41133-dd7f95766") == install_command("rocm", "6.2")
+    assert index_url("rocm", "7.14") == "https://download.pytorch.org/whl/rocm7.14"
 
 
 @pytest.mark.parametrize(("build", "version"), [
-    ("rocm", "6.5"), ("rocm", "6.2.1"), ("cuda", "12.7"), ("metal", None), ("rocm", "latest")])
-def test_install_command_rejects_unpublished_flavours(build: str, version: str | None) -> None:
-    with pytest.raises(ValueError):
-        install_command(build, version)
+    ("rocm", "6.5"), ("rocm", "6.2.1"), ("cuda", "12.7"), ("metal", None), ("rocm", "latest"),
+    ("rocm", "6.0.2"),  # a point release with no wheel of its own: said, not raised
+])
+def test_install_command_says_none_for_unpublished_flavours(build: str,
+                                                            version: str | None) -> None:
+    assert install_command(build, version) is None
+    assert index_url(build, version) is None
+
+
+def test_the_214_rocm_flavours_match_test_infra() -> None:
+    """pytorch/test-infra release/2.14 builds ROCm 7.2 and 7.14 (PRs #8451, #8498)."""
+    release = torch_release("2.14.0")
+    assert release is not None and release.rocm == ("7.2", "7.14")
+    assert "https://github.com/pytorch/test-infra/pull/8451" in release.urls
 
 
 def test_known_flavours() -> None:
