@@ -229,7 +229,7 @@ def test_doctor_from_pasted_outputs_exits_3_on_an_error_finding() -> None:
     doc = doctor_json("doctor", "--json", *args, expect_codes=(3,))
     assert doc["origin"] == "imported"
     missing = next(f for f in doc["findings"] if f["id"] == "torch.arch_missing")
-    assert missing["fix"] == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert missing["fix_commands"] == ["export HSA_OVERRIDE_GFX_VERSION=10.3.0"]
     text = gpuscope("doctor", *args)
     assert text.returncode == 3
     assert "✗ Framework (PyTorch)" in text.stdout

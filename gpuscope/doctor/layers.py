@@ -1,27 +1,26 @@
 """Per GPU, the layers from hardware to framework, each with its state and the finding
-behind it: what the readable `doctor` report prints and the Stack page draws."""
+behind it: what the readable `doctor` report prints and the Stack page draws. The framework
+layer is the verdict engine's (`gpuscope.doctor.verdicts`), as on the Frameworks page."""
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuscope.doctor.rules import DoctorInput
+from gpuscope.doctor.verdicts import (
+    FrameworkVerdict,
+    LayerState,
+    VerdictReason,
+    gpu_framework_verdict,
+)
 from gpuscope.model import Finding, Gpu, Layer, Severity, Vendor
 
+__all__ = ["FRAMEWORK_LAYER", "NOT_INSPECTED_TEXT", "LayerRow", "LayerState", "layers_for",
+           "verdict_row_text"]
 
-class LayerState(str, enum.Enum):
-    OK = "ok"
-    WARNING = "warning"
-    BLOCKED = "blocked"
-    UNKNOWN = "unknown"  # no evidence either way: not checked, never guessed
-    NOT_APPLICABLE = "not_applicable"
-
-    @property
-    def mark(self) -> str:
-        return {"ok": "✓", "warning": "!", "blocked": "✗", "unknown": "?",
-                "not_applicable": "–"}[self.value]
+FRAMEWORK_LAYER = "Framework (PyTorch)"
+NOT_INSPECTED_TEXT = "no PyTorch inspected (doctor --python PATH)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +29,8 @@ class LayerRow:
     state: LayerState
     text: str
     finding: Finding | None = None
+    # The framework layer's verdict (None on other layers, and when nothing was inspected).
+    verdict: FrameworkVerdict | None = None
 
 
 def _finding(findings: Sequence[Finding], gpu: Gpu, *ids: str) -> Finding | None:
@@ -51,15 +52,23 @@ def _row(name: str, findings: Sequence[Finding], gpu: Gpu, ids: tuple[str, ...],
     return LayerRow(name, LayerState.UNKNOWN, unknown_text)
 
 
+def verdict_row_text(verdict: FrameworkVerdict) -> str:
+    """"PyTorch 2.5.1+rocm6.2 in /usr/bin/python3: yes as device 0": the framework layer's
+    text, the verdict's own words after the framework it judges."""
+    ref = verdict.framework
+    if verdict.reason is VerdictReason.NOT_INSTALLED or ref.version is None:
+        return verdict.text  # not installed, or known only from a pasted error
+    where = f" in {ref.python}" if ref.python else ""
+    return f"PyTorch {ref.version}{where}: {verdict.text}"
+
+
 def _framework_row(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> LayerRow:
-    torches = data.torch_builds()
-    ids = ("torch.arch_missing", "torch.no_gpu", "torch.cuda_build_on_amd",
-           "torch.rocm_build_on_nvidia", "torch.cpu_build", "torch.rocm_mismatch")
-    wanted = "rocm" if gpu.vendor is Vendor.AMD else "cuda"
-    sees = [t for t in torches if t.build == wanted and t.gpu_available]
-    text = (f"PyTorch {sees[0].version} ({wanted.upper()} {sees[0].build_version or ''})".strip()
-            if sees else "no PyTorch inspected (doctor --python PATH)")
-    return _row("Framework (PyTorch)", findings, gpu, ids, bool(sees), text + " sees it", text)
+    verdict = gpu_framework_verdict(data, findings, gpu)
+    if verdict is None:
+        return LayerRow(FRAMEWORK_LAYER, LayerState.UNKNOWN, NOT_INSPECTED_TEXT)
+    # A layer below blocks it: that layer's row shows the finding; this one names it.
+    finding = verdict.finding if verdict.reason is not VerdictReason.LOWER_LAYER else None
+    return LayerRow(FRAMEWORK_LAYER, verdict.state, verdict_row_text(verdict), finding, verdict)
 
 
 def layers_for(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> list[LayerRow]:

@@ -25,7 +25,12 @@ from gpuscope.doctor.rules_platform import (
     rule_partitions,
     rule_wsl,
 )
-from gpuscope.doctor.rules_torch import rule_arch_missing, rule_torch_builds
+from gpuscope.doctor.rules_torch import (
+    rule_arch_missing,
+    rule_not_installed,
+    rule_smoke_failed,
+    rule_torch_builds,
+)
 from gpuscope.model import Finding, Gpu, Layer, Severity, Vendor
 
 __all__ = ["RULES", "DoctorInput", "diagnose", "rule_usable"]
@@ -78,7 +83,8 @@ def rule_usable(data: DoctorInput, findings: Sequence[Finding]) -> list[Finding]
 RULES: tuple[Callable[[DoctorInput], list[Finding]], ...] = (
     rule_wsl, rule_not_passed_through, rule_amdgpu_driver, rule_kfd, rule_runtime,
     rule_gfx_support, rule_distro, rule_igpu,
-    rule_partitions, rule_arch_missing, rule_torch_builds, rule_nvidia,
+    rule_partitions, rule_arch_missing, rule_smoke_failed, rule_torch_builds, rule_nvidia,
+    rule_not_installed,
 )
 
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2, Severity.OK: 3}

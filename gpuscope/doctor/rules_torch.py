@@ -1,22 +1,44 @@
-"""Framework rules: which PyTorch build each interpreter has, and whether it can use the GPUs."""
+"""Framework rules: which PyTorch build each interpreter has, whether it fits the GPUs and the
+host's ROCm or NVIDIA driver, and the PyTorch to install where none is. Every finding names
+its framework structurally (`Finding.framework`) and carries the shell lines of its fix.
+
+The kernel rules (no code for the GPU's target, a failed smoke test) are in
+`rules_torch_kernels`, re-exported here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from gpuscope.doctor.inputs import DoctorInput, blocked_targets, first_sentences, major_minor, refs
+from gpuscope.doctor.inputs import DoctorInput, refs
+from gpuscope.doctor.rules_torch_kernels import rule_arch_missing, rule_smoke_failed
+from gpuscope.doctor.torch_fixes import (
+    COMPUTE_LAYERS,
+    PYTORCH_CUDA_URL,
+    PYTORCH_HIP_URL,
+    check_command,
+    hiding_variables,
+    install_fix,
+    interpreter_for,
+)
+from gpuscope.doctor.verdicts import built_rocm
 from gpuscope.knowledge.cuda import driver_supports
-from gpuscope.knowledge.overrides import hsa_override_for
-from gpuscope.knowledge.torch_builds import default_arch_list, install_command
+from gpuscope.knowledge.versions import rocm_release
 from gpuscope.model import (
     Finding,
     Framework,
-    Gpu,
+    FrameworkRef,
     GpuKind,
+    Interpreter,
     Severity,
-    Signal,
     Vendor,
 )
+
+__all__ = ["rule_arch_missing", "rule_not_installed", "rule_smoke_failed", "rule_torch_builds"]
+
+_VISIBLE_DEVICES = {
+    "rocm": ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+             "GPU_DEVICE_ORDINAL"),
+    "cuda": ("CUDA_VISIBLE_DEVICES",),
+}
 
 
 def rule_torch_builds(data: DoctorInput) -> list[Finding]:
@@ -24,60 +46,109 @@ def rule_torch_builds(data: DoctorInput) -> list[Finding]:
     amd, nvidia = data.gpus_of(Vendor.AMD), data.gpus_of(Vendor.NVIDIA)
     for torch in data.torch_builds():
         where = f" in {torch.python}" if torch.python else ""
-        refs = torch.evidence
+        link = FrameworkRef.of(torch)
         if torch.build == "cpu":
-            wanted = "rocm" if amd and not nvidia else ("cuda" if nvidia else None)
+            wanted = Vendor.AMD if amd and not nvidia else (Vendor.NVIDIA if nvidia else None)
+            detail = ("This build has no GPU backend: torch.cuda.is_available() is False "
+                      "whatever the GPU and drivers.")
+            if wanted is None:
+                findings.append(Finding(
+                    "torch.cpu_build", Severity.INFO,
+                    f"PyTorch {torch.version}{where} is a CPU-only build",
+                    detail=detail + " No GPU was found here, so nothing is lost.",
+                    evidence=torch.evidence, framework=link,
+                    sources=(PYTORCH_CUDA_URL,)))
+                continue
+            fix = install_fix(data, wanted, torch.python, torch.python_version, replace=True)
             findings.append(Finding(
-                "torch.cpu_build", Severity.WARNING if wanted else Severity.INFO,
+                "torch.cpu_build", Severity.WARNING,
                 f"PyTorch {torch.version}{where} is a CPU-only build",
-                detail=("This build has no GPU backend: torch.cuda.is_available() is False "
-                        "whatever the GPU and drivers." + (
-                            "" if wanted else " No GPU was found here, so nothing is lost.")),
-                fix=install_command(wanted) if wanted else None, evidence=refs,
-            ))
+                detail=detail, fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
+                evidence=torch.evidence, framework=link))
         elif torch.build == "cuda" and amd and not nvidia:
+            fix = install_fix(data, Vendor.AMD, torch.python, torch.python_version,
+                              replace=True)
             findings.append(Finding(
                 "torch.cuda_build_on_amd", Severity.ERROR,
                 f"PyTorch {torch.version}{where} is a CUDA build, but the GPUs are AMD",
                 detail="A CUDA build cannot use AMD GPUs; install a ROCm build.",
-                fix=install_command("rocm"), evidence=refs,
-            ))
+                fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
+                evidence=torch.evidence, framework=link))
         elif torch.build == "rocm" and nvidia and not amd:
+            fix = install_fix(data, Vendor.NVIDIA, torch.python, torch.python_version,
+                              replace=True)
             findings.append(Finding(
                 "torch.rocm_build_on_nvidia", Severity.ERROR,
                 f"PyTorch {torch.version}{where} is a ROCm build, but the GPUs are NVIDIA",
                 detail="A ROCm build cannot use NVIDIA GPUs; install a CUDA build.",
-                fix=install_command("cuda"), evidence=refs,
-            ))
+                fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
+                evidence=torch.evidence, framework=link))
         elif torch.build in ("rocm", "cuda") and torch.gpu_available is False:
-            findings.append(Finding(
-                "torch.no_gpu", Severity.ERROR,
-                f"PyTorch {torch.version}{where} is a {torch.build.upper()} build but sees no GPU",
-                detail=("The build has a GPU backend, yet torch.cuda.is_available() is False: "
-                        "a layer below it (driver, device nodes, runtime) blocks it; see the "
-                        "other findings."),
-                evidence=refs,
-            ))
+            findings.append(_no_gpu(data, torch, where))
         findings += _rocm_mismatch(data, torch)
         findings += _driver_too_old(data, torch)
+    findings += _undefined_rocm_symbol(data)
     return findings
 
 
+def _undefined_rocm_symbol(data: DoctorInput) -> list[Finding]:
+    """A pasted import error: a library of the host's ROCm lacks a symbol PyTorch wants
+    (`rocm.undefined_symbol`, "/opt/rocm-5.7.1/lib/libhipsolver.so.0: undefined symbol: ..."),
+    so this PyTorch was built for another ROCm than the one it loaded."""
+    signals = data.signals_of("rocm.undefined_symbol")
+    if not signals or any(f.build == "rocm" and f.version for f in data.frameworks):
+        return []  # an inspected ROCm build is judged by its own versions
+    host = rocm_release(data.inventory.stack.rocm_version)
+    fix = install_fix(data, Vendor.AMD, None, replace=True)
+    where = f" ROCm {host[0]}.{host[1]}" if host else " ROCm"
+    line = (signals[0].evidence[0].text if signals[0].evidence else None) or signals[0].detail
+    return [Finding(
+        "torch.rocm_mismatch", Severity.ERROR,
+        f"PyTorch was built for another ROCm than the host's{where}",
+        detail=(f"Importing it fails: \"{line}\". A library of the host's ROCm "
+                "lacks a function this PyTorch was linked against, so the two are from "
+                "different ROCm releases."),
+        fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
+        evidence=refs(signals))]
+
+
+def _no_gpu(data: DoctorInput, torch: Framework, where: str) -> Finding:
+    hidden = hiding_variables(data, _VISIBLE_DEVICES[torch.build])
+    detail = ("The build has a GPU backend, yet torch.cuda.is_available() is False: ")
+    if hidden:
+        detail += (f"{', '.join(hidden)} is set so that it hides every GPU.")
+        fix = f"Unset {', '.join(hidden)} (or set it to the GPUs to use)."
+        commands = tuple(f"unset {name}" for name in hidden)
+    else:
+        detail += ("a layer below it (driver, device nodes, runtime) blocks it; see the "
+                   "other findings.")
+        fix = ("Fix the layer the other findings name; the command prints whether PyTorch "
+               "sees a GPU, and its own error when it does not.")
+        commands = (check_command(data, torch),)
+    return Finding(
+        "torch.no_gpu", Severity.ERROR,
+        f"PyTorch {torch.version}{where} is a {torch.build.upper()} build but sees no GPU",
+        detail=detail, fix=fix, fix_commands=commands,
+        sources=(PYTORCH_HIP_URL if torch.build == "rocm" else PYTORCH_CUDA_URL,),
+        evidence=torch.evidence, framework=FrameworkRef.of(torch))
+
+
 def _rocm_mismatch(data: DoctorInput, torch: Framework) -> list[Finding]:
-    host = major_minor(data.inventory.stack.rocm_version)
-    built = major_minor(torch.build_version)
-    if torch.build != "rocm" or host is None or built is None or host == built:
+    if torch.build != "rocm":
         return []
-    if "rocmsdk" in (torch.version or "") or "a" in (torch.build_version or "").split(".")[-1]:
-        return []  # TheRock wheels carry their own ROCm; their version fields differ by design
+    built, host = built_rocm(torch), rocm_release(data.inventory.stack.rocm_version)
+    if built is None or host is None or built == host[:2]:
+        return []
+    fix = install_fix(data, Vendor.AMD, torch.python, torch.python_version, replace=True)
     return [Finding(
         "torch.rocm_mismatch", Severity.WARNING,
-        f"PyTorch was built for ROCm {built}, the host has ROCm {host}",
+        f"PyTorch {torch.version} was built for ROCm {built[0]}.{built[1]}, the host has "
+        f"ROCm {host[0]}.{host[1]}",
         detail=("PyTorch's ROCm wheels bring their own ROCm libraries, but they still need a "
                 "kernel driver new enough for them, and extensions built against the host's "
                 "ROCm will not match this PyTorch."),
-        fix=install_command("rocm", data.inventory.stack.rocm_version),
-        evidence=torch.evidence,
+        fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
+        evidence=torch.evidence, framework=FrameworkRef.of(torch),
     )]
 
 
@@ -91,67 +162,60 @@ def _driver_too_old(data: DoctorInput, torch: Framework) -> list[Finding]:
     if verdict.status not in ("too_old", "minor_compat"):
         return []
     too_old = verdict.status == "too_old"
+    install = install_fix(data, Vendor.NVIDIA, torch.python, torch.python_version,
+                          replace=True)
+    needed = verdict.requirement.min_driver if verdict.requirement else None
+    update = (f"Update the NVIDIA driver to {needed} or newer" if needed
+              else "Update the NVIDIA driver")
+    fix = f"{update}, or install a PyTorch built for a CUDA this driver runs. {install.fix}"
+    urls = verdict.requirement.urls if verdict.requirement else ()
     return [Finding(
         "nvidia.driver_too_old", Severity.ERROR if too_old else Severity.WARNING,
         f"NVIDIA driver {driver} is older than CUDA {torch.build_version} of this PyTorch wants",
-        detail=verdict.note, fix="Update the NVIDIA driver, or install a PyTorch built for an "
-        "older CUDA: " + install_command("cuda"), evidence=torch.evidence,
+        detail=verdict.note, fix=fix, fix_commands=install.commands,
+        sources=tuple(dict.fromkeys(urls + install.sources)),
+        evidence=torch.evidence, framework=FrameworkRef.of(torch),
     )]
 
 
-def rule_arch_missing(data: DoctorInput) -> list[Finding]:
-    findings: list[Finding] = []
-    blocked = blocked_targets(data)
-    amd = data.gpus_of(Vendor.AMD)
-    reported: set[int | None] = set()
-    for target, signals in blocked.items():
-        gpu = next((g for g in amd if g.gfx_target == target), None) if target else (
-            amd[0] if len(amd) == 1 else None)
-        if gpu is None and not target and len(data.gpus_of(Vendor.NVIDIA)) == 1:
-            gpu = data.gpus_of(Vendor.NVIDIA)[0]
-        gfx = target or (gpu.gfx_target if gpu else None)
-        backend = "cuda" if all(s.kind.startswith("cuda.") for s in signals) else "rocm"
-        findings.append(_arch_finding(gfx, gpu, signals, backend=backend))
-        reported.add(gpu.index if gpu else None)
-    for torch in data.torch_builds():
-        if torch.build != "rocm":
-            continue
-        arch_list = torch.arch_list or default_arch_list(torch.version, "rocm",
-                                                        torch.build_version) or ()
-        if not arch_list:
-            continue
-        for gpu in amd:
-            if gpu.index in reported or not gpu.gfx_target or gpu.gfx_target in arch_list:
-                continue
-            if gpu.kind is GpuKind.INTEGRATED and any(g.kind is GpuKind.DISCRETE for g in amd):
-                continue
-            findings.append(_arch_finding(gpu.gfx_target, gpu, [], torch, backend="rocm"))
-            reported.add(gpu.index)
-    return findings
+# ----------------------------------------------------------------------------- not installed
+
+# Where an interpreter came from, most likely the user's own first.
+_WHY_ORDER = ("VIRTUAL_ENV", "CONDA_PREFIX", "settings", "python3", "python", "gpuscope")
 
 
-def _arch_finding(gfx: str | None, gpu: Gpu | None, signals: Sequence[Signal],
-                  torch: Framework | None = None, *, backend: str) -> Finding:
-    advice = hsa_override_for(gfx) if gfx and gfx.startswith("gfx") else None
-    shown = gfx or "this GPU"
-    if signals:
-        what = signals[0].evidence[0].text if signals[0].evidence else signals[0].kind
-        detail = (f"The framework found no kernels compiled for {shown} ({what}): the build's "
-                  f"list of GPU targets does not include it.")
-    else:
-        assert torch is not None
-        detail = (f"PyTorch {torch.version} was compiled for {', '.join(torch.arch_list)}; "
-                  f"{shown} is not among them, so its first GPU operation will fail.")
-    if advice is not None:
-        fix = f"export HSA_OVERRIDE_GFX_VERSION={advice.value}"
-        detail += (f" Running it as {advice.pretends_to_be} is the usual workaround: "
-                   f"{first_sentences(advice.caveat, 2)}")
-    else:
-        fix = (f"Install a build that includes this target ({install_command(backend)}), "
-               "or build from source")
-    return Finding(
-        "torch.arch_missing", Severity.ERROR, f"The framework has no kernels for {shown}",
-        detail=detail, fix=fix, gpu=gpu.index if gpu else None,
-        evidence=refs(signals) or (torch.evidence if torch else ()),
-    )
+def _preference(interpreter: Interpreter) -> int:
+    why = (interpreter.why or "").lower()
+    return next((n for n, key in enumerate(_WHY_ORDER) if key.lower() in why), len(_WHY_ORDER))
 
+
+def rule_not_installed(data: DoctorInput) -> list[Finding]:
+    """A GPU that can compute, interpreters inspected, and PyTorch in none of them: the
+    command that installs the build for this GPU and stack into the likeliest one."""
+    inspected = [i for i in data.interpreters if i.inspected]
+    lacking = [i for i in inspected if "torch" in i.not_installed]
+    if not lacking or any(f.name == "torch" and f.version for f in data.frameworks):
+        return []
+    able = [g for g in data.inventory.gpus
+            if any(layer in g.seen_by for layer in COMPUTE_LAYERS.get(g.vendor or Vendor.OTHER,
+                                                                       ()))]
+    if not able:
+        return []
+    gpu = min(able, key=lambda g: 0 if g.kind is not GpuKind.INTEGRATED else 1)
+    vendor = gpu.vendor or Vendor.AMD
+    target = min(lacking, key=_preference)
+    python = target.executable or target.python
+    fix = install_fix(data, vendor, python, target.python_version, replace=False)
+    names = ", ".join(f"{i.python} ({i.why})" if i.why else i.python for i in inspected)
+    target_name = gpu.gfx_target or gpu.compute_capability
+    what = (gpu.name or "The GPU") + (f" ({target_name})" if target_name else "")
+    return [Finding(
+        "torch.not_installed", Severity.WARNING,
+        "PyTorch is not installed" + (f" in {python}" if len(inspected) == 1 else
+                                      " in any interpreter inspected"),
+        detail=(f"{what} can compute, but none of the interpreters inspected has PyTorch: "
+                f"{names}."),
+        fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
+        gpu=gpu.index if len(able) == 1 else None,
+        framework=FrameworkRef("torch", interpreter_for(data, python), None),
+    )]

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from gpuscope.doctor.layers import LayerState, layers_for
 from gpuscope.doctor.rules import DoctorInput
+from gpuscope.doctor.verdicts import framework_verdicts
 from gpuscope.model import Finding, OriginKind, Severity
 
 _SEVERITY_MARK = {Severity.ERROR: "✗", Severity.WARNING: "!", Severity.INFO: "i",
@@ -67,6 +68,9 @@ def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
             build = f"{framework.build} {framework.build_version or ''}".strip()
             lines.append(f"{framework.name} {framework.version} [{build}] in "
                          f"{framework.python or '?'}: {sees}")
+            if framework.name == "torch":  # the doctor's verdict per GPU, as the window's
+                lines += [f"  GPU {v.gpu}: {v.text}"
+                          for v in framework_verdicts(data, findings, framework)]
     if data.frameworks:
         lines.append("")
     shown = [f for f in findings if f.severity is not Severity.OK]

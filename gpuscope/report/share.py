@@ -36,6 +36,7 @@ from gpuscope.bench.assess import assess_run
 from gpuscope.bench.results import BenchRun, ResultStatus, run_from_json, run_to_json
 from gpuscope.doctor import DoctorInput, diagnosis_document
 from gpuscope.doctor.layers import LayerState, layers_for
+from gpuscope.doctor.verdicts import framework_verdicts
 from gpuscope.knowledge.bench_expectations import VerdictLevel
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
 from gpuscope.model import (
@@ -272,6 +273,8 @@ class ReportFramework:
     devices: tuple[str, ...] = ()
     smoke_test: str | None = None
     error: str | None = None
+    # The doctor's verdict per GPU ("GPU 0: yes as device 0"), as the window shows it.
+    verdicts: tuple[str, ...] = ()
 
     @property
     def build_text(self) -> str:
@@ -279,6 +282,8 @@ class ReportFramework:
 
     @property
     def sees_text(self) -> str:
+        if self.verdicts:
+            return "; ".join(self.verdicts)
         if self.error:
             return "could not inspect"
         return {True: "yes", False: "no", None: "not checked"}[self.gpu_available]
@@ -641,6 +646,15 @@ def _origin_json(data: DoctorInput) -> dict[str, Any]:
             "captured_utc": origin.captured_utc, "gpuscope_version": origin.gpuscope_version}
 
 
+def _verdicts_json(data: DoctorInput, findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    """The doctor's verdict per (framework, GPU): what the Frameworks page shows."""
+    return [{"framework": to_jsonable(verdict.framework), "gpu": verdict.gpu,
+             "state": verdict.state.value, "reason": verdict.reason.value,
+             "text": verdict.text, "finding_ids": list(verdict.finding_ids)}
+            for framework in data.frameworks
+            for verdict in framework_verdicts(data, findings, framework)]
+
+
 def _layers_json(data: DoctorInput, findings: Sequence[Finding]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for gpu in data.inventory.gpus:
@@ -670,6 +684,7 @@ def report_document(data: DoctorInput, findings: Sequence[Finding], *,
                  "cpu_logical_cores": host.cpu_logical_cores,
                  "ram_total_bytes": host.ram_total_bytes},
         "layers": _layers_json(data, findings),
+        "framework_verdicts": _verdicts_json(data, findings),
         "bench_runs": [run_to_json(run) for run in bench_runs],
         "telemetry_summary": telemetry_to_json(telemetry) if telemetry is not None else None,
     }
@@ -853,7 +868,8 @@ def _stack(diagnosis: Mapping[str, Any]) -> tuple[tuple[tuple[str, str], ...],
     return tuple(rows), environment, tuple(nodes)
 
 
-def _frameworks(diagnosis: Mapping[str, Any]) -> tuple[ReportFramework, ...]:
+def _frameworks(diagnosis: Mapping[str, Any],
+                verdicts: Sequence[Any] = ()) -> tuple[ReportFramework, ...]:
     out: list[ReportFramework] = []
     for raw in _list(diagnosis.get("frameworks")):
         data = _dict(raw)
@@ -867,7 +883,12 @@ def _frameworks(diagnosis: Mapping[str, Any]) -> tuple[ReportFramework, ...]:
             or "unknown", build_version=_str(data.get("build_version")),
             gpu_available=_bool(data.get("gpu_available")), python=_str(data.get("python")),
             devices=devices, smoke_test=_str(data.get("smoke_test")),
-            error=_str(data.get("error"))))
+            error=_str(data.get("error")), verdicts=tuple(
+                f"GPU {_int(_dict(v).get('gpu'))}: {_str(_dict(v).get('text'))}"
+                for v in verdicts if _dict(_dict(v).get("framework")) == {
+                    "name": name, "python": _str(data.get("python")),
+                    "version": _str(data.get("version"))}
+                and _str(_dict(v).get("text")) is not None)))
     return tuple(out)
 
 
@@ -1006,7 +1027,8 @@ def report_from_document(raw: Any) -> ShareReport:
         origin=origin, redacted=redacted is True,
         platform=_platform(diagnosis, _dict(doc.get("host"))),
         gpus=gpus, layers=_layers(doc.get("layers")), stack=stack, environment=environment,
-        device_nodes=nodes, frameworks=_frameworks(diagnosis), findings=_findings(diagnosis),
+        device_nodes=nodes, frameworks=_frameworks(diagnosis, _list(doc.get("framework_verdicts"))),
+        findings=_findings(diagnosis),
         bench=tuple(sorted(sections, key=lambda s: -s.started_unix_s)),
         bench_runs=tuple(runs), telemetry=telemetry, document=doc,
         problems=tuple(problems))

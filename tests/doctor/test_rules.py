@@ -142,7 +142,9 @@ def test_torch_without_kernels_for_the_gpu() -> None:
                                  frameworks=(build,))))
     missing = found["torch.arch_missing"]
     assert missing.severity is Severity.ERROR and missing.gpu == 0
-    assert missing.fix == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert missing.fix_commands == ("export HSA_OVERRIDE_GFX_VERSION=10.3.0",)
+    assert missing.fix is not None and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in missing.fix
+    assert missing.framework is not None and missing.framework.matches(build)
     assert "gpu.usable" not in found
 
 
@@ -229,6 +231,7 @@ def test_every_finding_id_of_the_schema_has_a_rule() -> None:
     missing = sorted(i for i in documented if f'"{i}"' not in rules_source
                      and not i.startswith(("llm.", "windows.")))
     assert not missing, missing
+    assert "gpu.not_passed_through" in documented  # the schema copy has the additions
 
 
 # ----------------------------------------------------------------------------- platforms

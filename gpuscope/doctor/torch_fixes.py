@@ -1,0 +1,114 @@
+"""The fixes of the framework findings: which PyTorch to install on this machine and the
+shell lines that install it into the right interpreter, and the lines that repeat a failed
+test. Every line is complete and runnable as pasted (no prose, no placeholders)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuscope.doctor.inputs import DoctorInput
+from gpuscope.knowledge.wheel_choice import (
+    choose_cuda_wheel,
+    choose_rocm_wheel,
+    shell_word,
+    windows_amd_route,
+)
+from gpuscope.model import Framework, Gpu, GpuKind, Layer, Vendor
+
+# Where PyTorch documents its ROCm (HIP) and CUDA semantics: the public page behind the
+# generic advice of a failed test.
+PYTORCH_HIP_URL = "https://pytorch.org/docs/stable/notes/hip.html"
+PYTORCH_CUDA_URL = "https://pytorch.org/docs/stable/notes/cuda.html"
+_ABSOLUTE = re.compile(r"/|[A-Za-z]:\\")
+# Layers whose sighting proves a GPU can compute, per vendor.
+COMPUTE_LAYERS = {Vendor.AMD: (Layer.KFD, Layer.ROCM), Vendor.NVIDIA: (Layer.NVML,)}
+
+
+@dataclass(frozen=True, slots=True)
+class InstallFix:
+    """Which PyTorch to install, in words, as shell lines, and the pages behind it."""
+
+    fix: str
+    commands: tuple[str, ...]
+    sources: tuple[str, ...]
+    covers_target: bool | None = None
+
+
+def interpreter_for(data: DoctorInput, python: str | None) -> str:
+    """The interpreter a command should run: the inspected one when its path is known (so pip
+    installs into that environment), else the usual command name of the platform."""
+    if python and _ABSOLUTE.match(python):
+        return python
+    return "python" if data.os == "windows" else "python3"
+
+
+def best_gpu(data: DoctorInput, vendor: Vendor) -> Gpu | None:
+    """The GPU of a vendor a framework is most likely meant for: a discrete one a compute
+    layer sees, then any discrete one, then any."""
+    gpus = data.gpus_of(vendor)
+    layers = COMPUTE_LAYERS.get(vendor, ())
+
+    def rank(gpu: Gpu) -> tuple[int, int]:
+        return (0 if gpu.kind is not GpuKind.INTEGRATED else 1,
+                0 if any(layer in gpu.seen_by for layer in layers) else 1)
+
+    return min(gpus, key=rank) if gpus else None
+
+
+def install_fix(data: DoctorInput, vendor: Vendor, python: str | None,
+                python_version: str | None = None, *, replace: bool,
+                compute_capability: str | None = None) -> InstallFix:
+    """The PyTorch build for this machine's `vendor` GPU and stack, installed into `python`;
+    `replace` removes the torch there first. `compute_capability` stands in for the GPU's
+    when only an error message names it."""
+    interpreter = interpreter_for(data, python)
+    gpu = best_gpu(data, vendor)
+    stack = data.inventory.stack
+    if vendor is Vendor.AMD and data.os == "windows":
+        route = windows_amd_route(interpreter)
+        return InstallFix(route.note, route.commands, route.urls)
+    if vendor is Vendor.AMD:
+        choice = choose_rocm_wheel(stack.rocm_version, gpu.gfx_target if gpu else None,
+                                   python_version)
+        what = f"the PyTorch build for ROCm {choice.flavour}"
+    else:
+        choice = choose_cuda_wheel(stack.nvidia_driver_version,
+                                   (gpu.compute_capability if gpu else None)
+                                   or compute_capability, data.os, python_version)
+        what = (f"the PyTorch build for CUDA {choice.flavour}" if choice.flavour
+                else "a CUDA build of PyTorch")
+    commands = choice.commands(interpreter, replace=replace)
+    where = "" if interpreter in ("python", "python3") else f" into {interpreter}"
+    index = f" from {choice.index_url}" if choice.index_url else ""
+    fix = (f"Install {what}{where}{index}. {choice.note}" if commands else choice.note)
+    return InstallFix(fix, commands, choice.urls, choice.covers_target)
+
+
+def repeat_test_command(data: DoctorInput, torch: Framework, device: str | None) -> str:
+    """The smoke test's operation as one line, so that the full error shows."""
+    interpreter = shell_word(interpreter_for(data, torch.python))
+    target = device if device and re.fullmatch(r"[a-z_]+:\d+", device) else "cuda"
+    program = (f'import torch; x = torch.randn(256, 256, device="{target}"); '
+               "print((x @ x).sum().item())")
+    return f"{interpreter} -c '{program}'"
+
+
+def check_command(data: DoctorInput, torch: Framework) -> str:
+    """A line that prints whether PyTorch sees a GPU, and its own error when it does not."""
+    interpreter = shell_word(interpreter_for(data, torch.python))
+    program = ("import torch; print(torch.cuda.is_available(), torch.cuda.device_count()); "
+               'torch.zeros(1, device="cuda")')
+    return f"{interpreter} -c '{program}'"
+
+
+def hiding_variables(data: DoctorInput, names: Sequence[str]) -> list[str]:
+    """The visible-devices variables set so that they hide every GPU ("", "-1", ...)."""
+    environment = data.inventory.stack.environment
+    hidden = []
+    for name in names:
+        value = environment.get(name)
+        if value is not None and value.strip().lower() in ("", "-1", "none", "nodevfiles"):
+            hidden.append(name)
+    return hidden
