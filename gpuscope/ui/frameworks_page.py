@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
+    QLabel,
     QListWidget,
     QListWidgetItem,
     QProgressBar,
@@ -33,12 +34,14 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.doctor.layers import LayerState
+from gpuscope.doctor.verdicts import FrameworkVerdict, concerns
+from gpuscope.doctor.verdicts import framework_verdicts as engine_verdicts
 from gpuscope.evidence import ReplaySystem, System
-from gpuscope.model import Finding, Framework, Gpu, Severity, Vendor
+from gpuscope.model import Finding, Framework, Severity
 from gpuscope.probes.frameworks import LIBRARY_PREFIX
 from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
 from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader
-from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.stack_page import (
     LAYER_COLORS,
     FindingRow,
@@ -47,18 +50,12 @@ from gpuscope.ui.stack_page import (
     mark_badge,
 )
 from gpuscope.ui.theme import BANNER_TEXT, ERROR_COLOR, MUTED_COLOR, gpu_color
+from gpuscope.ui.verdict_text import verdict_text
 from gpuscope.ui.widgets import make_label
 
 # discover(system, current_python) -> environments; `discover_python_envs` or a test's fake.
 EnvironmentFinder = Callable[[System, str], tuple[PythonEnv, ...]]
 
-_VENDOR_BUILD = {Vendor.AMD: "rocm", Vendor.NVIDIA: "cuda"}
-_VENDOR_NAMES = {Vendor.AMD: "AMD", Vendor.NVIDIA: "NVIDIA", Vendor.INTEL: "Intel",
-                 Vendor.OTHER: "other"}
-# Finding id prefixes of the layers below a framework, and the vendor whose stack they block.
-_LOWER_LAYERS: dict[str, Vendor] = {
-    "amdgpu.": Vendor.AMD, "kfd.": Vendor.AMD, "rocm.": Vendor.AMD, "nvidia.": Vendor.NVIDIA,
-}
 _BUILD_NAMES = {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU", "xpu": "XPU", "mps": "MPS",
                 "directml": "DirectML", "unknown": "unknown"}
 NOT_INSTALLED = QT_TRANSLATE_NOOP(
@@ -67,155 +64,20 @@ NOT_INSTALLED = QT_TRANSLATE_NOOP(
 
 
 # ----------------------------------------------------------------------------- verdicts
+# The page decides nothing: each verdict is the doctor's (gpuscope.doctor.verdicts), the same
+# one the Stack page shows; this page lays it out and translates it.
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """Whether one framework can use one GPU, and why."""
-
-    gpu_index: int
-    gpu_name: str
-    state: LayerState  # ok: it can; blocked: it cannot; warning: it can, with a caveat
-    text: str
-    fix: str | None = None
-
-    @property
-    def usable(self) -> bool | None:
-        if self.state in (LayerState.OK, LayerState.WARNING):
-            return True
-        if self.state is LayerState.BLOCKED:
-            return False
-        return None
-
-
-def _about_framework(finding: Finding, framework: Framework) -> bool:
-    """Whether a torch.* finding speaks of this framework: it cites the same evidence, or
-    its title names this version (and interpreter, when it names one)."""
-    if framework.name != "torch" or not finding.id.startswith("torch."):
-        return False
-    if finding.evidence and framework.evidence:
-        return bool(set(finding.evidence) & set(framework.evidence))
-    if framework.version and f"PyTorch {framework.version}" not in finding.title:
-        return finding.gpu is not None
-    return not framework.python or " in " not in finding.title or (
-        f"in {framework.python}" in finding.title)
+def framework_verdicts(diagnosis: Diagnosis, framework: Framework) -> list[FrameworkVerdict]:
+    """The doctor's verdict for this framework on each GPU of the machine."""
+    return engine_verdicts(diagnosis.data, diagnosis.findings, framework)
 
 
 def framework_findings(diagnosis: Diagnosis, framework: Framework) -> list[Finding]:
-    """The doctor's findings about this framework build as a whole (not about one GPU)."""
+    """The doctor's findings about this framework build as a whole (not about one GPU),
+    linked to it by `Finding.framework`."""
     return [f for f in diagnosis.findings
-            if f.gpu is None and f.severity is not Severity.OK and _about_framework(f, framework)]
-
-
-def _matching_device(framework: Framework, gpu: Gpu) -> int | None:
-    bus = gpu.pci_bus.lower()[-7:] if gpu.pci_bus else None  # "bb:dd.f": domains differ
-    for device in framework.devices:
-        if bus and device.pci_bus and device.pci_bus.lower()[-7:] == bus:
-            return device.index
-    same = [d for d in framework.devices
-            if (gpu.gfx_target and d.arch == gpu.gfx_target)
-            or (gpu.compute_capability and d.compute_capability == gpu.compute_capability)]
-    return same[0].index if len(same) == 1 else None
-
-
-def framework_verdict(diagnosis: Diagnosis, framework: Framework, gpu: Gpu) -> Verdict:
-    """Can `framework` use `gpu`? From its build, what it saw, and the doctor's findings
-    (gpu.usable, torch.arch_missing, torch.no_gpu, ... and the layers below)."""
-    name = gpu.name or translate("Verdict", "GPU {index}").format(index=gpu.index)
-
-    def verdict(state: LayerState, text: str, fix: str | None = None) -> Verdict:
-        return Verdict(gpu.index, name, state, text, fix)
-
-    if framework.error or framework.version is None:
-        return verdict(LayerState.UNKNOWN,
-                       translate("Verdict", "not known: the framework could not be inspected"))
-    wanted = _VENDOR_BUILD.get(gpu.vendor) if gpu.vendor else None
-    build = framework.build
-    if wanted is None:
-        vendor = (core_text(_VENDOR_NAMES[gpu.vendor]) if gpu.vendor in _VENDOR_NAMES
-                  else translate("Verdict", "this"))
-        return verdict(LayerState.NOT_APPLICABLE, translate(
-            "Verdict", "not checked: gpuscope checks AMD and NVIDIA GPUs, this is {vendor}"
-        ).format(vendor=vendor))
-    if build == "cpu":
-        return verdict(LayerState.BLOCKED,
-                       translate("Verdict", "no: a CPU-only build never uses a GPU"),
-                       _fix_of(diagnosis, "torch.cpu_build", framework))
-    if build in ("rocm", "cuda") and build != wanted:
-        ids = "torch.cuda_build_on_amd" if build == "cuda" else "torch.rocm_build_on_nvidia"
-        return verdict(LayerState.BLOCKED,
-                       translate("Verdict", "no: a {build} build cannot use {vendor} GPUs").format(
-                           build=_BUILD_NAMES[build],
-                           vendor=core_text(_VENDOR_NAMES[gpu.vendor or Vendor.OTHER])),
-                       _fix_of(diagnosis, ids, framework))
-    if build not in ("rocm", "cuda"):
-        return verdict(LayerState.UNKNOWN,
-                       translate("Verdict", "not known: a {build} build").format(
-                           build=core_text(_BUILD_NAMES.get(build, build))))
-
-    findings = diagnosis.findings
-    # The framework itself: no kernels for this GPU's target, or no GPU seen at all.
-    for finding in findings:
-        if finding.id == "torch.arch_missing" and finding.gpu == gpu.index and (
-                not framework.arch_list or gpu.gfx_target not in framework.arch_list):
-            return verdict(LayerState.BLOCKED, translate("Verdict", "no: {reason}").format(
-                reason=finding.title[0].lower() + finding.title[1:]), finding.fix)
-    if (gpu.vendor is Vendor.AMD and framework.arch_list and gpu.gfx_target
-            and gpu.gfx_target not in framework.arch_list):
-        return verdict(LayerState.BLOCKED,
-                       translate("Verdict", "no: built for {targets}, not {target}").format(
-                           targets=", ".join(framework.arch_list), target=gpu.gfx_target))
-    # The layers below it.
-    for finding in findings:
-        if finding.severity is not Severity.ERROR or finding.gpu not in (None, gpu.index):
-            continue
-        blocks = next((v for prefix, v in _LOWER_LAYERS.items()
-                       if finding.id.startswith(prefix)), None)
-        if blocks is gpu.vendor:
-            return verdict(LayerState.BLOCKED,
-                           translate("Verdict", "no: {reason}").format(reason=finding.title),
-                           finding.fix)
-    if framework.gpu_available is False:
-        no_gpu = next((f for f in findings if f.id == "torch.no_gpu"
-                       and _about_framework(f, framework)), None)
-        return verdict(LayerState.BLOCKED, translate(
-            "Verdict", "no: the build sees no GPU (a layer below it blocks it)") if no_gpu
-            else translate("Verdict", "no: the build sees no GPU"))
-    smoke = framework.smoke_test or ""
-    if smoke.startswith("failed"):
-        return verdict(LayerState.BLOCKED,
-                       translate("Verdict", "no: the smoke test {result}").format(result=smoke))
-    device = _matching_device(framework, gpu)
-    warnings = [f for f in findings if f.severity is Severity.WARNING and f.gpu == gpu.index]
-    if framework.gpu_available and (device is not None or not framework.devices):
-        if warnings:
-            text = (translate("Verdict", "yes as device {device}, but: {warning}")
-                    if device is not None else translate("Verdict", "yes, but: {warning}"))
-            return verdict(LayerState.WARNING,
-                           text.format(device=device, warning=warnings[0].title),
-                           warnings[0].fix)
-        return verdict(LayerState.OK,
-                       translate("Verdict", "yes as device {device}").format(device=device)
-                       if device is not None else translate("Verdict", "yes"))
-    if framework.gpu_available and framework.devices:
-        return verdict(LayerState.UNKNOWN, translate(
-            "Verdict", "not among the devices it lists (hidden by a *_VISIBLE_DEVICES "
-            "variable?)"))
-    usable = any(f.id == "gpu.usable" and f.gpu == gpu.index for f in findings)
-    return verdict(LayerState.UNKNOWN, translate(
-        "Verdict", "not known: it did not say whether it sees a GPU; the layers below it work")
-        if usable else translate("Verdict", "not known: it did not say whether it sees a GPU"))
-
-
-def _fix_of(diagnosis: Diagnosis, finding_id: str, framework: Framework) -> str | None:
-    for finding in diagnosis.findings:
-        if finding.id == finding_id and _about_framework(finding, framework):
-            return finding.fix
-    return None
-
-
-def framework_verdicts(diagnosis: Diagnosis, framework: Framework) -> list[Verdict]:
-    return [framework_verdict(diagnosis, framework, gpu) for gpu in diagnosis.inventory.gpus]
+            if f.gpu is None and f.severity is not Severity.OK and concerns(f, framework)]
 
 
 # ----------------------------------------------------------------------------- rows
@@ -288,7 +150,8 @@ class EnvironmentResults(QFrame):
                                         color=MUTED_COLOR))
 
         self.rows: list[FrameworkRow] = []
-        self.verdicts: dict[str, list[Verdict]] = {}
+        self.verdicts: dict[str, list[FrameworkVerdict]] = {}
+        self.verdict_labels: list[QLabel] = []  # one per verdict, in order
         self.fix_lines: list[FixLine] = []
         self.finding_rows: list[FindingRow] = []
         found = [f for f in frameworks if f.name != "python"]
@@ -312,7 +175,7 @@ class EnvironmentResults(QFrame):
         grid.setColumnStretch(4, 1)
         grid.setColumnStretch(5, 2)
         line = 1
-        shown_fixes: set[str] = set()
+        shown_fixes: set[str | None] = set()
         for framework in found:
             row = framework_row(framework)
             self.rows.append(row)
@@ -338,11 +201,11 @@ class EnvironmentResults(QFrame):
                     self.tr("No GPU on this machine, so nothing for it to use."),
                     color=MUTED_COLOR))
             for verdict in verdicts:
-                verdict_column.addLayout(self._verdict_row(verdict))
-                if (verdict.fix and verdict.fix not in shown_fixes
+                verdict_column.addLayout(self._verdict_row(verdict, self.verdict_labels))
+                if ((verdict.fix or verdict.fix_commands) and verdict.fix not in shown_fixes
                         and verdict.state in (LayerState.BLOCKED, LayerState.WARNING)):
                     shown_fixes.add(verdict.fix)
-                    fix = FixLine(verdict.fix)
+                    fix = FixLine(verdict.fix, verdict.fix_commands)
                     self.fix_lines.append(fix)
                     verdict_column.addWidget(fix)
             for finding in framework_findings(diagnosis, framework):
@@ -358,19 +221,23 @@ class EnvironmentResults(QFrame):
         column.addLayout(grid)
 
     @staticmethod
-    def _verdict_row(verdict: Verdict) -> QHBoxLayout:
+    def _verdict_row(verdict: FrameworkVerdict, labels: list[QLabel]) -> QHBoxLayout:
         row = QHBoxLayout()
         row.setSpacing(8)
         color = LAYER_COLORS[verdict.state]
         row.addWidget(mark_badge(verdict.state.mark, color, 18), 0, Qt.AlignmentFlag.AlignTop)
         badge = make_label(translate("EnvironmentResults", "GPU {index}").format(
-            index=verdict.gpu_index), bold=True, wrap=False)
-        badge.setStyleSheet(f"background: {gpu_color(verdict.gpu_index).name()};"
+            index=verdict.gpu), bold=True, wrap=False)
+        badge.setStyleSheet(f"background: {gpu_color(verdict.gpu).name()};"
                             f" color: {BANNER_TEXT.name()}; border-radius: 3px;"
                             " padding: 0px 5px;")
         badge.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         row.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        row.addWidget(make_label(f"{verdict.gpu_name}: {verdict.text}"), 1)
+        name = verdict.gpu_name or translate("Verdict", "GPU {index}").format(index=verdict.gpu)
+        label = make_label(f"{name}: {verdict_text(verdict)}",
+                           tooltip=", ".join(verdict.finding_ids) or None)
+        labels.append(label)
+        row.addWidget(label, 1)
         return row
 
 
@@ -685,7 +552,7 @@ class FrameworksPage(QWidget):
     def result_rows(self) -> list[FrameworkRow]:
         return [row for results in self._results for row in results.rows]
 
-    def verdicts(self) -> dict[tuple[str, str], list[Verdict]]:
+    def verdicts(self) -> dict[tuple[str, str], list[FrameworkVerdict]]:
         """(interpreter, framework) -> a verdict per GPU."""
         return {(results.python, name): verdicts for results in self._results
                 for name, verdicts in results.verdicts.items()}

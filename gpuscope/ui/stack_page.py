@@ -36,6 +36,7 @@ from gpuscope.ui.theme import (
     WARN_COLOR,
     gpu_color,
 )
+from gpuscope.ui.verdict_text import verdict_row_text
 from gpuscope.ui.widgets import make_label, plain_tooltip, scrolling_page
 
 NOT_APPLICABLE_COLOR = QColor("#b9b9b9")
@@ -361,7 +362,10 @@ def _gpu_subtitle(gpu: Gpu) -> str:
 
 
 def framework_row_text(row: LayerRow, diagnosis: Diagnosis) -> str:
-    """The doctor's row text, with the CLI's advice swapped for the window's."""
+    """The doctor's verdict in the language installed (the Frameworks page's words), or,
+    with nothing inspected, the CLI's advice swapped for the window's."""
+    if row.verdict is not None:
+        return verdict_row_text(row.verdict)
     if row.state is LayerState.UNKNOWN and "(doctor --python PATH)" in row.text:
         where = (translate("GpuStackColumn", "no framework output among the imported files")
                  if diagnosis.imported is not None

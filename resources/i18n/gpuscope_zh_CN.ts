@@ -1236,8 +1236,8 @@ Source: {source}</source>
         <translation>复制</translation>
     </message>
     <message>
-        <source>Copy this command to the clipboard</source>
-        <translation>将这条命令复制到剪贴板</translation>
+        <source>Copy the commands to the clipboard</source>
+        <translation>将这些命令复制到剪贴板</translation>
     </message>
     <message>
         <source>Copied</source>
@@ -2809,10 +2809,6 @@ Source: {source}</source>
         <translation>未知：无法检查该框架</translation>
     </message>
     <message>
-        <source>this</source>
-        <translation>未知</translation>
-    </message>
-    <message>
         <source>not checked: gpuscope checks AMD and NVIDIA GPUs, this is {vendor}</source>
         <translation>未检查：gpuscope 只检查 AMD 和 NVIDIA 的 GPU（这块 GPU 的厂商：{vendor}）</translation>
     </message>
@@ -2829,12 +2825,24 @@ Source: {source}</source>
         <translation>未知：{build} 构建</translation>
     </message>
     <message>
+        <source>no: the framework has no kernels for {target}</source>
+        <translation>否：该框架没有适用于 {target} 的内核</translation>
+    </message>
+    <message>
+        <source>no: the NVIDIA driver is too old for its CUDA {cuda}</source>
+        <translation>否：NVIDIA 驱动太旧，无法运行它的 CUDA {cuda}</translation>
+    </message>
+    <message>
         <source>no: {reason}</source>
         <translation>否：{reason}</translation>
     </message>
     <message>
-        <source>no: built for {targets}, not {target}</source>
-        <translation>否：为 {targets} 构建，不含 {target}</translation>
+        <source>PyTorch {version} in {python}: {verdict}</source>
+        <translation>PyTorch {version}（{python}）：{verdict}</translation>
+    </message>
+    <message>
+        <source>PyTorch {version}: {verdict}</source>
+        <translation>PyTorch {version}：{verdict}</translation>
     </message>
     <message>
         <source>no: the build sees no GPU (a layer below it blocks it)</source>
@@ -2863,6 +2871,10 @@ Source: {source}</source>
     <message>
         <source>yes</source>
         <translation>是</translation>
+    </message>
+    <message>
+        <source>no: PyTorch is not installed in {python}</source>
+        <translation>否：{python} 中没有安装 PyTorch</translation>
     </message>
     <message>
         <source>not among the devices it lists (hidden by a *_VISIBLE_DEVICES variable?)</source>

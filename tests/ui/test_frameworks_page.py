@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from gpuscope.doctor.layers import LayerState
+from gpuscope.doctor.verdicts import FrameworkVerdict
+from gpuscope.doctor.verdicts import framework_verdict as engine_verdict
 from gpuscope.evidence import LiveSystem, ReplaySystem, System
 from gpuscope.importer import import_files
 from gpuscope.model import (
@@ -33,8 +36,7 @@ from gpuscope.model import (
     Vendor,
 )
 from gpuscope.probes.python_envs import PythonEnv
-from gpuscope.ui.doctor_loader import make_diagnosis
-from gpuscope.ui.frameworks_page import framework_verdict
+from gpuscope.ui.doctor_loader import Diagnosis, make_diagnosis
 from gpuscope.ui.main_window import MainWindow
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -154,7 +156,7 @@ def test_inspection_keeps_the_gui_responsive_then_shows_results_and_updates_the_
         (p, "torch", "2.5.1+rocm6.2", "ROCm 6.2", "yes (1 device)", "gfx1100", "ok")
         for p in ("/opt/envs/a/bin/python", "/opt/envs/b/bin/python")]
     (verdict,) = page.verdicts()[("/opt/envs/a/bin/python", "torch")]
-    assert verdict.gpu_index == 0 and verdict.usable is True
+    assert verdict.gpu == 0 and verdict.usable is True
     assert verdict.text == "yes as device 0"
 
     # The diagnosis was recomputed with the frameworks, and the Stack page follows.
@@ -162,7 +164,8 @@ def test_inspection_keeps_the_gui_responsive_then_shows_results_and_updates_the_
         "/opt/envs/a/bin/python", "/opt/envs/b/bin/python"], 1.0)
     after = window.stack_page.stacks()[0].box("Framework")
     assert after.state is LayerState.OK
-    assert after.text_label.text() == "PyTorch 2.5.1+rocm6.2 (ROCM 6.2) sees it"
+    assert after.text_label.text() == (
+        "PyTorch 2.5.1+rocm6.2 in /opt/envs/a/bin/python: yes as device 0")
 
 
 def test_cancel_stops_waiting_and_a_late_answer_is_ignored(
@@ -242,6 +245,11 @@ NVIDIA = Gpu(index=1, vendor=Vendor.NVIDIA, name="NVIDIA GeForce RTX 4090",
              kernel_driver="nvidia", seen_by=(Layer.NVML,))
 
 
+def framework_verdict(diagnosis: Diagnosis, framework: Framework,
+                      gpu: Gpu) -> FrameworkVerdict:
+    return engine_verdict(diagnosis.data, diagnosis.findings, framework, gpu)
+
+
 def _inventory(*gpus: Gpu) -> Inventory:
     return Inventory(gpus=gpus, stack=Stack(nvidia_driver_version="550.54.14",
                                             cuda_driver_version="12.4"),
@@ -264,7 +272,8 @@ def test_verdicts_follow_the_build_and_the_findings() -> None:
     verdict = framework_verdict(diagnosis, cpu, AMD)
     assert verdict.state is LayerState.BLOCKED and verdict.usable is False
     assert verdict.text == "no: a CPU-only build never uses a GPU"
-    assert verdict.fix is not None and "pip install torch" in verdict.fix
+    assert verdict.fix_commands[-1].startswith("/env/bin/python -m pip install torch ")
+    assert "cu130" not in verdict.fix_commands[-1]  # driver 550 cannot run CUDA 13
 
     verdict = framework_verdict(diagnosis, cuda, AMD)
     assert verdict.state is LayerState.BLOCKED
@@ -275,7 +284,8 @@ def test_verdicts_follow_the_build_and_the_findings() -> None:
     verdict = framework_verdict(diagnosis, rocm_no_kernels, AMD)
     assert verdict.state is LayerState.BLOCKED
     assert verdict.text == "no: the framework has no kernels for gfx1031"
-    assert verdict.fix == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert verdict.fix_commands == ("export HSA_OVERRIDE_GFX_VERSION=10.3.0",)
+    assert verdict.finding_ids == ("torch.arch_missing",)
     verdict = framework_verdict(diagnosis, rocm_no_kernels, NVIDIA)
     assert verdict.text == "no: a ROCm build cannot use NVIDIA GPUs"
 
@@ -309,8 +319,63 @@ def test_imported_collect_env_is_shown_without_inspecting(
     assert [results.python for results in page.results()] == [
         "collect_env-torch2.10-nightly.txt", "collect_env-torch2.9-rocm711.txt"]
     for verdicts in page.verdicts().values():
-        assert [(v.gpu_index, v.usable) for v in verdicts] == [(0, True)]
+        assert [(v.gpu, v.usable) for v in verdicts] == [(0, True)]
     window.show_live()
     assert not page.imported and not page.env_panel.isHidden()
     assert page.result_rows() == []
 
+
+
+# ----------------------------------------------------------------------------- one verdict
+
+
+def crashing_torch(python: str) -> Framework:
+    """A ROCm torch that sees the RX 7900 XTX but whose smoke test crashes."""
+    return replace(rocm_torch(python), smoke_test="failed: killed by SIGSEGV")
+
+
+def test_both_pages_show_the_same_verdict_for_a_failing_smoke_test(
+    qtbot: Any, windows: WindowFactory, tmp_path: Path,
+) -> None:
+    """Acceptance (issue #10): one replay, one interpreter whose smoke test fails; the Frameworks
+    page and the Stack page say the same, because both read the doctor's verdict."""
+    python = "/opt/envs/rocm/bin/python"
+
+    def collect(system: System, pythons: Sequence[str],
+                timeout_s: float) -> tuple[Framework, ...]:
+        return tuple(crashing_torch(p) for p in pythons)
+
+    window = windows(ReplaySystem.from_file(FIXTURES / "snapshots" / "rx7900xtx_rocm.json"),
+                     framework_collector=collect)
+    qtbot.waitUntil(lambda: not window.loader.is_running, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.frameworks_page.is_inspecting, timeout=10_000)
+    page = window.frameworks_page
+    window.select_page("frameworks")
+    page.set_checked([])
+    page.add_interpreter(python)
+    page.inspect()
+    qtbot.waitUntil(lambda: not page.is_inspecting and bool(page.results()), timeout=10_000)
+
+    (verdict,) = page.verdicts()[(python, "torch")]
+    assert verdict.state is LayerState.BLOCKED and verdict.smoke.status == "failed"
+    assert verdict.finding_ids == ("torch.smoke_failed",)
+    assert verdict.text == "no: the smoke test failed: killed by SIGSEGV"
+    (results,) = [r for r in page.results() if r.python == python]
+    shown = results.verdict_labels[0].text()
+    assert shown.endswith(": no: the smoke test failed: killed by SIGSEGV")
+
+    window.select_page("stack")
+    box = window.stack_page.stacks()[0].box("Framework")
+    assert box.row.verdict == verdict  # the same verdict object's value: one engine
+    assert box.state is verdict.state
+    assert box.text_label.text() == (
+        f"PyTorch 2.5.1+rocm6.2 in {python}: no: the smoke test failed: killed by SIGSEGV")
+    assert box.text_label.text().endswith(shown.split(": ", 1)[1])
+    assert box.fix_line is not None and box.fix_line.commands == verdict.fix_commands
+
+    # Pictures of both pages, offscreen.
+    for name, widget in (("frameworks", page), ("stack", window.stack_page)):
+        window.select_page(name)
+        path = tmp_path / f"{name}.png"
+        assert widget.grab().save(str(path))
+        assert path.stat().st_size > 10_000

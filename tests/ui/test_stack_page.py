@@ -89,7 +89,9 @@ def test_case_035_one_column_framework_blocked_with_a_copyable_fix(
     framework = stack.box("Framework")
     assert framework.state is LayerState.BLOCKED
     assert framework.row.finding is not None and framework.row.finding.id == "torch.arch_missing"
-    assert framework.text_label.text() == "The framework has no kernels for gfx1031"
+    assert framework.text_label.text() == "no: the framework has no kernels for gfx1031"
+    assert framework.row.verdict is not None and framework.row.verdict.finding_ids == (
+        "torch.arch_missing",)
     assert ERROR_COLOR.name() in framework.styleSheet()
     assert "blocked" in framework.texts()
     fix = framework.fix_line
