@@ -511,3 +511,28 @@ def test_an_undefined_rocm_symbol_at_import_is_a_rocm_mismatch() -> None:
     assert mismatch.fix_commands == (
         "python3 -m pip uninstall -y torch",
         "python3 -m pip install torch --index-url https://download.pytorch.org/whl/rocm5.7")
+
+
+def test_a_replay_without_torch_gets_the_rocm_wheel_that_carries_gfx1100(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Acceptance (issue #10): an RX 7900 XTX replay whose interpreters lack torch."""
+    import json
+
+    from fixture_paths import SNAPSHOTS_DIR
+
+    from gpuscope.cli import main
+    from gpuscope.knowledge.torch_builds import official_wheel_has_target, wheel_table
+
+    code = main(["--replay", str(SNAPSHOTS_DIR / "rx7900xtx_no_torch.json"), "doctor", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    (missing,) = [f for f in doc["findings"] if f["id"] == "torch.not_installed"]
+    (command,) = missing["fix_commands"]
+    flavour = re.fullmatch(r"\S+ -m pip install torch --index-url "
+                           r"https://download\.pytorch\.org/whl/rocm([\d.]+)", command)
+    assert flavour is not None, command
+    published = [r.version for r in wheel_table().releases.values()
+                 if flavour.group(1) in r.rocm]
+    assert published and official_wheel_has_target(published[-1], "rocm", flavour.group(1),
+                                                   "gfx1100") is True
+    assert missing["framework"]["python"] == "/home/alice/venvs/llm/bin/python"
