@@ -16,10 +16,9 @@ from gpuscope.doctor.verdicts import (
 )
 from gpuscope.model import Finding, Gpu, Layer, Severity, Vendor
 
-__all__ = ["FRAMEWORK_LAYER", "NOT_INSPECTED_TEXT", "LayerRow", "LayerState", "layers_for",
-           "verdict_row_text"]
+__all__ = ["NOT_INSPECTED_TEXT", "LayerRow", "LayerState", "layers_for", "verdict_row_text"]
 
-FRAMEWORK_LAYER = "Framework (PyTorch)"
+# The CLI's words; the Stack page says where to inspect in the window instead.
 NOT_INSPECTED_TEXT = "no PyTorch inspected (doctor --python PATH)"
 
 
@@ -65,10 +64,11 @@ def verdict_row_text(verdict: FrameworkVerdict) -> str:
 def _framework_row(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> LayerRow:
     verdict = gpu_framework_verdict(data, findings, gpu)
     if verdict is None:
-        return LayerRow(FRAMEWORK_LAYER, LayerState.UNKNOWN, NOT_INSPECTED_TEXT)
+        return LayerRow("Framework (PyTorch)", LayerState.UNKNOWN, NOT_INSPECTED_TEXT)
     # A layer below blocks it: that layer's row shows the finding; this one names it.
     finding = verdict.finding if verdict.reason is not VerdictReason.LOWER_LAYER else None
-    return LayerRow(FRAMEWORK_LAYER, verdict.state, verdict_row_text(verdict), finding, verdict)
+    return LayerRow("Framework (PyTorch)", verdict.state, verdict_row_text(verdict), finding,
+                    verdict)
 
 
 def layers_for(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> list[LayerRow]:
