@@ -353,6 +353,13 @@ class FrameworkVerdict:
     causes: tuple[Finding, ...] = field(default=(), compare=False, repr=False)
 
     @property
+    def flavour(self) -> str | None:
+        """The build's wheel tag ("rocm6.2.4", "cu128", "cpu", "rocmsdk20251116"), when its
+        version carries one."""
+        parsed = parse_torch_version(self.framework.version or "")
+        return parsed.local if parsed else None
+
+    @property
     def finding(self) -> Finding | None:
         """The primary finding: the one whose fix the verdict carries."""
         return self.causes[0] if self.causes else None

@@ -650,7 +650,9 @@ def _verdicts_json(data: DoctorInput, findings: Sequence[Finding]) -> list[dict[
     """The doctor's verdict per (framework, GPU): what the Frameworks page shows."""
     return [{"framework": to_jsonable(verdict.framework), "gpu": verdict.gpu,
              "state": verdict.state.value, "reason": verdict.reason.value,
-             "text": verdict.text, "finding_ids": list(verdict.finding_ids)}
+             "text": verdict.text, "finding_ids": list(verdict.finding_ids),
+             "flavour": verdict.flavour, "arch_covered": verdict.arch.covered,
+             "smoke_test": verdict.smoke.status, "host": verdict.host.status}
             for framework in data.frameworks
             for verdict in framework_verdicts(data, findings, framework)]
 

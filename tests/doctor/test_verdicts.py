@@ -115,6 +115,7 @@ def test_a_smoke_test_with_no_kernels_blocks_the_gpu() -> None:
     verdict = framework_verdict(data, diagnose(data), build, data.inventory.gpus[0])
     assert (verdict.state, verdict.reason) == (LayerState.BLOCKED, VerdictReason.ARCH_MISSING)
     assert verdict.smoke.status == "failed" and verdict.smoke.cause == "no_kernels"
+    assert verdict.flavour == "rocm6.2" and verdict.host.status == "ok"
     assert verdict.finding_ids == ("torch.arch_missing",)
     assert framework_row(data) == (
         LayerState.BLOCKED, f"PyTorch 2.5.1+rocm6.2 in {PYTHON}: no: the framework has no "
