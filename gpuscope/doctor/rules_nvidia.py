@@ -52,9 +52,24 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
     return findings
 
 
+def _versions(data: DoctorInput, mismatch: Sequence[Signal]) -> str:
+    """What the evidence says of the two versions: the loaded module's, the libraries'."""
+    stack = data.inventory.stack
+    said = [s.detail for s in mismatch if s.detail]  # "client 525.85.05, kernel module 520..."
+    if said:
+        return f" Versions seen: {'; '.join(dict.fromkeys(said))}."
+    parts = []
+    if stack.nvidia_driver_version:
+        parts.append(f"the loaded kernel module is {stack.nvidia_driver_version}")
+    if stack.nvml_library_version:
+        parts.append(f"the installed libraries are {stack.nvml_library_version}")
+    return f" Here {' and '.join(parts)}." if parts else ""
+
+
 def _mismatch_finding(data: DoctorInput, mismatch: Sequence[Signal]) -> Finding:
     detail = ("The NVIDIA kernel module that is loaded is not the version of the installed "
-              "user-space libraries (libnvidia-ml): usually a driver update without a reboot.")
+              "user-space libraries (libnvidia-ml): usually a driver update without a reboot."
+              + _versions(data, mismatch))
     if data.os == "wsl":
         return Finding(
             "nvidia.driver_library_mismatch", Severity.ERROR,
@@ -93,13 +108,23 @@ def _not_loaded_finding(data: DoctorInput, not_loaded: Sequence[Signal],
                  "inside WSL."),
             gpu=gpu, evidence=refs(not_loaded), sources=(NVIDIA_WSL_URL,),
         )
+    other = unbound[0].kernel_driver if unbound and not not_loaded else None
+    if other is not None:
+        # Another driver holds the GPU (nouveau, vfio-pci): loading nvidia cannot take it over.
+        fix = (f"The GPU is bound to {other}, not to NVIDIA's driver. Install NVIDIA's driver "
+               "for the running kernel (on Ubuntu: sudo ubuntu-drivers install), which "
+               + ("blacklists nouveau, " if other == "nouveau" else
+                  f"needs {other} to release the GPU first, ")
+               + "then reboot.")
+        commands: tuple[str, ...] = ()
+    else:
+        fix = ("Load the nvidia module; if that fails, reinstall the driver for the running "
+               "kernel (on Ubuntu: sudo ubuntu-drivers install) and check that Secure Boot "
+               "accepts the module's signature.")
+        commands = ("sudo modprobe nvidia",)
     return Finding(
         "nvidia.driver_not_loaded", Severity.ERROR, "The NVIDIA driver is not loaded",
-        detail=detail + ".",
-        fix=("Load the nvidia module; if that fails, reinstall the driver for the running "
-             "kernel (on Ubuntu: sudo ubuntu-drivers install) and check that Secure Boot "
-             "accepts the module's signature."),
-        fix_commands=("sudo modprobe nvidia",),
+        detail=detail + ".", fix=fix, fix_commands=commands,
         gpu=gpu, evidence=refs(not_loaded),
     )
 

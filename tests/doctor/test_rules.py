@@ -192,6 +192,19 @@ def test_nvidia_gpu_on_nouveau_means_the_driver_is_not_loaded() -> None:
               seen_by=(Layer.SYSFS,), pci_bus="0000:01:00.0", kernel_driver="nouveau")
     found = ids(diagnose(machine([gpu], Stack())))
     assert found["nvidia.driver_not_loaded"].gpu == 0
+    # nouveau holds the GPU: the fix names it, and loading nvidia is no command to give.
+    assert "nouveau" in (found["nvidia.driver_not_loaded"].fix or "")
+    assert found["nvidia.driver_not_loaded"].fix_commands == ()
+
+
+def test_a_driver_library_mismatch_names_the_versions_it_saw() -> None:
+    gpu = Gpu(index=0, vendor=Vendor.NVIDIA, name="RTX 3060", kind=GpuKind.DISCRETE,
+              seen_by=(Layer.PCI,), pci_bus="0000:01:00.0", kernel_driver="nvidia")
+    stack = Stack(nvidia_driver_version="580.173.02", nvml_library_version="580.178")
+    data = with_signals(machine([gpu], stack), signal("nvml.driver_library_mismatch"))
+    mismatch = ids(diagnose(data))["nvidia.driver_library_mismatch"]
+    assert "580.173.02" in mismatch.detail and "580.178" in mismatch.detail
+    assert mismatch.fix_commands == ("sudo reboot",)
 
 
 def test_wsl_with_only_nvidia_says_nothing_about_rocm() -> None:
