@@ -450,8 +450,9 @@ class Origin:
     def label(self) -> str:
         if self.kind is OriginKind.LIVE:
             return "Live"
-        what = "Replay" if self.kind is OriginKind.REPLAY else "Imported"
-        return f"{what} of {self.source}" if self.source else what
+        if self.kind is OriginKind.REPLAY:
+            return f"Replay of {self.source}" if self.source else "Replay"
+        return f"Imported from {self.source}" if self.source else "Imported"
 
 
 @dataclass(frozen=True, slots=True)
