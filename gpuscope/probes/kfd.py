@@ -254,9 +254,12 @@ def _access_hint(node: DeviceNodeAccess, user: str | None) -> str | None:
         return (f"log out and back in (or run `newgrp {group}`) so that this session carries "
                 f"group {group}")
     if not node.exists:
-        return ("inside a container, pass the device in (docker run --device=/dev/kfd "
-                "--device=/dev/dri); otherwise check that amdgpu loaded (dmesg | grep kfd)")
-    return (f"sudo usermod -aG {group},video {user or '$USER'}, then log out and back in")
+        return ("inside a container, pass the devices in (add `--device=/dev/kfd "
+                "--device=/dev/dri` to `docker run`); otherwise check that amdgpu loaded "
+                "(`sudo dmesg | grep kfd`)")
+    groups = "render,video" if group in ("render", "video") else f"{group},video"
+    # $USER, never the name: the line is copied and pasted, and a report redacts names.
+    return f"run `sudo usermod -aG {groups} $USER`, then log out and back in"
 
 
 # ----------------------------------------------------------------------------- the probe
