@@ -391,10 +391,17 @@ class FrameworksPage(QWidget):
                 env.kind == "current" or isinstance(self._doctor.system, ReplaySystem))
             self._add_item(env, tick)
         count = self.env_list.count()
-        self.status_label.setText(
-            (self.tr("{count} environment found") if count == 1
-             else self.tr("{count} environments found")).format(count=count) if count else
-            self.tr("No Python environment found: add an interpreter"))
+        replay = isinstance(self._doctor.system, ReplaySystem)
+        if count:
+            self.status_label.setText((self.tr("{count} environment found") if count == 1
+                                       else self.tr("{count} environments found")).format(
+                                           count=count))
+        elif replay:
+            self.status_label.setText(self.tr(
+                "This snapshot recorded no Python interpreter (taken with --no-frameworks, or "
+                "by an older gpuscope), so the frameworks of that machine are not known"))
+        else:
+            self.status_label.setText(self.tr("No Python environment found: add an interpreter"))
 
     def _on_discovery_failed(self, message: str) -> None:
         self._discovered = True
@@ -529,8 +536,10 @@ class FrameworksPage(QWidget):
             self._results_layout.addWidget(make_label(
                 self.tr("No framework output among the imported files (paste PyTorch's "
                         "`python -m torch.utils.collect_env` to see one).") if diagnosis.imported
-                is not None else self.tr("Nothing inspected yet: tick environments above and "
-                                         "press Inspect."), color=MUTED_COLOR))
+                is not None else self.tr("Not known: the snapshot holds no framework answer.")
+                if isinstance(self._doctor.system, ReplaySystem) and not self.env_list.count()
+                else self.tr("Nothing inspected yet: tick environments above and "
+                             "press Inspect."), color=MUTED_COLOR))
             return
         for python in pythons:
             mine = [f for f in frameworks if _group(f, imported) == python]

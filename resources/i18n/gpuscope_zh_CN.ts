@@ -1310,6 +1310,10 @@ Source: {source}</source>
         <translation>找到 {count} 个环境</translation>
     </message>
     <message>
+        <source>This snapshot recorded no Python interpreter (taken with --no-frameworks, or by an older gpuscope), so the frameworks of that machine are not known</source>
+        <translation>此快照未记录任何 Python 解释器（使用 --no-frameworks 拍摄，或由较旧版本的 gpuscope 拍摄），因此无法得知该机器上的框架</translation>
+    </message>
+    <message>
         <source>No Python environment found: add an interpreter</source>
         <translation>未找到 Python 环境：请添加解释器</translation>
     </message>
@@ -1360,6 +1364,10 @@ Source: {source}</source>
     <message>
         <source>No framework output among the imported files (paste PyTorch&apos;s `python -m torch.utils.collect_env` to see one).</source>
         <translation>导入的文件中没有框架的输出（粘贴 PyTorch 的 `python -m torch.utils.collect_env` 的输出即可在此看到）。</translation>
+    </message>
+    <message>
+        <source>Not known: the snapshot holds no framework answer.</source>
+        <translation>未知：该快照不含框架的检测结果。</translation>
     </message>
     <message>
         <source>Nothing inspected yet: tick environments above and press Inspect.</source>

@@ -379,3 +379,16 @@ def test_both_pages_show_the_same_verdict_for_a_failing_smoke_test(
         path = tmp_path / f"{name}.png"
         assert widget.grab().save(str(path))
         assert path.stat().st_size > 10_000
+
+
+def test_a_replay_without_interpreters_says_the_snapshot_holds_none(
+    qtbot: Any, windows: WindowFactory,
+) -> None:
+    window = windows(ReplaySystem.from_file(FIXTURES / "snapshots" / "amd_kfd_no_access.json"),
+                     probes=())
+    window.select_page("frameworks")
+    page = window.frameworks_page
+    qtbot.waitUntil(lambda: "snapshot" in page.status_label.text(), timeout=5000)
+    assert page.environments() == []
+    assert "recorded no Python interpreter" in page.status_label.text()
+    assert "add an interpreter" not in page.status_label.text()
