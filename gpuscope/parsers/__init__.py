@@ -12,18 +12,19 @@ import importlib
 import logging
 from types import ModuleType
 
-from gpuscope.model import ParsedOutput
+from gpuscope.model import Fact, ParsedOutput, Signal
 from gpuscope.parsers._common import parser_error
 
 log = logging.getLogger(__name__)
 
 PARSER_MODULES: tuple[str, ...] = (
     "rocminfo", "rocm_smi", "amd_smi", "clinfo", "nvidia_smi", "collect_env", "lspci",
-    "kernel_log", "packages",
+    "kernel_log", "packages", "host",
 )
 
-# Pasted outputs are bounded so that a wrong file (a video, a core dump) cannot stall us.
-MAX_INPUT_CHARS = 5_000_000
+# The paste limit: characters of one input that are parsed. Every parser is linear in the size
+# of its input (benchmarks/parser_fuzz.py measures it), so the limit bounds the time too.
+MAX_INPUT_CHARS = 10_000_000
 
 
 def _modules() -> list[ModuleType]:
@@ -51,25 +52,56 @@ def detect_format(text: str) -> tuple[ModuleType, str, float] | None:
 
 
 def parse_any(text: str, source: str) -> ParsedOutput:
-    """Parse whatever this is; never raises. Unknown text still yields its error signals."""
-    from gpuscope.parsers import errors
+    """Parse whatever this is; never raises. Unknown text still yields its error signals and
+    the host facts it shows (a kernel release, a container's or a VM's trace)."""
+    from gpuscope.parsers import errors, host
 
-    text = text[:MAX_INPUT_CHARS]
+    cut = len(text) > MAX_INPUT_CHARS
+    if cut:
+        text = text[:MAX_INPUT_CHARS]
     detected = detect_format(text)
     if detected is None:
         parsed = errors.parse_error_text(text, source)
-        if not parsed.signals:
-            return dataclasses.replace(
-                parsed, format="unknown",
-                problems=(*parsed.problems, f"{source}: not a format gpuscope recognises"),
-            )
+    else:
+        module, format_name, _confidence = detected
+        try:
+            parsed = module.parse(text, source)
+        except Exception as exc:  # parsers promise not to raise; keep that promise for them
+            log.exception("parser %s failed on %s", module.__name__, source)
+            parsed = parser_error(format_name, source, exc)
+        seen = {(s.kind, s.gfx_target) for s in parsed.signals}
+        extra = tuple(s for s in errors.scan_signals(text, source)
+                      if (s.kind, s.gfx_target) not in seen)
+        if extra:
+            parsed = dataclasses.replace(parsed, signals=parsed.signals + extra)
+    errors_found = bool(parsed.signals)
+    parsed = _with_host_traces(parsed, *host.scan_host(text, source))
+    if detected is None and not errors_found and not parsed.host_facts:
+        parsed = dataclasses.replace(
+            parsed, format="unknown",
+            problems=(*parsed.problems, f"{source}: not a format gpuscope recognises"))
+    elif detected is None and not errors_found:
+        parsed = dataclasses.replace(parsed, format="host-info")
+    if cut:
+        parsed = dataclasses.replace(parsed, problems=(
+            *parsed.problems, f"{source}: only the first {MAX_INPUT_CHARS:,} characters "
+                              "were read"))
+    return parsed
+
+
+def _with_host_traces(parsed: ParsedOutput, facts: tuple[Fact, ...],
+                      signals: tuple[Signal, ...]) -> ParsedOutput:
+    """`parsed` with the host facts and platform signals found anywhere in its text that its
+    parser did not report itself (the parser's own come first and win)."""
+    keys = {f.key for f in parsed.host_facts}
+    new_facts = tuple(f for f in facts if f.key not in keys)
+    if "os" in keys:  # the parser knew the OS: a trace does not overrule it
+        new_facts = tuple(f for f in new_facts if f.key != "os")
+    seen = {(s.kind, s.detail) for s in parsed.signals}
+    new_signals = tuple(s for s in signals if (s.kind, s.detail) not in seen
+                        and not (s.kind == "platform.wsl" and "os" in keys
+                                 and "wsl" not in {f.value for f in parsed.host_facts}))
+    if not new_facts and not new_signals:
         return parsed
-    module, format_name, _confidence = detected
-    try:
-        parsed = module.parse(text, source)
-    except Exception as exc:  # parsers promise not to raise; keep that promise for them
-        log.exception("parser %s failed on %s", module.__name__, source)
-        parsed = parser_error(format_name, source, exc)
-    extra = tuple(s for s in errors.scan_signals(text, source)
-                  if (s.kind, s.gfx_target) not in {(p.kind, p.gfx_target) for p in parsed.signals})
-    return dataclasses.replace(parsed, signals=parsed.signals + extra) if extra else parsed
+    return dataclasses.replace(parsed, host_facts=parsed.host_facts + new_facts,
+                               signals=parsed.signals + new_signals)

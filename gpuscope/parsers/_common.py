@@ -29,8 +29,119 @@ _Parse = Callable[[str, str], R]  # parse(text, source)
 # A path like /opt/rocm-6.2.4 names the installed ROCm (signal `rocm.path_version`).
 ROCM_PATH_RE = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
 
+# Characters of one line that a parser reads. No tool prints a longer line that matters, and
+# a bound per line keeps the work per paste linear in its size whatever a line holds.
+MAX_LINE_CHARS = 2000
+# Lines of one paste that a parser reads line by line (the largest real outputs, a rocminfo of
+# 64 partitions or an lspci -vvv of a big server, have tens of thousands).
+MAX_LINES = 200_000
+# Characters, and lines, at the start of a paste that a sniffer looks at.
+SNIFF_CHARS = 200_000
+SNIFF_LINES = 5_000
+# Problems kept per parse: past these, one line says how many more there were.
+MAX_PROBLEMS = 50
+
 _GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
 _BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
+
+
+def read_lines(text: str, max_lines: int = MAX_LINES) -> tuple[list[str], str | None]:
+    """The first `max_lines` lines of `text` (split on "\n", without the "\r" of a CRLF),
+    each cut to `MAX_LINE_CHARS`, and a problem to report when lines were left out."""
+    lines = text.split("\n", max_lines)
+    note = None
+    if len(lines) > max_lines:
+        del lines[max_lines:]
+        note = (f"only the first {max_lines:,} lines were read "
+                f"(the paste has {text.count(chr(10)) + 1:,})")
+    return [(line[:-1] if line[-1:] == "\r" else line)[:MAX_LINE_CHARS] for line in lines], note
+
+
+def sniff_lines(text: str) -> list[str]:
+    """The non-blank lines a sniffer looks at: at most `SNIFF_LINES` from the first
+    `SNIFF_CHARS` characters, each cut to `MAX_LINE_CHARS`."""
+    found: list[str] = []
+    for line in text[:SNIFF_CHARS].split("\n", SNIFF_LINES * 4):
+        if line.strip():
+            found.append(line[:MAX_LINE_CHARS])
+            if len(found) >= SNIFF_LINES:
+                break
+    return found
+
+
+def key_value(line: str, separator: str = ":") -> tuple[str, str] | None:
+    """`key: value` split at the first separator, both stripped (a run of separators after
+    the key is one separator: rocminfo's "Name::"); None without a separator or a key. String
+    operations, not a regex: linear on any line."""
+    key, found, value = line.partition(separator)
+    key = key.strip()
+    if not found or not key:
+        return None
+    return key, value.lstrip(separator).strip()
+
+
+def lowered_text(text: str) -> str:
+    """`text` lower-cased with every character where it was (only U+0130 lower-cases to two
+    characters)."""
+    return (text.replace("\u0130", "i") if "\u0130" in text else text).lower()
+
+
+def anchored_lines(text: str, lowered: str, anchors: tuple[str, ...],
+                   max_per_anchor: int, max_chars: int = MAX_LINE_CHARS,
+                   ) -> list[tuple[int, str, int]]:
+    """(0-based line index, line, offset of its end) of every line holding one of `anchors`
+    (lower-case; found in `lowered`, the paste lower-cased with its characters in place), in
+    order, at most
+    `max_per_anchor` lines per anchor. A line longer than `max_chars` is read as the
+    `max_chars` around its anchor. Linear in the size of the paste."""
+    size = len(text)
+    spans: dict[int, int] = {}  # start of what is read -> its end
+    for anchor in anchors:
+        position, seen = 0, 0
+        while seen < max_per_anchor:
+            at = lowered.find(anchor, position)
+            if at < 0:
+                break
+            low = max(0, at - max_chars // 2)
+            start = text.rfind("\n", low, at) + 1 or low
+            end = text.find("\n", at, min(size, start + max_chars))
+            end = min(size, start + max_chars) if end < 0 else end
+            if spans.get(start, -1) < end:
+                spans[start] = end
+            seen += 1
+            position = max(end, at + 1)
+    found: list[tuple[int, str, int]] = []
+    line, counted = 0, 0
+    for start in sorted(spans):
+        line += text.count("\n", counted, start)
+        counted = start
+        found.append((line, text[start:spans[start]].rstrip("\r"), spans[start]))
+    return found
+
+
+def matching_lines(text: str, lowered: str, pattern: re.Pattern[str], max_lines: int,
+                   max_chars: int = MAX_LINE_CHARS) -> tuple[list[tuple[int, str, int]], bool]:
+    """Like `anchored_lines`, for the lines where `pattern` (searched in `lowered`) matches,
+    in order, at most `max_lines` of them; and whether lines were left out. One search per
+    line that matches: linear in the size of the paste when `pattern` is."""
+    size = len(text)
+    found: list[tuple[int, str, int]] = []
+    line, counted, position = 0, 0, 0
+    while True:
+        match = pattern.search(lowered, position)
+        if match is None:
+            return found, False
+        if len(found) >= max_lines:
+            return found, True
+        at = match.start()
+        low = max(0, at - max_chars // 2)
+        start = text.rfind("\n", low, at) + 1 or low
+        end = text.find("\n", at, min(size, start + max_chars))
+        end = min(size, start + max_chars) if end < 0 else end
+        line += text.count("\n", counted, start)
+        counted = start
+        found.append((line, text[start:end].rstrip("\r"), end))
+        position = max(end, match.end(), at + 1)
 
 
 def parser_error(fmt: str, source: str, exc: Exception) -> ParsedOutput:
@@ -74,14 +185,17 @@ def none_on_error(sniff: Callable[[str], R]) -> Callable[[str], R | None]:
 class Collector:
     """What one parse finds besides sightings, with the lines that show it.
 
-    `ref`/`where` take 1-based line numbers of `lines`. Signals are kept one per
+    `ref`/`where` take 1-based line numbers of `lines` (or of `read`, the lines by their
+    numbers, when a parser reads only some). Signals are kept one per
     (kind, detail) in order of first sight, each with its evidence once (at most
     `max_evidence` refs); facts are first-wins per key."""
 
-    def __init__(self, source: str, lines: list[str], *, max_line_chars: int = 300,
-                 max_evidence: int | None = None) -> None:
+    def __init__(self, source: str, lines: Sequence[str], *, max_line_chars: int = 300,
+                 max_evidence: int | None = None, read: Mapping[int, str] | None = None,
+                 ) -> None:
         self.source = source
         self.lines = lines
+        self.read = read
         self.max_line_chars = max_line_chars
         self.max_evidence = max_evidence
         self.stack: dict[str, Fact] = {}
@@ -89,12 +203,19 @@ class Collector:
         self.signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
         self.problems: list[str] = []
 
+    def line(self, number: int) -> str | None:
+        """Line `number` (1-based), when it was read."""
+        if self.read is not None:
+            return self.read.get(number)
+        return self.lines[number - 1] if 1 <= number <= len(self.lines) else None
+
     def ref(self, number: int | None) -> EvidenceRef:
         """Line `number` with its trimmed text; no number (or none in range): the source."""
-        if number is None or not 1 <= number <= len(self.lines):
+        text = self.line(number) if number is not None else None
+        if text is None:
             return EvidenceRef(source=self.source)
         return EvidenceRef(source=self.source, line=number,
-                           text=self.lines[number - 1].strip()[:self.max_line_chars])
+                           text=text.strip()[:self.max_line_chars])
 
     def where(self, number: int | None, fallback: str = "") -> str:
         return f"{self.source}:{number}" if number is not None else f"{self.source} {fallback}"
@@ -131,7 +252,15 @@ class Collector:
         return ParsedOutput(format=fmt, source=self.source, sightings=tuple(sightings),
                             stack_facts=tuple(self.stack.values()),
                             host_facts=tuple(self.host.values()), frameworks=tuple(frameworks),
-                            signals=self.built_signals(), problems=tuple(self.problems))
+                            signals=self.built_signals(), problems=capped_problems(self.problems))
+
+
+def capped_problems(problems: Sequence[str]) -> tuple[str, ...]:
+    """At most `MAX_PROBLEMS` problems, the last saying how many more there were."""
+    if len(problems) <= MAX_PROBLEMS:
+        return tuple(problems)
+    more = len(problems) - MAX_PROBLEMS + 1
+    return (*problems[:MAX_PROBLEMS - 1], f"... and {more:,} more problems like these")
 
 
 # ----------------------------------------------------------------------------- AMD SMI tools

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from gpuscope.model import (
@@ -46,6 +46,7 @@ from gpuscope.parsers._common import (
     never_raises,
     none_on_error,
     pci_bus,
+    read_lines,
 )
 
 FORMATS: tuple[str, ...] = ("amd-smi-text", "amd-smi-json")
@@ -54,18 +55,20 @@ _TOOL_LINE = re.compile(r"AMDSMI Tool:|AMDSMI Library version|AMD System Managem
 _TABLE_HEAD = re.compile(r"^\s*\|\s*AMD-SMI\s+\S+")
 _GPU_HEAD = re.compile(r"^(\s*)GPU:\s*(\d+)\s*$")
 _OTHER_HEAD = re.compile(r"^(\s*)(CPU|CORE|NIC|SWITCH)\w*:\s*\d+\s*$", re.IGNORECASE)
-_KEY_VALUE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9_ ()/.#-]*?)\s*:\s*(.*?)\s*$")
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_ ()/.#-]*")
 _LIBRARY = re.compile(r"AMDSMI Library [Vv]ersion:\s*([^|\s]+)")
 _ROCM = re.compile(r"ROCm [Vv]ersion:\s*(\d+(?:\.\d+)+)")
 _AMDGPU = re.compile(r"amdgpu [Vv]ersion:\s*([^|\s]+)")
-_PLATFORM = re.compile(r"Platform:\s*([^|]+?)\s*(?:\||$)")
+_PLATFORM = "Platform:"
 _KERNEL_IN_VERSION = re.compile(r"Linux\s*version\s*([^\s(]+)", re.IGNORECASE)
 _DKMS_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
-_ROW_ONE = re.compile(
-    r"^\s*\|\s*([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.*?)\s*\|(.*)\|\s*$")
-_ROW_TWO = re.compile(r"^\s*\|\s*(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*\|(.*)\|\s*$")
-_ROW_POWER = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\s*W\b")
-_ROW_MEMORY = re.compile(r"(\d+)\s*/\s*(\d+)\s*MB\b")
+_ROW_BUS = re.compile(r"^([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s")
+# Numbers found by search start only where a number starts (the lookbehind), so that a long
+# run of digits is not rescanned from each of its digits.
+_ROW_POWER = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)[ \t]{0,8}/[ \t]{0,8}(\d+(?:\.\d+)?)[ \t]{0,8}W\b")
+_ROW_MEMORY = re.compile(r"(?<!\d)(\d+)[ \t]{0,8}/[ \t]{0,8}(\d+)[ \t]{0,8}MB\b")
+_NAME_COUNT = re.compile(r"\(\d+\)$")
 _JSON_START = re.compile(r"^[ \t]*[\[{]", re.MULTILINE)
 _NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z/]*)")
 _NOT_AVAILABLE = {"", "N/A", "NA", "NONE", "UNKNOWN", "NOT SUPPORTED"}
@@ -73,6 +76,11 @@ _PARTITION_MODES = ("SPX", "DPX", "TPX", "QPX", "CPX")
 _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4,
                "KIB": 1024, "MIB": 1024**2, "GIB": 1024**3, "TIB": 1024**4}
 _MAX_JSON_FAILURES = 50
+_MAX_JSON_DEPTH = 12  # amd-smi nests 4 deep; records deeper are no amd-smi's
+_KEY_IN_LINE = re.compile(r'"((?:[^"\\\n]|\\.){1,200})"[ \t]{0,20}:')
+_MAX_RECORD_LINES = 50_000
+_GPU_KEY = re.compile(r'"gpu"\s*:\s*\d')
+_MAX_VALUE_CHARS = 300
 _JSON_GPU_KEYS = {"asic", "bus", "bdf", "uuid", "kfd_id", "vram", "board", "driver",
                   "partition", "node_id"}
 
@@ -142,13 +150,12 @@ class _Collector(SmiCollector[_Gpu]):
                 self.stack_fact("rocm_version", match.group(1), where)
             if (match := _AMDGPU.search(line)) is not None:
                 self.driver_version(match.group(1), where)
-            if "AMD System Management Interface" in line or _TABLE_HEAD.search(line) or (
-                    line.strip().startswith("|") and "Platform:" in line):
-                if (match := _PLATFORM.search(line)) is not None:
-                    self.platform(match.group(1), where)
-            elif line.strip().startswith("Platform:") and (
-                    match := _PLATFORM.search(line)) is not None:
-                self.platform(match.group(1), where)
+            if _PLATFORM in line and (
+                    "AMD System Management Interface" in line or _TABLE_HEAD.search(line)
+                    or line.strip().startswith(("|", _PLATFORM))):
+                value = line.split(_PLATFORM, 1)[1].split("|", 1)[0].strip()
+                if value:
+                    self.platform(value, where)
             if "AMDSMI_STATUS_DRIVER_NOT_LOADED" in line:
                 self.signal("amdsmi.driver_not_loaded", None, self.ref(number))
             if "Unable to find libamd_smi" in line:
@@ -309,9 +316,49 @@ def _number(value: str) -> tuple[float, str] | None:
 # ----------------------------------------------------------------------------- text
 
 
+def _cells(line: str) -> tuple[str, str] | None:
+    """`| first cell | the other cells |` -> (first cell, the rest between its outer bars)."""
+    body = line.strip()
+    if len(body) < 3 or body[0] != "|" or body[-1] != "|":
+        return None
+    first, bar, rest = body[1:-1].partition("|")
+    return (first.strip(), rest) if bar else None
+
+
+def _row_one(line: str) -> tuple[str, str] | None:
+    """The first row of a GPU in the default table: (its bus address, its name cell)."""
+    cells = _cells(line)
+    if cells is None or (bus := _ROW_BUS.match(cells[0] + " ")) is None:
+        return None
+    return bus.group(1), cells[0][bus.end():].strip()
+
+
+def _row_two(line: str) -> tuple[str, str, str] | None:
+    """The second row: (GPU number, partition mode cell, the other cells)."""
+    cells = _cells(line)
+    if cells is None:
+        return None
+    words = cells[0].split()
+    if len(words) != 4 or not words[0].isdigit():
+        return None
+    return words[0], words[3], cells[1]
+
+
+def _key_value(line: str) -> tuple[int, str, str] | None:
+    """(indent, key, value) of an indented `KEY: value` line."""
+    body = line.lstrip()
+    key, colon, value = body.partition(":")
+    key = key.rstrip()
+    if not colon or not _KEY.fullmatch(key):
+        return None
+    return len(line) - len(body), key, value.strip()[:_MAX_VALUE_CHARS]
+
+
 def _parse_text(text: str, source: str) -> ParsedOutput:
-    lines = text.splitlines()
+    lines, cut = read_lines(text)
     collector = _Collector(source, lines)
+    if cut:
+        collector.problems.append(cut)
     collector.scan_text()
     gpu: _Gpu | None = None
     base_indent = 0
@@ -321,12 +368,12 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
         line = raw.replace("\t", "    ").rstrip()
         if not line.strip():
             continue
-        if (match := _ROW_ONE.match(line)) is not None:
+        if "|" in line and (row := _row_one(line)) is not None:
             # The first row of a GPU in the default table; its number is on the second row.
-            table_gpu = (match.group(1), match.group(2), number)
+            table_gpu = (row[0], row[1], number)
             continue
-        if table_gpu is not None and (match := _ROW_TWO.match(line)) is not None:
-            _table_row(collector, table_gpu, match, number)
+        if table_gpu is not None and (second := _row_two(line)) is not None:
+            _table_row(collector, table_gpu, second, number)
             table_gpu = None
             continue
         if (match := _GPU_HEAD.match(line)) is not None:
@@ -339,15 +386,15 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
             continue
         if gpu is None:
             continue
-        match = _KEY_VALUE.match(line)
-        if match is None:
+        found = _key_value(line)
+        if found is None:
             continue
-        indent = len(match.group(1))
+        indent = found[0]
         if indent <= base_indent:
             gpu = None
             continue
-        key = match.group(2).strip().upper().replace(" ", "_")
-        value = match.group(3)
+        key = found[1].upper().replace(" ", "_")
+        value = found[2]
         while sections and sections[-1][0] >= indent:
             sections.pop()
         if not value:
@@ -359,26 +406,26 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     return collector.finish("amd-smi-text")
 
 
-def _table_row(collector: _Collector, row: tuple[str, str, int], match: re.Match[str],
-               number: int) -> None:
+def _table_row(collector: _Collector, row: tuple[str, str, int],
+               second: tuple[str, str, str], number: int) -> None:
     bus, name_cell, first_line = row
-    gpu = collector.gpu(int(match.group(1)), collector.where(first_line))
+    gpu = collector.gpu(int(second[0]), collector.where(first_line))
     where_first = collector.where(first_line)
     where = collector.where(number)
     if (address := pci_bus(bus)) is not None:
         gpu.put("pci_bus", address, where_first)
-    name = re.sub(r"\s*\(\d+\)\s*$", "", name_cell).strip()
+    name = _NAME_COUNT.sub("", name_cell.rstrip()).strip()
     if name.startswith("...") or name.endswith("..."):
         gpu.missing.setdefault("name", f"{where_first}: the table cuts the name ({name})")
     elif name and name.upper() not in _NOT_AVAILABLE:
         gpu.put("name", name, where_first)
-    mode = match.group(4).split("/")[0].upper()
+    mode = second[1].split("/")[0].upper()
     if mode in _PARTITION_MODES and gpu.partition is None:
         gpu.partition = (mode, collector.ref(number))
-    first_cells = collector.lines[first_line - 1]
+    first_cells = collector.line(first_line) or ""
     if (power := _ROW_POWER.search(first_cells)) is not None and float(power.group(2)) > 0:
         gpu.put("power_cap_w", float(power.group(2)), where_first)
-    if (memory := _ROW_MEMORY.search(match.group(5))) is not None:
+    if (memory := _ROW_MEMORY.search(second[2])) is not None:
         gpu.put("vram_total_bytes", int(memory.group(2)) * 1024**2, where)
 
 
@@ -386,56 +433,67 @@ def _table_row(collector: _Collector, row: tuple[str, str, int], match: re.Match
 
 
 def _json_documents(text: str) -> Iterator[tuple[JsonValue, int]]:
-    """Every JSON value that starts a line, with its 1-based starting line."""
+    """Every JSON value that starts a line, with its 1-based starting line. Failed attempts
+    (a cut-off document fails at its end from every inner line) may read the text about
+    three times over in all, then the search stops: linear in the size of the text."""
     decoder = json.JSONDecoder()
     position = 0
     failures = 0
-    while failures < _MAX_JSON_FAILURES:
+    budget = 3 * len(text) + 1_000_000  # characters failed attempts may read
+    line, counted = 1, 0
+    while failures < _MAX_JSON_FAILURES and budget > 0:
         match = _JSON_START.search(text, position)
         if match is None:
             return
         start = match.end() - 1
         try:
             value, end = decoder.raw_decode(text, start)
-        except ValueError:
-            # A cut-off document fails at its end from every inner line: give up early
-            # rather than rescan a large paste once per line.
+        except (ValueError, RecursionError) as exc:
             failures += 1
+            budget -= (exc.pos if isinstance(exc, json.JSONDecodeError) else len(text)) - start
             position = match.end()
             continue
-        yield value, text.count("\n", 0, start) + 1
+        line += text.count("\n", counted, start)
+        counted = start
+        yield value, line
         position = end
 
 
-def _gpu_records(value: JsonValue) -> Iterator[Mapping[str, JsonValue]]:
+def _gpu_records(value: JsonValue, depth: int = 0) -> Iterator[Mapping[str, JsonValue]]:
+    if depth > _MAX_JSON_DEPTH:
+        return
     if isinstance(value, dict):
         if isinstance(value.get("gpu"), int) and not isinstance(value.get("gpu"), bool) and (
                 _JSON_GPU_KEYS & set(value)):
             yield value
             return
         for item in value.values():
-            yield from _gpu_records(item)
+            yield from _gpu_records(item, depth + 1)
     elif isinstance(value, list):
         for item in value:
-            yield from _gpu_records(item)
+            yield from _gpu_records(item, depth + 1)
 
 
-def _version_records(value: JsonValue) -> Iterator[Mapping[str, JsonValue]]:
+def _version_records(value: JsonValue, depth: int = 0) -> Iterator[Mapping[str, JsonValue]]:
+    if depth > _MAX_JSON_DEPTH:
+        return
     if isinstance(value, dict):
         if "amdsmi_library_version" in value or "rocm_version" in value:
             yield value
         for item in value.values():
             if isinstance(item, (dict, list)):
-                yield from _version_records(item)
+                yield from _version_records(item, depth + 1)
     elif isinstance(value, list):
         for item in value:
-            yield from _version_records(item)
+            yield from _version_records(item, depth + 1)
 
 
 @never_raises("amd-smi-json")  # a failure while reading JSON is reported as JSON
 def _parse_json(text: str, source: str) -> ParsedOutput:
-    lines = text.splitlines()
+    lines, cut = read_lines(text)
     collector = _Collector(source, lines)
+    if cut:
+        collector.problems.append(cut)
     collector.scan_text()
     documents = list(_json_documents(text))
     if not documents:
@@ -450,7 +508,7 @@ def _parse_json(text: str, source: str) -> ParsedOutput:
             record_line = _find_line(lines, cursor, '"gpu"') or cursor
             cursor = record_line + 1
             gpu = collector.gpu(index, collector.where(record_line))
-            _json_record(collector, gpu, record, record_line)
+            _json_record(collector, gpu, record, _KeyLines(lines, record_line))
     return collector.finish("amd-smi-json")
 
 
@@ -469,8 +527,7 @@ def _json_versions(collector: _Collector, record: Mapping[str, JsonValue], line:
 
 
 def _json_record(collector: _Collector, gpu: _Gpu, record: Mapping[str, JsonValue],
-                 record_line: int) -> None:
-    lines = collector.lines
+                 keys: _KeyLines) -> None:
     for key, value in record.items():
         upper = str(key).upper()
         if isinstance(value, dict) and not _is_value_unit(value):
@@ -478,14 +535,14 @@ def _json_record(collector: _Collector, gpu: _Gpu, record: Mapping[str, JsonValu
                 if isinstance(sub_value, dict) and not _is_value_unit(sub_value):
                     for leaf_key, leaf in sub_value.items():  # e.g. limit.ppt0.*
                         raw, unit = _value_unit(leaf)
-                        number = _find_line(lines, record_line, f'"{leaf_key}"')
+                        number = keys.find(str(leaf_key))
                         _apply(collector, gpu, (upper, str(sub_key).upper(),
                                                 str(leaf_key).upper()), raw, unit,
                                collector.where(number, f"gpu {gpu.index} {leaf_key}"),
                                collector.ref(number))
                     continue
                 raw, unit = _value_unit(sub_value)
-                number = _find_line(lines, record_line, f'"{sub_key}"')
+                number = keys.find(str(sub_key))
                 path = (upper, str(sub_key).upper())
                 if upper == "LIMIT" and path[1].startswith("PPT"):
                     continue
@@ -494,7 +551,7 @@ def _json_record(collector: _Collector, gpu: _Gpu, record: Mapping[str, JsonValu
                        collector.ref(number))
         else:
             raw, unit = _value_unit(value)
-            number = _find_line(lines, record_line, f'"{key}"')
+            number = keys.find(str(key))
             if upper in {"BDF", "UUID", "KFD_ID", "NODE_ID", "CARD", "RENDER"}:
                 _apply(collector, gpu, (upper,), raw, unit,
                        collector.where(number, f"gpu {gpu.index} {key}"),
@@ -512,12 +569,31 @@ def _value_unit(value: JsonValue) -> tuple[object, str | None]:
     return value, None
 
 
-def _find_line(lines: list[str], start: int, needle: str) -> int | None:
-    """The first line at or after `start` (1-based) that holds `needle`, within the record."""
-    for index in range(max(start - 1, 0), len(lines)):
+def _find_line(lines: Sequence[str], start: int, needle: str) -> int | None:
+    """The first line at or after `start` (1-based) that holds `needle`, within the record
+    and the next `_MAX_RECORD_LINES` lines."""
+    for index in range(max(start - 1, 0), min(len(lines), start - 1 + _MAX_RECORD_LINES)):
         line = lines[index]
         if needle in line:
             return index + 1
-        if index > start - 1 and needle != '"gpu"' and re.search(r'"gpu"\s*:\s*\d', line):
+        if index > start - 1 and needle != '"gpu"' and _GPU_KEY.search(line):
             return None
     return None
+
+
+class _KeyLines:
+    """The first line of each key of one GPU record, read in one pass over the record (from
+    its line to the next `"gpu": N`, at most `_MAX_RECORD_LINES` lines)."""
+
+    def __init__(self, lines: Sequence[str], start: int) -> None:
+        self.first: dict[str, int] = {}
+        for index in range(max(start - 1, 0), min(len(lines), start - 1 + _MAX_RECORD_LINES)):
+            line = lines[index]
+            if index > start - 1 and _GPU_KEY.search(line):
+                break
+            if '"' in line:
+                for match in _KEY_IN_LINE.finditer(line):
+                    self.first.setdefault(match.group(1), index + 1)
+
+    def find(self, key: str) -> int | None:
+        return self.first.get(key)

@@ -23,16 +23,29 @@ import re
 from dataclasses import dataclass, field
 
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
-from gpuscope.parsers._common import ROCM_PATH_RE, Collector, never_raises, none_on_error
+from gpuscope.parsers._common import (
+    ROCM_PATH_RE,
+    SNIFF_CHARS,
+    Collector,
+    never_raises,
+    none_on_error,
+    read_lines,
+)
 
 FORMATS: tuple[str, ...] = ("clinfo",)
 
 _PLATFORMS = re.compile(r"^\s*Number of platforms:?\s+(\d+)\s*$")
 _DEVICES = re.compile(r"^\s*Number of devices:?\s+(\d+)\s*$")
-_LIST_PLATFORM = re.compile(r"^\s*Platform #(\d+):\s*(.*?)\s*$")
-_LIST_DEVICE = re.compile(r"Device #(\d+):\s*(.*?)\s*$")
-_COLON_KV = re.compile(r"^(\s*)([A-Za-z][^:\t]*?)\s*:[ \t]*(.*?)\s*$")
-_COLUMN_KV = re.compile(r"^(\s*)(\S.*?)\s{2,}(\S.*?)\s*$")
+_LIST_PLATFORM = re.compile(r"^\s*Platform #(\d+):(.*)$")
+_LIST_DEVICE = re.compile(r"Device #(\d+):(.*)$")
+_TWO_SPACES = re.compile(r"\s\s")
+# Sniffing and layout tests over the whole text: [ \t], never \s, so that no match crosses a
+# line (a run of blank lines would make `^\s*` quadratic).
+_PLATFORMS_LINE = re.compile(r"^[ \t]*Number of platforms:?[ \t]+\d+[ \t]*\r?$", re.MULTILINE)
+_PLATFORM_HASH_LINE = re.compile(r"^[ \t]*Platform #\d+:", re.MULTILINE)
+_PLATFORM_NAME_LINE = re.compile(r"^[ \t]*Platform Name:?[ \t]+\S", re.MULTILINE)
+_DEVICES_LINE = re.compile(r"^[ \t]*Number of devices:?[ \t]+\d+", re.MULTILINE)
+_COLON_LAYOUT = re.compile(r"^[ \t]*(?:Number of platforms|Platform Name):", re.MULTILINE)
 _STOP = re.compile(r"^\s*(NULL platform behavior|ICD loader properties)")
 _TOPOLOGY_PCIE = re.compile(
     r"PCI-E,\s*(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})\.([0-7])")
@@ -70,24 +83,43 @@ class _Platform:
 @none_on_error
 def sniff(text: str) -> tuple[str, float] | None:
     """clinfo by its platform/device headers; never raises."""
-    head = text[:200_000]
-    if re.search(r"^\s*Number of platforms:?\s+\d+\s*$", head, re.MULTILINE):
+    head = text[:SNIFF_CHARS]
+    if _PLATFORMS_LINE.search(head):
         return ("clinfo", 0.95)
-    if re.search(r"^\s*Platform #\d+:", head, re.MULTILINE):
+    if _PLATFORM_HASH_LINE.search(head):
         return ("clinfo", 0.9)
-    if re.search(r"^\s*Platform Name:?\s+\S", head, re.MULTILINE) and re.search(
-            r"^\s*Number of devices:?\s+\d+", head, re.MULTILINE):
+    if _PLATFORM_NAME_LINE.search(head) and _DEVICES_LINE.search(head):
         return ("clinfo", 0.85)
     return None
+
+
+def _colon_kv(line: str) -> tuple[str, str] | None:
+    """`Key:  value` (AMD's clinfo): a key that starts with a letter and holds no tab."""
+    body = line.strip()
+    key, colon, value = body.partition(":")
+    key = key.rstrip()
+    if not colon or not key or not key[0].isascii() or not key[0].isalpha() or "\t" in key:
+        return None
+    return key, value.strip()
+
+
+def _column_kv(line: str) -> tuple[str, str] | None:
+    """`Key   value` (ocl-icd's clinfo): two or more blanks part the key from the value."""
+    body = line.strip()
+    gap = _TWO_SPACES.search(body)
+    if gap is None:
+        return None
+    return body[:gap.start()], body[gap.end():].strip()
 
 
 @never_raises("clinfo")
 def parse(text: str, source: str) -> ParsedOutput:
     """clinfo text to OpenCL sightings and signals; never raises."""
-    lines = text.splitlines()
+    lines, cut = read_lines(text)
     out = Collector(source, lines)
-    colon_layout = bool(re.search(r"^\s*(Number of platforms|Platform Name):", text,
-                                  re.MULTILINE))
+    if cut:
+        out.problems.append(cut)
+    colon_layout = bool(_COLON_LAYOUT.search(text))
     platforms: dict[str, _Platform] = {}
     order: list[str] = []
     devices: list[_Device] = []
@@ -117,7 +149,7 @@ def parse(text: str, source: str) -> ParsedOutput:
                 no_platforms_line = number
             continue
         if (match := _LIST_PLATFORM.match(line)) is not None:
-            current = match.group(2)
+            current = match.group(2).strip()
             platform(current, number)
             device = None
             continue
@@ -125,7 +157,7 @@ def parse(text: str, source: str) -> ParsedOutput:
                 "--" in line or "──" in line or line.lstrip().startswith(("`", "+", "|"))):
             platforms[current].listed_devices += 1
             device = _Device(platform=current, line=number, listed_only=True)
-            device.values["device name"] = (match.group(2), number)
+            device.values["device name"] = (match.group(2).strip(), number)
             devices.append(device)
             device = None
             continue
@@ -137,11 +169,11 @@ def parse(text: str, source: str) -> ParsedOutput:
             listing = True
             device = None
             continue
-        found = _COLON_KV.match(line) if colon_layout else _COLUMN_KV.match(line)
+        found = _colon_kv(line) if colon_layout else _column_kv(line)
         if found is None:
             continue
-        key = " ".join(found.group(2).lower().split())
-        value = found.group(3).strip()
+        key = " ".join(found[0].lower().split())
+        value = found[1]
         if key == "platform name":
             current = value
             platform(current, number)
@@ -178,7 +210,7 @@ def parse(text: str, source: str) -> ParsedOutput:
 
 
 def _is_list(text: str) -> bool:
-    return bool(re.search(r"^\s*Platform #\d+:", text, re.MULTILINE))
+    return bool(_PLATFORM_HASH_LINE.search(text))
 
 
 def _vendor(dev: _Device, platform: _Platform) -> Vendor | None:

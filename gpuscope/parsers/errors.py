@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuscope.model import EvidenceRef, Fact, ParsedOutput, Signal
-from gpuscope.parsers._common import never_raises
+from gpuscope.parsers._common import anchored_lines, lowered_text, never_raises
 
 FORMATS: tuple[str, ...] = ("error-text",)
 
@@ -47,15 +47,21 @@ _MAX_EVIDENCE = 20
 _MAX_LINE_CHARS = 400
 _MAX_LINE_SCAN = 2000  # characters of one line worth matching (a minified blob is not a log)
 
-# Every rule below needs one of these in the line: a cheap test before the expressions.
-_KEYWORDS = ("hip", "device code available", "kernel image", "cuda capability",
-             "cuda driver version", "driver on your system", "not compiled with cuda",
-             "hsa_status_error", "call returned", "mismatch", "nvidia-smi has failed",
-             "no devices were found", "tensile", "/opt/rocm-", "rock module", "/dev/kfd")
+# Every rule below matches text holding one of these (lower-case) anchors. The scan finds
+# them with `str.find` over the whole paste and reads only their lines, so a paste of any
+# size costs a few passes in C and work for the lines that name an error.
+_ANCHORS = (
+    "hip error:", "hiperror", "no hip gpus", "device code available", "kernel image",
+    "cudaerrornokernelimage", "with cuda capability", "cuda driver version",
+    "driver on your system", "not compiled with cuda", "hsa_status_error", "call returned",
+    "version mismatch", "nvidia-smi has failed", "no devices were found", "tensile",
+    "/opt/rocm-", "rock module is not loaded", "/dev/kfd",
+)
 
 # A gfx target as people and tools print it: gfx1031, gfx90a, gfx942:sramecc+:xnack-, inside
 # file names (TensileLibrary_lazy_gfx1102.dat). Generic ISAs (gfx11-generic) do not match.
 GFX_RE = re.compile(r"(?<![A-Za-z0-9])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z-])", re.IGNORECASE)
+_GFX_LOWER_RE = re.compile(r"(?<![a-z0-9])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z-])")
 
 # Old rocminfo printed the numeric hsa_status_t ("Call returned 4104"); values from hsa.h.
 _HSA_STATUS_CODES: dict[int, str] = {
@@ -130,7 +136,7 @@ _RULES: tuple[_Rule, ...] = (
     (re.compile(r"The NVIDIA driver on your system is too old \(found version (\d+)\)"),
      "cuda.driver_insufficient", lambda m: m.group(1), False),
     (re.compile(r"Torch not compiled with CUDA enabled"), "torch.cuda_not_compiled", None, False),
-    (re.compile(r"\b(HSA_STATUS_ERROR(?:_[A-Z_]+)?)\b"), "hsa.error",
+    (re.compile(r"\b(HSA_STATUS_ERROR(?:_[A-Z_]{1,60})?)\b"), "hsa.error",
      lambda m: m.group(1).rstrip("_"), False),
     (re.compile(r"Call returned (\d{4})\b"), "hsa.error",
      lambda m: _HSA_STATUS_CODES.get(int(m.group(1))), False),
@@ -139,7 +145,7 @@ _RULES: tuple[_Rule, ...] = (
     (re.compile(r"NVIDIA-SMI has failed because it couldn.{1,3}t communicate with the NVIDIA "
                 r"driver|Found no NVIDIA driver on your system"),
      "nvidia.driver_not_loaded", None, False),
-    (re.compile(r"^\s*No devices were found\s*$"), "nvidia.no_devices", None, False),
+    (re.compile(r"^[ \t]*No devices were found[ \t]*$"), "nvidia.no_devices", None, False),
     (re.compile(r"Could not initialize Tensile host: No devices found"),
      "rocblas.tensile_missing", None, False),
     (re.compile(r"ROCk module is NOT loaded"), "kfd.not_loaded", None, False),
@@ -149,43 +155,42 @@ _RULES: tuple[_Rule, ...] = (
      "kfd.missing", None, False),
 )
 
-_TENSILE_RE = re.compile(
-    r"Cannot read\s+\S*Tensile\S*?(?::|\s).*?for GPU arch\s*:\s*(\S+)", re.IGNORECASE)
-_ROCM_PATH_RE = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)")
+# rocBLAS: "Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or
+# directory for GPU arch : gfx1103". Found by its end; the start is checked with `in`.
+_TENSILE_ARCH_RE = re.compile(r"for GPU arch[ \t]*:[ \t]*(\S{1,40})", re.IGNORECASE)
+_ROCM_PATH_RE = re.compile(r"/opt/rocm-(\d{1,4}\.\d{1,4}(?:\.\d{1,6})?)(?![\d.]{0,20}\d)")
 
 
-def _unique_target(lines: list[str]) -> str | None:
+def _unique_target(lowered: str) -> str | None:
     """The gfx target of the text when it names exactly one (a list of many names none)."""
     found: set[str] = set()
-    for line in lines:
-        for match in GFX_RE.finditer(line[:_MAX_LINE_SCAN]):
-            found.add(f"gfx{match.group(1).lower()}")
-            if len(found) > 1:
-                return None
+    for match in _GFX_LOWER_RE.finditer(lowered):
+        found.add(f"gfx{match.group(1)}")
+        if len(found) > 1:
+            return None
     return found.pop() if found else None
 
 
 def scan_signals(text: str, source: str) -> tuple[Signal, ...]:
     """Every error condition this text shows, one signal per kind/detail/target. Never raises."""
     try:
-        return _scan(text.split("\n"), source)
+        return _scan(text, source)
     except Exception:  # a scanner bug must not lose the file's parse
         return ()
 
 
-def _scan(lines: list[str], source: str) -> tuple[Signal, ...]:
+def _scan(text: str, source: str) -> tuple[Signal, ...]:
     out = _Collector(source)
+    lowered = lowered_text(text)
     text_target: str | None = None
     text_target_known = False
-    for index, raw in enumerate(lines):
-        line = raw[:_MAX_LINE_SCAN].rstrip("\r")
-        lowered = line.lower()
-        if not any(keyword in lowered for keyword in _KEYWORDS):
-            continue
-        tensile = _TENSILE_RE.search(line)
-        if tensile:
-            out.add("rocblas.tensile_missing", index, line,
-                    gfx_target=canonical_gfx(tensile.group(1)))
+    for index, line, _end in anchored_lines(text, lowered, _ANCHORS, max_per_anchor=200,
+                                            max_chars=_MAX_LINE_SCAN):
+        if "tensile" in line.lower() and "cannot read" in line.lower():
+            tensile = _TENSILE_ARCH_RE.search(line)
+            if tensile:
+                out.add("rocblas.tensile_missing", index, line,
+                        gfx_target=canonical_gfx(tensile.group(1)))
         for match in _ROCM_PATH_RE.finditer(line):
             out.add("rocm.path_version", index, line, detail=match.group(1))
         for pattern, kind, detail_of, takes_target in _RULES:
@@ -198,7 +203,7 @@ def _scan(lines: list[str], source: str) -> tuple[Signal, ...]:
                     target = canonical_gfx(line)
                     if target is None:
                         if not text_target_known:
-                            text_target = _unique_target(lines)
+                            text_target = _unique_target(lowered)
                             text_target_known = True
                         target = text_target
                 out.add(kind, index, line, detail=detail, gfx_target=target)

@@ -40,23 +40,39 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
-from gpuscope.model import ParsedOutput
-from gpuscope.parsers._common import Collector, never_raises
+from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
+from gpuscope.parsers._common import (
+    SNIFF_CHARS,
+    Collector,
+    lowered_text,
+    matching_lines,
+    never_raises,
+    sniff_lines,
+)
+from gpuscope.parsers.host import HostTraces
 
 FORMATS: tuple[str, ...] = ("kernel-log",)
 
 _MAX_LINE_CHARS = 400
 _MAX_SCAN = 2000  # characters of a line, or of a joined multi-line message, worth matching
+_MAX_RECORDS = 50_000  # lines naming a GPU driver read per paste (a boot log has hundreds)
+_MAX_GPUS = 64  # more GPUs are not one machine's kernel log
 _BUS = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 
+# The lines worth reading (searched in the lower-cased paste): every rule below needs one.
+_INTERESTING_RE = re.compile(
+    r"amdgpu|kfd|drm|nvrm|nvidia|nouveau|radeon|firmware|linux version|hypervisor|"
+    r"unsigned module|key was rejected|pci \S{0,12}: \[|dmi: |paravirtualized kernel|vfio|"
+    r"sr-?iov")
 _SYSLOG_RE = re.compile(r"^.{1,80}?\skernel:\s?")
 _PREFIX_RES = (
     re.compile(r"^\[\s*\d+\.\d+\]\s?"),
     re.compile(r"^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}\]\s?"),
     re.compile(r"^\[\s*[TC]\d+\]\s?"),
     re.compile(r"^<\d>"),
-    re.compile(r"^[a-z]+\s*:[a-z]+\s*:\s"),  # dmesg -x: "kern  :err   : "
+    re.compile(r"^[a-z]+ *:[a-z]+ *: "),  # dmesg -x: "kern  :err   : "
 )
 _MARKER_RE = re.compile(
     r"^(?:\[drm\]|\[drm:|amdgpu[ :]|kfd[ :]|kfd2kgd|NVRM|nvidia(?:-[\w]+)?[ :]|nouveau |"
@@ -68,13 +84,16 @@ class _Record:
     message: str
     line: int  # 0-based index of the first line
     prefixed: bool
+    raw: str = ""  # the first line as written
 
 
 def _strip_prefixes(line: str) -> tuple[str, bool]:
     """(message, whether a log prefix was found)."""
     text = line.strip()
+    if text.startswith(">"):  # a paste quoted in markdown
+        text = text[1:].strip()
     prefixed = False
-    syslog = _SYSLOG_RE.match(text)
+    syslog = _SYSLOG_RE.match(text) if "kernel:" in text[:100] else None
     if syslog:
         text, prefixed = text[syslog.end():], True
     changed = True
@@ -87,37 +106,54 @@ def _strip_prefixes(line: str) -> tuple[str, bool]:
     return text.strip(), prefixed
 
 
-def _records(lines: list[str]) -> list[_Record]:
+def _records(text: str, lowered: str) -> tuple[list[_Record], bool]:
+    """The log records that may matter, and whether some were left out: the lines naming a
+    GPU driver, each with the continuation lines of a multi-line NVRM message joined."""
+    found, cut = matching_lines(text, lowered, _INTERESTING_RE, _MAX_RECORDS, _MAX_SCAN)
     records: list[_Record] = []
-    for index, raw in enumerate(lines):
-        if not raw.strip():
+    joined_upto = -1
+    for index, raw, end in found:
+        if index <= joined_upto:
             continue
-        joined = raw[:_MAX_SCAN].replace("#012NVRM:", " ").replace("#012", " ")  # syslog's \n
-        message, prefixed = _strip_prefixes(joined)
-        continuation = (not prefixed and records and records[-1].message.startswith("NVRM")
-                        and (raw[:1].isspace() or message.startswith("NVRM:")))
-        if continuation:
+        line = raw.replace("#012NVRM:", " ").replace("#012", " ")  # syslog's \n
+        message, prefixed = _strip_prefixes(line)
+        records.append(_Record(message, index, prefixed, raw))
+        if not message.startswith("NVRM"):
+            continue
+        # Continuation lines: unprefixed, indented or repeating "NVRM:" (at most a few).
+        position = end
+        for step in range(1, 6):
+            if position >= len(text):
+                break
+            stop = text.find("\n", position + 1, position + 1 + _MAX_SCAN)
+            stop = min(len(text), position + 1 + _MAX_SCAN) if stop < 0 else stop
+            following = text[position + 1:stop].rstrip("\r")
+            rest, has_prefix = _strip_prefixes(following)
+            if has_prefix or not rest or not (following[:1].isspace()
+                                              or rest.startswith("NVRM:")):
+                break
             if len(records[-1].message) < _MAX_SCAN:
-                tail = message.removeprefix("NVRM:").strip()
+                tail = rest.removeprefix("NVRM:").strip()
                 records[-1].message = f"{records[-1].message} {tail}"[:_MAX_SCAN]
-            continue
-        records.append(_Record(message, index, prefixed))
-    return records
+            joined_upto = index + step
+            position = stop
+    return records, cut
 
 
 def sniff(text: str) -> tuple[str, float] | None:
-    lines = [line for line in text[:300_000].split("\n") if line.strip()]
+    lines = sniff_lines(text[:SNIFF_CHARS])
     if not lines:
         return None
     markers = prefixed = 0
-    for line in lines[:5000]:
-        message, has_prefix = _strip_prefixes(line[:_MAX_SCAN])
+    for line in lines:
+        message, has_prefix = _strip_prefixes(line)
         prefixed += has_prefix
-        if _MARKER_RE.match(message) or (has_prefix and re.match(r"kfd kfd", message)):
+        if _MARKER_RE.match(message) or (has_prefix and message.startswith("kfd kfd")):
             markers += 1
-    total = min(len(lines), 5000)
+    total = len(lines)
     if markers == 0:
-        return None
+        # A kernel log without a GPU driver's line still says what the machine is.
+        return ("kernel-log", 0.5) if total >= 3 and prefixed / total >= 0.8 else None
     if prefixed / total >= 0.5 or markers / total >= 0.5:
         return ("kernel-log", 0.85)
     if markers >= 3:
@@ -125,25 +161,25 @@ def sniff(text: str) -> tuple[str, float] | None:
     return None
 
 
-_AMDGPU_BUS = rf"amdgpu (?P<bus>{_BUS}): (?:amdgpu: )?"
+_AMDGPU_BUS_RE = re.compile(rf"amdgpu (?P<bus>{_BUS}): (?:amdgpu: )?")
+_INIT_FAILED_RE = re.compile(r"\binit failed")
+_FATAL_RE = re.compile(r"Fatal error(?: -?\d+)? during GPU init")
 _RULES: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
     # (pattern, signal kind, the named group that is the detail)
-    (re.compile(_AMDGPU_BUS + r"(?:Fatal error(?: -?\d+)? during GPU init|"
-                r"amdgpu_device_ip_init failed|.*\binit failed)"), "amdgpu.init_failed", "bus"),
     (re.compile(rf"amdgpu: probe of (?P<bus>{_BUS}) failed with error"),
      "amdgpu.init_failed", "bus"),
-    (re.compile(r"Failed to load firmware \"?(?P<fw>[\w./-]+?)\"?$|"
-                r"Direct firmware load for (?P<fw2>amdgpu/\S+) failed"),
+    (re.compile(r"Failed to load firmware \"?(?P<fw>[\w./-]{1,200})\"?[ \t]*$|"
+                r"Direct firmware load for (?P<fw2>amdgpu/\S{1,200}) failed"),
      "amdgpu.firmware_missing", "fw"),
     (re.compile(r"kfd kfd: (?:amdgpu: )?added device (?P<ids>[0-9a-fA-F]{4}:[0-9a-fA-F]{4})"),
      "kfd.loaded", "ids"),
-    (re.compile(r"kfd kfd: (?:amdgpu: )?(?P<asic>\S.*?)\s+not supported in kfd"),
-     "kfd.device_unsupported", "asic"),
     (re.compile(rf"(?:amdgpu (?P<bus>{_BUS}): |kfd2kgd: )kfd not supported on this ASIC"),
      "kfd.device_unsupported", "bus"),
+    (re.compile(r"kfd kfd: (?:amdgpu: )?DID (?P<did>[0-9a-fA-F]{4}) is missing in "
+                r"supported_devices"), "kfd.device_unsupported", "did"),
     (re.compile(r"skipped device (?P<ids>[0-9a-fA-F]{4}:[0-9a-fA-F]{4}), PCI rejects atomics"),
      "kfd.pcie_atomics_missing", "ids"),
-    (re.compile(_AMDGPU_BUS + r"PCIE atomic ops is not supported"),
+    (re.compile(rf"amdgpu (?P<bus>{_BUS}): (?:amdgpu: )?PCIE atomic ops is not supported"),
      "kfd.pcie_atomics_missing", "bus"),
     (re.compile(rf"NVRM: GPU (?P<bus>{_BUS}): (?:RmInitAdapter|rm_init_adapter) failed"),
      "nvidia.init_failed", "bus"),
@@ -151,44 +187,176 @@ _RULES: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
      "nvidia.no_devices", None),
     (re.compile(r"NVRM: The NVIDIA probe routine was not called"),
      "nvidia.probe_not_called", None),
-    (re.compile(rf"NVRM: The NVIDIA GPU (?P<bus>{_BUS}).*?is not supported by the NVIDIA"),
-     "nvidia.device_unsupported", "bus"),
-    (re.compile(r"NVRM: Xid \([^)]*\): (?P<xid>\d+)"), "nvidia.xid", "xid"),
+    (re.compile(r"NVRM: Xid \([^)]{0,40}\): (?P<xid>\d+)"), "nvidia.xid", "xid"),
     (re.compile(r"unsigned module loading is restricted|Loading of unsigned module is rejected|"
                 r"Key was rejected by service"), "kernel.unsigned_module_rejected", None),
 )
-_IP_BLOCK_FAILED_RE = re.compile(
-    r"\*ERROR\*.*\b(?:sw_init|hw_init|early_init|late_init) of IP block <\w+> failed|"
-    r"^drmn\d+: Fatal error(?: -?\d+)? during GPU init|^(?:\S+: )?amdgpu_device_ip_init failed")
+_KFD_UNSUPPORTED = " not supported in kfd"
+_NVIDIA_UNSUPPORTED_RE = re.compile(rf"NVRM: The NVIDIA GPU (?P<bus>{_BUS})")
+_IP_BLOCK_RE = re.compile(r"\b(?:sw_init|hw_init|early_init|late_init) of IP block <\w+> failed")
+_LOOSE_INIT_RE = re.compile(r"^drmn\d+: Fatal error(?: -?\d+)? during GPU init|"
+                            r"^(?:\S+: )?amdgpu_device_ip_init failed")
 _API_MISMATCH_RE = re.compile(
-    r"NVRM: API mismatch: the client(?: '[^']*' \(pid \d+\))?\s+has the version (?P<client>[\w.]+),"
-    r"\s*but\s+this kernel module has\s+the version (?P<kernel>[\w.]+)")
-_NVRM_MISMATCH_RE = re.compile(r"NVRM:.*version mismatch", re.IGNORECASE)
+    r"NVRM: API mismatch: the client(?: '[^']{0,200}' \(pid \d+\))?\s+has the version "
+    r"(?P<client>[\w.]+),\s*but\s+this kernel module has\s+the version (?P<kernel>[\w.]+)")
 _NVIDIA_LOADING_RE = re.compile(
-    r"NVRM: loading NVIDIA UNIX .*?Kernel Module(?: for \S+)?\s+(?P<version>\d+\.\d+(?:\.\d+)?)")
+    r"NVRM: loading NVIDIA UNIX .{0,120}?Kernel Module(?: for \S{1,40})?\s+"
+    r"(?P<version>\d+\.\d+(?:\.\d+)?)")
 _AMDGPU_VERSION_RE = re.compile(r"\[drm\] amdgpu version: (?P<version>\d+\.\d+(?:\.\d+)*)")
 _AMDGPU_LOADED_RE = re.compile(
     rf"\[drm\] amdgpu kernel modesetting enabled|\[drm\] Initialized amdgpu [\d.]+ \d+ for {_BUS}")
 _KFD_LOADED_RE = re.compile(r"kfd kfd: (?:amdgpu: )?(?:Initialized module|added device)")
-# Every expression below needs one of these in the message: a cheap test first.
-_KEYWORDS = ("amdgpu", "kfd", "drm", "nvrm", "firmware", "linux version", "hypervisor",
-             "unsigned module", "key was rejected")
-_LINUX_VERSION_RE = re.compile(r"^Linux version (?P<kernel>\S+) \(")
-_HYPERVISOR_RE = re.compile(r"^Hypervisor detected: (?P<name>.+)$")
+# Every expression above needs one of these in the message: a cheap test first.
+_KEYWORDS = ("amdgpu", "kfd", "drm", "nvrm", "firmware", "unsigned module", "key was rejected",
+             "nvidia", "nouveau", "radeon", "pci ", "sr-iov", "sriov", "vfio")
+
+# GPUs the log names: a device line of the PCI scan, a driver's line about its device, and
+# the ids amdgpu and kfd print.
+_PCI_SCAN_RE = re.compile(
+    rf"^pci (?P<bus>{_BUS}): \[(?P<vendor>[0-9a-fA-F]{{4}}):(?P<device>[0-9a-fA-F]{{4}})\] "
+    r"type [0-9a-fA-F]{2} class 0x(?P<class>[0-9a-fA-F]{4})")
+_DRIVER_LINE_RE = re.compile(
+    rf"^(?P<driver>amdgpu|radeon|nvidia|nouveau|vfio-pci) (?P<bus>{_BUS}):")
+_DRM_INITIALIZED_RE = re.compile(
+    rf"\[drm\] Initialized (?P<driver>amdgpu|radeon|nvidia-drm|nouveau) [\d.]+ \d+ for "
+    rf"(?P<bus>{_BUS})")
+_MODESETTING_IDS_RE = re.compile(
+    r"initializing kernel modesetting \((?P<asic>[\w ]{1,40}) 0x(?P<vendor>[0-9a-fA-F]{4}):"
+    r"0x(?P<device>[0-9a-fA-F]{4})")
+_TOPOLOGY_NODE_RE = re.compile(
+    r"Topology: Add (?P<kind>APU|dGPU) node \[0x(?P<device>[0-9a-fA-F]{4}):"
+    r"0x(?P<vendor>[0-9a-fA-F]{4})\]")
+_NVIDIA_PCI_ID_RE = re.compile(r"PCI ID: (?P<vendor>10[dD][eE]):(?P<device>[0-9a-fA-F]{4})")
+_VF_MODE_RE = re.compile(r"SR-?IOV VF\b|\bVF mode\b|\bvirtual function\b", re.IGNORECASE)
+_DISPLAY_CLASSES = ("0300", "0301", "0302", "0380")
+_DRIVER_VENDORS = {"amdgpu": Vendor.AMD, "radeon": Vendor.AMD, "nvidia": Vendor.NVIDIA,
+                   "nouveau": Vendor.NVIDIA, "nvidia-drm": Vendor.NVIDIA}
+
+
+@dataclasses.dataclass
+class _Gpu:
+    """One GPU the log names, by bus address (or, without one, by its PCI ids)."""
+
+    bus: str | None
+    line: int  # 1-based, the first line that names it
+    vendor_id: str | None = None
+    device_id: str | None = None
+    driver: str | None = None
+    driver_line: int | None = None
+    kind: tuple[GpuKind, int] | None = None
+    ids_line: int | None = None
+
+    def ids(self, vendor: str, device: str, number: int) -> None:
+        if self.device_id is None:
+            self.vendor_id, self.device_id = f"0x{vendor.lower()}", f"0x{device.lower()}"
+            self.ids_line = number
+
+
+class _Gpus:
+    def __init__(self) -> None:
+        self.by_bus: dict[str, _Gpu] = {}
+        self.loose: list[_Gpu] = []  # named by ids only
+        self.kinds: dict[str, tuple[GpuKind, int]] = {}  # device id -> kind (kfd topology)
+
+    def at(self, bus: str, number: int) -> _Gpu | None:
+        bus = _normalise_bus(bus)
+        if bus not in self.by_bus:
+            if len(self.by_bus) >= _MAX_GPUS:
+                return None
+            self.by_bus[bus] = _Gpu(bus, number)
+        return self.by_bus[bus]
+
+    def named(self, vendor: str, device: str, number: int) -> None:
+        device_id = f"0x{device.lower()}"
+        if any(g.device_id == device_id for g in (*self.by_bus.values(), *self.loose)):
+            return
+        if len(self.loose) < _MAX_GPUS:
+            gpu = _Gpu(None, number)
+            gpu.ids(vendor, device, number)
+            self.loose.append(gpu)
+
+    def sightings(self, out: Collector) -> list[GpuSighting]:
+        # A GPU named only by its ids is the one bus address without ids, when there is
+        # exactly one of each for its vendor (kfd prints ids, amdgpu the bus).
+        for gpu in list(self.loose):
+            vendor = Vendor.from_pci_vendor_id(gpu.vendor_id)
+            open_buses = [g for g in self.by_bus.values() if g.device_id is None
+                          and _vendor_of(g) in (vendor, None)]
+            loose_same = [g for g in self.loose if Vendor.from_pci_vendor_id(g.vendor_id)
+                          is vendor]
+            if len(open_buses) == 1 and len(loose_same) == 1:
+                target = open_buses[0]
+                target.vendor_id, target.device_id = gpu.vendor_id, gpu.device_id
+                target.ids_line = gpu.ids_line
+                self.loose.remove(gpu)
+        built = []
+        for gpu in (*sorted(self.by_bus.values(), key=lambda g: g.bus or ""), *self.loose):
+            if gpu.kind is None and gpu.device_id in self.kinds:
+                gpu.kind = self.kinds[gpu.device_id]
+            sighting = _sighting(gpu, out)
+            if sighting is not None:
+                built.append(sighting)
+        return built
+
+
+def _vendor_of(gpu: _Gpu) -> Vendor | None:
+    if gpu.vendor_id is not None:
+        return Vendor.from_pci_vendor_id(gpu.vendor_id)
+    return _DRIVER_VENDORS.get(gpu.driver or "")
+
+
+def _sighting(gpu: _Gpu, out: Collector) -> GpuSighting | None:
+    vendor = _vendor_of(gpu)
+    if vendor is None:
+        return None
+    values: dict[str, Any] = {"vendor": vendor}
+    first = out.where(gpu.line)
+    sources: dict[str, str] = {"vendor": first}
+    missing: dict[str, str] = {}
+    if gpu.bus is not None:
+        values["pci_bus"], sources["pci_bus"] = gpu.bus, first
+    else:
+        missing["pci_bus"] = "the kernel log names this GPU by its PCI ids only"
+    if gpu.device_id is not None:
+        where = out.where(gpu.ids_line or gpu.line)
+        values["pci_vendor_id"], sources["pci_vendor_id"] = gpu.vendor_id, where
+        values["pci_device_id"], sources["pci_device_id"] = gpu.device_id, where
+    else:
+        missing["pci_device_id"] = "the kernel log names this GPU by its bus address only"
+    if gpu.driver is not None and gpu.driver != "vfio-pci":
+        values["kernel_driver"] = "nvidia" if gpu.driver == "nvidia-drm" else gpu.driver
+        sources["kernel_driver"] = out.where(gpu.driver_line or gpu.line)
+    if gpu.kind is not None:
+        values["kind"], sources["kind"] = gpu.kind[0], out.where(gpu.kind[1])
+    facts = dataclasses.replace(GpuFacts(), **values)
+    return GpuSighting(layer=Layer.PCI, facts=facts, field_sources=sources,
+                       missing_reasons=missing)
 
 
 @never_raises("kernel-log")
 def parse(text: str, source: str) -> ParsedOutput:
-    """Kernel log lines to stack facts and driver signals."""
-    lines = [line.rstrip("\r") for line in text.split("\n")]
-    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS, max_evidence=20)
+    """Kernel log lines to stack facts, host facts, the GPUs they name and driver signals."""
+    lowered = lowered_text(text)
+    records, cut = _records(text, lowered)
+    lines: dict[int, str] = {}  # 1-based number -> the message, for evidence
+    out = Collector(source, [], max_line_chars=_MAX_LINE_CHARS, max_evidence=20,
+                    read=lines)
+    if cut:
+        out.problems.append(f"only the first {_MAX_RECORDS:,} lines naming a GPU driver "
+                            "were read")
+    gpus = _Gpus()
+    host = HostTraces(out)
     loose_init_failures: list[int] = []
-    for record in _records(lines):
+    for record in records:
         message, index = record.message, record.line
-        lowered = message.lower()
-        if not any(keyword in lowered for keyword in _KEYWORDS):
-            continue
         number, where = index + 1, out.where(index + 1)
+        lines[number] = record.raw
+        host.read(message, number)
+        lowered_message = message.lower()
+        if not any(keyword in lowered_message for keyword in _KEYWORDS):
+            continue
+        _gpu_lines(gpus, message, number)
+        _init_failures(out, message, number, loose_init_failures)
         for pattern, kind, group in _RULES:
             match = pattern.search(message)
             if not match:
@@ -196,27 +364,26 @@ def parse(text: str, source: str) -> ParsedOutput:
             detail = None
             if group is not None:
                 detail = match.group(group) or (match.groupdict().get(f"{group}2") or None)
-            if detail and re.fullmatch(_BUS, detail):
-                detail = _normalise_bus(detail)
-            elif detail and kind in ("kfd.loaded", "kfd.pcie_atomics_missing"):
-                detail = detail.lower()
-            if kind == "amdgpu.init_failed" and detail is None:
-                loose_init_failures.append(index)
-                continue
-            out.signal_at(kind, detail, number)
-        if _IP_BLOCK_FAILED_RE.search(message) and not any(
-                key == "amdgpu.init_failed" and any(r.line == number for r in refs)
-                for (key, _), refs in out.signals.items()):
-            loose_init_failures.append(index)
-        api = _API_MISMATCH_RE.search(message)
+            out.signal_at(kind, _detail(kind, detail), number)
+        if _KFD_UNSUPPORTED in message and "kfd kfd: " in message:
+            asic = message.split("kfd kfd: ", 1)[1].removeprefix("amdgpu: ")
+            asic = asic.split(_KFD_UNSUPPORTED, 1)[0].strip()
+            if asic:
+                out.signal_at("kfd.device_unsupported", asic, number)
+        if "is not supported by the NVIDIA" in message and (
+                found := _NVIDIA_UNSUPPORTED_RE.search(message)) is not None:
+            out.signal_at("nvidia.device_unsupported", _normalise_bus(found.group("bus")),
+                          number)
+        api = _API_MISMATCH_RE.search(message) if "API mismatch" in message else None
         if api:
             out.signal_at("nvml.driver_library_mismatch",
                           f"client {api.group('client').rstrip('.')}, "
                           f"kernel module {api.group('kernel').rstrip('.')}", number)
-        elif _NVRM_MISMATCH_RE.search(message):
+        elif "nvrm:" in lowered_message and "version mismatch" in lowered_message[
+                lowered_message.find("nvrm:"):]:
             out.signal_at("nvml.driver_library_mismatch", None, number)
-        loading = _NVIDIA_LOADING_RE.search(message)
-        if loading:
+        if "NVRM: loading NVIDIA UNIX" in message and (
+                loading := _NVIDIA_LOADING_RE.search(message)) is not None:
             out.stack_fact("nvidia_driver_version", loading.group("version"), where)
         version = _AMDGPU_VERSION_RE.search(message)
         if version:
@@ -225,18 +392,89 @@ def parse(text: str, source: str) -> ParsedOutput:
             out.stack_fact("amdgpu_loaded", True, where)
         if _KFD_LOADED_RE.search(message):
             out.stack_fact("kfd_loaded", True, where)
-        linux = _LINUX_VERSION_RE.match(message)
-        if linux:
-            kernel = linux.group("kernel")
-            out.host_fact("kernel", kernel, where)
-            wsl = re.search(r"microsoft-standard|-microsoft", kernel, re.IGNORECASE)
-            out.host_fact("os", "wsl" if wsl else "linux", where)
-        hypervisor = _HYPERVISOR_RE.match(message)
-        os_fact = out.host.get("os")
-        if hypervisor and not (os_fact is not None and os_fact.value == "wsl"):
-            out.host_fact("virtual_machine", True, where)
+        if _VF_MODE_RE.search(message) and not re.search(r"\bPF\b", message):
+            bus = _DRIVER_LINE_RE.match(message)
+            out.signal_at("gpu.virtual_function",
+                          _normalise_bus(bus.group("bus")) if bus else None, number)
+            if bus is not None and (gpu := gpus.at(bus.group("bus"), number)) is not None:
+                gpu.kind = gpu.kind or (GpuKind.VIRTUAL, number)
     _attach_loose_init_failures(out, loose_init_failures)
-    return out.result("kernel-log")
+    host.finish()
+    return out.result("kernel-log", gpus.sightings(out))
+
+
+def _detail(kind: str, detail: str | None) -> str | None:
+    if detail and re.fullmatch(_BUS, detail):
+        return _normalise_bus(detail)
+    if detail and kind in ("kfd.loaded", "kfd.pcie_atomics_missing"):
+        return detail.lower()
+    if detail and kind == "kfd.device_unsupported" and re.fullmatch(r"[0-9a-fA-F]{4}", detail):
+        return f"1002:{detail.lower()}"  # "DID 7340": amdgpu's own device id
+    return detail
+
+
+def _init_failures(out: Collector, message: str, number: int, loose: list[int]) -> None:
+    """A failed GPU init: by the bus amdgpu names, or loose (joined to the next named one)."""
+    named = False
+    bus = _AMDGPU_BUS_RE.search(message) if "amdgpu " in message else None
+    if bus is not None:
+        rest = message[bus.end():]
+        if _FATAL_RE.search(rest) or "amdgpu_device_ip_init failed" in rest or (
+                "init failed" in rest and _INIT_FAILED_RE.search(rest)):
+            out.signal_at("amdgpu.init_failed", _normalise_bus(bus.group("bus")), number)
+            named = True
+    if not named and (
+            ("*ERROR*" in message and "of IP block <" in message
+             and (block := _IP_BLOCK_RE.search(message)) is not None
+             and message.find("*ERROR*") < block.start())
+            or _LOOSE_INIT_RE.search(message)):
+        loose.append(number - 1)
+
+
+def _gpu_lines(gpus: _Gpus, message: str, number: int) -> None:
+    """The GPUs a log line names, and what it says of them."""
+    if message.startswith("pci ") and (scan := _PCI_SCAN_RE.match(message)) is not None:
+        vendor, klass = scan.group("vendor").lower(), scan.group("class").lower()
+        display = klass in _DISPLAY_CLASSES or (klass == "1200" and vendor in ("1002", "10de"))
+        if display and (gpu := gpus.at(scan.group("bus"), number)) is not None:
+            gpu.ids(vendor, scan.group("device"), number)
+        return
+    driver = _DRIVER_LINE_RE.match(message)
+    if driver is None:
+        driver = _DRM_INITIALIZED_RE.search(message) if "[drm] Initialized" in message else None
+    if driver is not None and (gpu := gpus.at(driver.group("bus"), number)) is not None:
+        if gpu.driver is None or gpu.driver == "vfio-pci":
+            gpu.driver, gpu.driver_line = driver.group("driver"), number
+        if (ids := _MODESETTING_IDS_RE.search(message)) is not None:
+            gpu.ids(ids.group("vendor"), ids.group("device"), number)
+        if (nvidia := _NVIDIA_PCI_ID_RE.search(message)) is not None:
+            gpu.ids(nvidia.group("vendor"), nvidia.group("device"), number)
+        return
+    if (nvidia_unsupported := _NVIDIA_UNSUPPORTED_RE.search(message)) is not None and (
+            gpu := gpus.at(nvidia_unsupported.group("bus"), number)) is not None:
+        gpu.driver = gpu.driver or "nvidia"
+        if (nvidia := _NVIDIA_PCI_ID_RE.search(message)) is not None:
+            gpu.ids(nvidia.group("vendor"), nvidia.group("device"), number)
+        return
+    if (node := _TOPOLOGY_NODE_RE.search(message)) is not None:
+        kind = GpuKind.INTEGRATED if node.group("kind") == "APU" else GpuKind.DISCRETE
+        gpus.kinds.setdefault(f"0x{node.group('device').lower()}", (kind, number))
+        gpus.named(node.group("vendor"), node.group("device"), number)
+        return
+    if "device " in message and (ids := _KFD_IDS_RE.search(message)) is not None:
+        gpus.named(ids.group("vendor"), ids.group("device"), number)
+        return
+    if "DID " in message and (did := _KFD_DID_RE.search(message)) is not None:
+        gpus.named("1002", did.group("device"), number)
+        return
+    if (ids := _MODESETTING_IDS_RE.search(message)) is not None:
+        gpus.named(ids.group("vendor"), ids.group("device"), number)
+
+
+_KFD_DID_RE = re.compile(r"kfd kfd: (?:amdgpu: )?DID (?P<device>[0-9a-fA-F]{4}) is missing")
+_KFD_IDS_RE = re.compile(
+    r"kfd kfd: (?:amdgpu: )?(?:added|skipped) device (?P<vendor>[0-9a-fA-F]{4}):"
+    r"(?P<device>[0-9a-fA-F]{4})")
 
 
 def _attach_loose_init_failures(out: Collector, indices: list[int]) -> None:
@@ -260,4 +498,6 @@ def _normalise_bus(bus: str) -> str:
     domain, rest = bus.split(":", 1)
     domain = domain.lower()
     domain = domain[-4:] if int(domain, 16) <= 0xFFFF else domain.lstrip("0")
+    if len(domain) < 4:
+        domain = domain.rjust(4, "0")
     return f"{domain}:{rest.lower()}"

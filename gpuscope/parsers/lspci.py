@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Signal, Vendor
-from gpuscope.parsers._common import Collector, never_raises
+from gpuscope.parsers._common import Collector, never_raises, read_lines, sniff_lines
 
 FORMATS: tuple[str, ...] = ("lspci",)
 
@@ -48,15 +48,16 @@ _GPU_VENDOR_IDS = {"0x1002", "0x10de"}
 
 _SLOT = (r"(?:(?P<domain>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):"
          r"(?P<dev>[0-1][0-9a-fA-F])\.(?P<fn>[0-7])")
-_LINE_RE = re.compile(
-    rf"^{_SLOT}\s+(?P<class>[^:\[\"]+?)(?:\s*\[(?P<code>[0-9a-fA-F]{{4}})\])?:\s*(?P<rest>.*)$")
+# A device line: the slot, whitespace, then "class [code]: rest" (split with str methods).
+_SLOT_RE = re.compile(rf"^{_SLOT}(?=\s)")
+_CLASS_CODE_RE = re.compile(r"\[(?P<code>[0-9a-fA-F]{4})\]$")
 _NUMERIC_RE = re.compile(
     rf"^{_SLOT}\s+(?P<code>[0-9a-fA-F]{{4}}):\s*(?P<vendor>[0-9a-fA-F]{{4}}):(?P<device>[0-9a-fA-F]{{4}})"
     r"(?:\s*\(rev (?P<rev>[0-9a-fA-F]{2})\))?")
 _MM_RE = re.compile(rf"^{_SLOT}\s+\"")
 _IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
 _REV_RE = re.compile(r"\(rev (?P<rev>[0-9a-fA-F]{2})\)")
-_PROGIF_RE = re.compile(r"\s*\(prog-if [^)]*\)")
+_PROGIF_RE = re.compile(r"\s{0,8}\(prog-if [^)]{0,60}\)")
 _PLACEHOLDER_RE = re.compile(r"^Device (?P<id>[0-9a-fA-F]{4})$")
 _DETAIL_RE = re.compile(r"^\s+(?P<key>[A-Za-z][A-Za-z ]+?):\s*(?P<value>.*)$")
 _VMM_RE = re.compile(r"^(?P<key>Slot|Class|Vendor|Device|SVendor|SDevice|Rev|ProgIf|Driver|"
@@ -85,7 +86,7 @@ _VENDOR_NAMES: tuple[tuple[str, str], ...] = (
 
 def sniff(text: str) -> tuple[str, float] | None:
     head = text[:200_000]
-    lines = [line[:_MAX_SCAN] for line in head.split("\n") if line.strip()]
+    lines = sniff_lines(head)
     if not lines:
         return None
     device_lines = sum(1 for line in lines if _device_line(line.strip()) is not None)
@@ -153,19 +154,20 @@ def _device_line(line: str) -> _Device | None:
             vendor_id=f"0x{numeric.group('vendor').lower()}",
             device_id=f"0x{numeric.group('device').lower()}",
             revision=f"0x{numeric.group('rev').lower()}" if numeric.group("rev") else None)
-    match = _LINE_RE.match(line)
+    match = _device_header(line)
     if not match:
         return None
-    class_name = match.group("class").strip()
-    code = (match.group("code") or _CLASS_CODES.get(class_name.lower(), "")).lower() or None
+    class_name = match.klass.strip()
+    code = (match.code or _CLASS_CODES.get(class_name.lower(), "")).lower() or None
     if code is None and not re.search(r"controller|bridge|device|interface|accelerator",
                                       class_name, re.IGNORECASE):
         return None  # not an lspci class ("Error: ...", a log line with a colon)
+    slot = match.slot
     device = _Device(
-        line=0, domain=_domain(match.group("domain")), bus=match.group("bus").lower(),
-        dev=match.group("dev").lower(), fn=match.group("fn"), class_code=code,
+        line=0, domain=_domain(slot.group("domain")), bus=slot.group("bus").lower(),
+        dev=slot.group("dev").lower(), fn=slot.group("fn"), class_code=code,
         class_name=class_name)
-    rest = match.group("rest")
+    rest = match.rest
     rev = _REV_RE.search(rest)
     if rev:
         device.revision = f"0x{rev.group('rev').lower()}"
@@ -178,6 +180,39 @@ def _device_line(line: str) -> _Device | None:
         rest = (rest[: ids.start()] + rest[ids.end():]).strip()
     _split_names(device, rest)
     return device
+
+
+@dataclasses.dataclass(frozen=True)
+class _Header:
+    """The parts of a device line: its slot, class, class code and the rest."""
+
+    slot: re.Match[str]
+    klass: str
+    code: str | None
+    rest: str
+
+
+def _device_header(line: str) -> _Header | None:
+    """`SLOT CLASS [CODE]: REST`, read with string methods (linear on any line): the class
+    is what lies between the slot and the first colon, and holds no bracket or quote but its
+    code."""
+    slot = _SLOT_RE.match(line)
+    if slot is None:
+        return None
+    after = line[slot.end():]
+    klass, colon, rest = after.partition(":")
+    if not colon or not klass.strip() or '"' in klass:
+        return None
+    code = None
+    if "[" in klass:
+        head = klass.rstrip()
+        found = _CLASS_CODE_RE.search(head)
+        if found is None or "[" in head[:found.start()]:
+            return None
+        klass, code = head[:found.start()], found.group("code")
+    if not klass.strip():
+        return None
+    return _Header(slot, klass, code, rest.strip())
 
 
 def _split_names(device: _Device, text: str) -> None:
@@ -237,10 +272,12 @@ def _parse_mm(line: str) -> _Device | None:
 
 
 def _name_and_id(text: str) -> tuple[str, str | None]:
-    match = re.match(r"^(?P<name>.*?)\s*\[(?P<id>[0-9a-fA-F]{4})\]\s*$", text)
-    if match:
-        return match.group("name").strip(), match.group("id").lower()
-    return text.strip(), None
+    """"Name [abcd]" -> ("Name", "abcd"); without a trailing id, (the text, None)."""
+    stripped = text.strip()
+    if len(stripped) >= 6 and stripped[-1] == "]" and stripped[-6] == "[" and all(
+            c in "0123456789abcdefABCDEF" for c in stripped[-5:-1]):
+        return stripped[:-6].strip(), stripped[-5:-1].lower()
+    return stripped, None
 
 
 def _vendor_id_of(name: str | None) -> str | None:
@@ -255,8 +292,11 @@ def _vendor_id_of(name: str | None) -> str | None:
 @never_raises("lspci")
 def parse(text: str, source: str) -> ParsedOutput:
     """lspci output to PCI-layer sightings of the display devices."""
-    lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
+    lines, cut = read_lines(text)
+    lines = [line[:_MAX_SCAN] for line in lines]
     out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    if cut:
+        out.problems.append(cut)
     devices = _read_devices(lines)  # their lines are 0-based
     shows_drivers = any(d.driver_line is not None or d.modules_line is not None for d in devices)
     display = [d for d in devices if _is_gpu(d)]

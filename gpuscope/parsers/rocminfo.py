@@ -31,29 +31,42 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gpuscope.model import Fact, GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
-from gpuscope.parsers._common import ROCM_PATH_RE, Collector, never_raises, none_on_error
+from gpuscope.parsers._common import (
+    ROCM_PATH_RE,
+    SNIFF_CHARS,
+    Collector,
+    key_value,
+    never_raises,
+    none_on_error,
+    read_lines,
+)
 
 FORMATS: tuple[str, ...] = ("rocminfo",)
 
 _ROCK_LOADED = re.compile(r"ROCk module (?:version (\S+) )?is loaded")
-_ROCK_NOT_LOADED = re.compile(r"ROCk module is NOT loaded")
-_WSL_BANNER = re.compile(r"WSL environment detected")
-_KFD_OPEN = re.compile(r"Unable to open /dev/kfd read-write:\s*(.*)")
-_NOT_MEMBER = re.compile(r"(\S+) is not (?:a )?member of \"?(\w+)\"? group")
+_ROCK_NOT_LOADED = "ROCk module is NOT loaded"
+_WSL_BANNER = "WSL environment detected"
+_KFD_OPEN = re.compile(r"Unable to open /dev/kfd read-write:[ \t]*(.*)")
+# The lookbehind starts the user name only at a word's start: linear on a long word.
+_NOT_MEMBER = re.compile(r"(?<!\S)(\S+) is not (?:a )?member of \"?(\w+)\"? group")
 _NO_USER = re.compile(r"Failed to get user name to check for \w+ group membership")
 _HSA_STATUS = re.compile(r"\b(HSA_STATUS_ERROR\w*)")
-_HSA_CALL = re.compile(r"hsa api call failure at")
+_HSA_CALL = "hsa api call failure at"
 _SEGFAULT = re.compile(r"\bSegmentation fault\b")
-_AGENT = re.compile(r"^\s*Agent\s+(\d+)\s*$")
-_POOL = re.compile(r"^\s*Pool\s+(\d+)\s*$")
-_ISA = re.compile(r"^\s*ISA\s+(\d+)\s*$")
-_KEY_VALUE = re.compile(r"^\s*([^:]+?)\s*:+\s*(.*?)\s*$")
+# A line that may be one of the messages above: one search instead of eight per line.
+_MESSAGE = re.compile(r"WSL environment|ROCk module|/dev/kfd|member of|Failed to get user|"
+                      r"HSA_STATUS_ERROR|Segmentation fault|/opt/rocm-")
+_AGENT = re.compile(r"^[ \t]*Agent[ \t]+(\d+)[ \t]*$")
+_POOL = re.compile(r"^[ \t]*Pool[ \t]+(\d+)[ \t]*$")
+_ISA = re.compile(r"^[ \t]*ISA[ \t]+(\d+)[ \t]*$")
+_AGENT_BANNER = re.compile(r"^[ \t]*\*{3,}[ \t]*\r?\n[ \t]*Agent \d+", re.MULTILINE)
 _LEADING_INT = re.compile(r"^(\d+)")
-_SIZE = re.compile(r"^(\d+)\s*(?:\(0x[0-9a-fA-F]+\))?\s*([KMGT]?B)?\b", re.IGNORECASE)
+# "4194304KB", "65536(0x10000) KB", "2 GB": each optional part starts with its own character,
+# so a failed match backtracks linearly.
+_SIZE = re.compile(r"^(\d+)(?:\s*\(0x[0-9a-fA-F]+\))?(?:\s*([KMGT]?B))?(?!\w)", re.IGNORECASE)
 _GFX = re.compile(r"^gfx[0-9a-f]{3,5}$")
 _VERSION = re.compile(r"^\d+(?:\.\d+)+$")
-_QUOTE = re.compile(r"^\s*>(?: |$)")
-
+_MAX_VALUE_CHARS = 200  # of a value: rocminfo's are short
 _UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
 _PERMISSION_WORDS = ("permission denied", "operation not permitted")
 _SCALAR_KEYS = {
@@ -85,89 +98,112 @@ class _Agent:
 @none_on_error
 def sniff(text: str) -> tuple[str, float] | None:
     """rocminfo by its banners and messages; never raises."""
-    head = text[:200_000]
+    head = text[:SNIFF_CHARS]
     if "HSA System Attributes" in head and "HSA Agents" in head:
         return ("rocminfo", 0.97)
-    if "HSA System Attributes" in head or re.search(r"^\s*\*{3,}\s*\n\s*Agent \d+", head,
-                                                    re.MULTILINE):
+    if "HSA System Attributes" in head or _AGENT_BANNER.search(head):
         return ("rocminfo", 0.9)
-    if _ROCK_LOADED.search(head) or _ROCK_NOT_LOADED.search(head):
+    if _ROCK_LOADED.search(head) or _ROCK_NOT_LOADED in head:
         return ("rocminfo", 0.85)
-    if _KFD_OPEN.search(head) or _WSL_BANNER.search(head):
+    if "Unable to open /dev/kfd read-write:" in head or _WSL_BANNER in head:
         return ("rocminfo", 0.6)
     return None
+
+
+@dataclass
+class _Messages:
+    """What rocminfo says about the system, besides agents: the banners and errors."""
+
+    wsl: bool = False
+    kfd_fact: Fact | None = None
+    open_error: tuple[str, int] | None = None
+    not_member: list[int] = field(default_factory=list)
+    no_user: list[int] = field(default_factory=list)
+
+    def read(self, out: Collector, line: str, number: int) -> bool:
+        """Take in one line that `_MESSAGE` found something in; True when the line is a
+        message and nothing else."""
+        ref, where = out.ref, out.where
+        if _WSL_BANNER in line and not self.wsl:
+            self.wsl = True
+            out.host_fact("os", "wsl", where(number))
+            out.signal("platform.wsl", None, ref(number))
+        if (match := _ROCK_LOADED.search(line)) is not None:
+            if self.kfd_fact is None:
+                self.kfd_fact = Fact("kfd_loaded", True, where(number))
+                out.signal("kfd.loaded", None, ref(number))
+                version = match.group(1)
+                if version and _VERSION.match(version):
+                    out.stack_fact("amdgpu_driver_version", version, where(number))
+            return True
+        if _ROCK_NOT_LOADED in line:
+            if self.kfd_fact is None:
+                self.kfd_fact = Fact("kfd_loaded", False, where(number))
+                out.signal("kfd.not_loaded", None, ref(number))
+            return True
+        if (match := _KFD_OPEN.search(line)) is not None:
+            self.open_error = (match.group(1).strip(), number)
+            return True
+        if " is not " in line and _NOT_MEMBER.search(line):
+            self.not_member.append(number)
+            return True
+        if _NO_USER.search(line):
+            self.no_user.append(number)
+            return True
+        if (match := _HSA_STATUS.search(line)) is not None:
+            evidence = [ref(number)]
+            previous = next((n for n in range(number - 1, max(number - 4, 0), -1)
+                             if out.lines[n - 1].strip()), None)
+            if previous is not None and _HSA_CALL in out.lines[previous - 1]:
+                evidence.insert(0, ref(previous))
+            out.signal("hsa.error", match.group(1), *evidence)
+            return True
+        if _SEGFAULT.search(line):
+            out.signal("rocminfo.crashed", "Segmentation fault", ref(number))
+            return True
+        for version in ROCM_PATH_RE.findall(line):
+            out.signal("rocm.path_version", version, ref(number))
+        return False
+
+
+def _unquoted(line: str) -> str:
+    """A line of a paste quoted in markdown ("> ...") without its quote marker."""
+    left = line.lstrip()
+    if left.startswith("> "):
+        return left[2:]
+    return "" if left == ">" else line
 
 
 @never_raises("rocminfo")
 def parse(text: str, source: str) -> ParsedOutput:
     """rocminfo text to sightings, stack/host facts and signals; never raises."""
-    lines = text.splitlines()
+    lines, cut = read_lines(text)
     out = Collector(source, lines)
-    ref, where = out.ref, out.where
-    wsl = False
-    kfd_fact: Fact | None = None
-    open_error: tuple[str, int] | None = None
-    not_member: list[int] = []
-    no_user: list[int] = []
+    if cut:
+        out.problems.append(cut)
+    where = out.where
+    messages = _Messages()
     agents: list[_Agent] = []
     agent: _Agent | None = None
     section = "system"
     runtime_version: tuple[str, int] | None = None
 
     for number, quoted in enumerate(lines, start=1):
-        raw = _QUOTE.sub("", quoted, count=1)  # a paste quoted in markdown ("> ...")
+        raw = _unquoted(quoted) if ">" in quoted else quoted
         line = raw.strip()
         if not line:
             continue
-        if _WSL_BANNER.search(line) and not wsl:
-            wsl = True
-            out.host_fact("os", "wsl", where(number))
-            out.signal("platform.wsl", None, ref(number))
-        if (match := _ROCK_LOADED.search(line)) is not None:
-            if kfd_fact is None:
-                kfd_fact = Fact("kfd_loaded", True, where(number))
-                out.signal("kfd.loaded", None, ref(number))
-                version = match.group(1)
-                if version and _VERSION.match(version):
-                    out.stack_fact("amdgpu_driver_version", version, where(number))
+        if _MESSAGE.search(line) is not None and messages.read(out, line, number):
             continue
-        if _ROCK_NOT_LOADED.search(line):
-            if kfd_fact is None:
-                kfd_fact = Fact("kfd_loaded", False, where(number))
-                out.signal("kfd.not_loaded", None, ref(number))
-            continue
-        if (match := _KFD_OPEN.search(line)) is not None:
-            open_error = (match.group(1).strip(), number)
-            continue
-        if _NOT_MEMBER.search(line):
-            not_member.append(number)
-            continue
-        if _NO_USER.search(line):
-            no_user.append(number)
-            continue
-        if (match := _HSA_STATUS.search(line)) is not None:
-            evidence = [ref(number)]
-            previous = next((n for n in range(number - 1, max(number - 4, 0), -1)
-                             if lines[n - 1].strip()), None)
-            if previous is not None and _HSA_CALL.search(lines[previous - 1]):
-                evidence.insert(0, ref(previous))
-            out.signal("hsa.error", match.group(1), *evidence)
-            continue
-        if _SEGFAULT.search(line):
-            out.signal("rocminfo.crashed", "Segmentation fault", ref(number))
-            continue
-        for version in ROCM_PATH_RE.findall(line):
-            out.signal("rocm.path_version", version, ref(number))
-
-        if (match := _AGENT.match(raw)) is not None:
+        if line.startswith("Agent") and (match := _AGENT.match(raw)) is not None:
             agent = _Agent(number=int(match.group(1)), line=number)
             agents.append(agent)
             section = "agent"
             continue
         if agent is None:
-            found = _KEY_VALUE.match(raw)
-            if found and found.group(1).lower() == "runtime version" and runtime_version is None:
-                runtime_version = (found.group(2), number)
+            found = key_value(line)
+            if found and found[0].lower() == "runtime version" and runtime_version is None:
+                runtime_version = (found[1], number)
             continue
         lowered = line.lower()
         if lowered.startswith("pool info"):
@@ -176,15 +212,15 @@ def parse(text: str, source: str) -> ParsedOutput:
         if lowered.startswith("isa info"):
             section = "isas"
             continue
-        if section == "pools" and (match := _POOL.match(raw)) is not None:
+        if section == "pools" and lowered.startswith("pool") and _POOL.match(raw) is not None:
             agent.pools.append(_Pool(line=number))
             continue
-        if section == "isas" and _ISA.match(raw):
+        if section == "isas" and lowered.startswith("isa") and _ISA.match(raw):
             continue
-        found = _KEY_VALUE.match(raw)
+        found = key_value(line)
         if found is None:
             continue
-        key, value = found.group(1).lower(), found.group(2)
+        key, value = found[0].lower(), found[1][:_MAX_VALUE_CHARS]
         if section == "agent" and key in _SCALAR_KEYS and key not in agent.values:
             agent.values[key] = (value, number)
         elif section == "pools" and agent.pools:
@@ -200,11 +236,13 @@ def parse(text: str, source: str) -> ParsedOutput:
         elif section == "isas" and key == "name":
             agent.isas.append((value, number))
 
+    wsl, kfd_fact = messages.wsl, messages.kfd_fact
     if runtime_version is not None and _VERSION.match(runtime_version[0]):
         out.stack_fact("hsa_runtime_version", runtime_version[0], where(runtime_version[1]))
     if kfd_fact is not None and not wsl:
         out.stack = {kfd_fact.key: kfd_fact, **out.stack}  # kfd_loaded comes first
-    _kfd_access_signals(out, wsl, open_error, not_member, no_user)
+    _kfd_access_signals(out, wsl, messages.open_error, messages.not_member,
+                        messages.no_user)
 
     gpus = [a for a in agents if _is_gpu(a)]
     cpus = [a for a in agents if _device_type(a) == "CPU"]

@@ -132,7 +132,7 @@ def test_host_facts_from_linux_version_line() -> None:
             + read(OUTPUTS / "legacy-rocm-558-kfd-not-supported-on-asic.txt"))
     parsed = parse(text, "dmesg.txt")
     assert {f.key: f.value for f in parsed.host_facts} == {
-        "kernel": "4.15.0-34-generic", "os": "linux"}
+        "kernel": "4.15.0-34-generic", "os": "linux", "distro": "Ubuntu"}
 
 
 def test_sniff_leaves_other_formats_alone() -> None:
