@@ -151,6 +151,39 @@ def test_mi250_gcds_are_told_apart_by_compute_units() -> None:
     assert mi300a is not None and mi300a.kind is GpuKind.INTEGRATED
 
 
+@pytest.mark.parametrize(("device", "kind", "gfx", "name"), [
+    # SR-IOV virtual functions: what a cloud VM sees of a shared GPU (corpus 103, 104, 114).
+    ("0x74b5", GpuKind.VIRTUAL, "gfx942", "AMD Instinct MI300X VF"),
+    ("0x74b9", GpuKind.VIRTUAL, "gfx942", "AMD Instinct MI325X VF"),
+    ("0x686c", GpuKind.VIRTUAL, "gfx900", "MI25 MxGPU"),
+    ("0x73ae", GpuKind.VIRTUAL, "gfx1030", "AMD Radeon Pro V620 MxGPU"),
+    # Older discrete GPUs the kernel log names by id (corpus 107, 108, 113).
+    ("0x7340", GpuKind.DISCRETE, "gfx1012", "RX 5500"),
+    ("0x731f", GpuKind.DISCRETE, "gfx1010", "RX 5700 XT"),
+    ("0x67ef", GpuKind.DISCRETE, "gfx803", "560X"),
+    ("0x67df", GpuKind.DISCRETE, "gfx803", "RX 580"),
+    ("0x687f", GpuKind.DISCRETE, "gfx900", "RX Vega 64"),
+    # GCN APUs: KFD reports Raven/Picasso as gfx902 and Renoir's family as gfx90c.
+    ("0x15d8", GpuKind.INTEGRATED, "gfx902", "Picasso"),
+    ("0x15dd", GpuKind.INTEGRATED, "gfx902", "Raven Ridge"),
+    ("0x1636", GpuKind.INTEGRATED, "gfx90c", "Renoir"),
+    ("0x1638", GpuKind.INTEGRATED, "gfx90c", "Cezanne"),
+])
+def test_virtual_functions_older_gpus_and_gcn_apus(device: str, kind: GpuKind, gfx: str,
+                                                   name: str) -> None:
+    identity = identify_device("0x1002", device)
+    assert identity is not None, device
+    assert (identity.kind, identity.gfx_target) == (kind, gfx)
+    assert name in identity.name
+    assert "pci.ids" in identity.source
+
+
+def test_mi25_mxgpu_lists_the_cards_sharing_the_vf_id() -> None:
+    identity = identify_device("0x1002", "0x686c")
+    assert identity is not None and len(identity.candidates) == 4
+    assert identity.name.startswith("AMD Radeon Instinct MI25 MxGPU / ")
+
+
 @pytest.mark.parametrize(("vendor", "device"), [
     ("0x1002", "0xffff"), ("0x8086", "0x744c"), ("0x1002", "nonsense"), ("", ""),
     ("0x1002", "0x1744c"),
@@ -174,7 +207,7 @@ NVIDIA_GPUS = [
     "2330", "2331", "2335", "233b",
 ]
 AMD_APUS = ["1681", "15bf", "15c8", "1900", "1901", "150e", "1586", "1114", "163f",
-                  "164e", "13c0"]
+                  "164e", "13c0", "15dd", "15d8", "1636", "164c", "1638", "15e7"]
 
 
 def test_the_table_covers_every_listed_id() -> None:

@@ -166,6 +166,17 @@ def test_gfx906_deprecated_then_dropped_in_640() -> None:
     assert (dropped.supported, dropped.level) == (False, "unsupported")
     assert dropped.last_supported_release == "6.2"
     assert "listed as unsupported" in dropped.note
+    # ROCm/ROCm#4625 (corpus 109): 6.4.0's rocBLAS has no gfx906 kernels; the note says so.
+    assert "rocBLAS ships no gfx906 kernels" in dropped.note
+    assert "rocBLAS ships no" not in official_support("gfx906", "6.4.1", "linux").note
+
+
+@pytest.mark.parametrize("version", ["5.7", "6.2.4", "7.1.0", None])
+def test_rdna1_targets_were_never_listed_on_linux(version: str | None) -> None:
+    for target in ("gfx1010", "gfx1012"):
+        verdict = official_support(target, version, "linux")
+        assert (verdict.supported, verdict.first_supported_release) == (False, None), target
+        assert "never been on AMD's Linux list" in verdict.note
 
 
 def test_gfx942_from_60_and_gfx950_from_70() -> None:
