@@ -6,8 +6,12 @@ default table of ROCm 3/4/5 (`GPU Temp AvgPwr SCLK ...`), of ROCm 6.0/6.1
 Node IDs (DID, GUID) ... Partitions (Mem, Compute, ID)`), plus the `GPU[n]\t\t: Key: value`
 sections of `--showproductname`, `-i`/`--showid`, `--showbus`, `--showmeminfo vram`,
 `--showuniqueid`, `--showserial`, `--showvbios`, `--showcomputepartition`,
-`--showmemorypartition`, `--showdriverversion` and `-a`. Several outputs in one paste are
-merged per GPU index.
+`--showmemorypartition`, `--showdriverversion` and `-a`, and the `--showhw` (`-hw`) table in
+all its layouts: `GPU DID ECC VBIOS` (ROCm 1.x/2.x), `GPU DID GFX RAS SDMA RAS UMC RAS VBIOS
+BUS` (ROCm 3 to 5; DID without 0x), and `GPU NODE DID GUID GFX VER ... VBIOS BUS PARTITION ID`
+(ROCm 6.1+). Several outputs in one paste are merged per GPU index. GPUs that share one PCI
+address (the partitions of an MI300 in `--showhw`) are partitions: they keep no bus, so that
+they are not joined into one GPU.
 
 A rocm-smi listing proves that amdgpu drives the GPU and that rocm_smi reads it (stack fact
 `amdgpu_loaded`); it proves nothing about KFD/ROCm compute, so no kfd facts come from here.
@@ -31,7 +35,7 @@ import json
 import re
 from collections.abc import Mapping
 
-from gpuscope.model import EvidenceRef, Fact, GpuSighting, Layer, ParsedOutput, Vendor
+from gpuscope.model import EvidenceRef, Fact, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
     ROCM_PATH_RE,
     SmiCollector,
@@ -46,11 +50,11 @@ from gpuscope.parsers._common import decode_gfx_version as decode_gfx_version
 FORMATS: tuple[str, ...] = ("rocm-smi-text", "rocm-smi-json")
 
 _BANNER = re.compile(r"ROCm System Management Interface|End of ROCm SMI Log")
-_GPU_LINE = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*(.*?)\s*$")
+_GPU_LINE = re.compile(r"^[ \t]*GPU\[(\d+)\][ \t]*:(.*)$")
 _CARD_KEY = re.compile(r'"card\d+"\s*:\s*\{')
 _NO_DRM = re.compile(r"/sys/class/drm is empty or missing|No DRM devices available")
-_DRIVER_LINE = re.compile(r"^\s*Driver version:\s*(\S+)\s*$", re.IGNORECASE)
-_SECTION_TITLE = re.compile(r"^=+\s*[A-Za-z].*?=+\s*$")
+_DRIVER_LINE = re.compile(r"^[ \t]*Driver version:[ \t]*(\S+)[ \t]*$", re.IGNORECASE)
+_SECTION_TITLE = re.compile(r"^=+[ \t]*[A-Za-z]")
 _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _DKMS_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
@@ -64,6 +68,16 @@ _ROW_MODEL = re.compile(r"^\s*(\d+)\s+\[(0x[0-9a-fA-F]+)\s*:\s*(0x[0-9a-fA-F]+)\
 _ROW_PARTITIONS = re.compile(r"\b(NPS\d|N/A),\s*(SPX|DPX|TPX|QPX|CPX|N/A)(?:,\s*(\d+|N/A))?")
 _ROW_TAIL = re.compile(r"(\d+(?:\.\d+)?)W\s+(\d+)%\s+(\d+)%\s*$")
 
+# The --showhw table: a header that starts with GPU and names DID (and VBIOS or BUS); columns
+# are two or more spaces apart, the values left-justified under them.
+_HW_HEADER = re.compile(r"^[ \t]*GPU[ \t]+(?:NODE[ \t]+)?DID[ \t]", re.MULTILINE)
+_COLUMN_GAP = re.compile(r"[ \t]{2,}")
+_HEX_DID = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{1,4})$")
+# Lines of a paste read (rocm-smi of a 64-partition node has a few thousand), each cut: the
+# work per paste stays linear in its size.
+_MAX_LINES = 200_000
+_MAX_LINE_CHARS = 2000
+
 
 @none_on_error
 def sniff(text: str) -> tuple[str, float] | None:
@@ -76,7 +90,9 @@ def sniff(text: str) -> tuple[str, float] | None:
         return ("rocm-smi-text", 0.95)
     if _NO_DRM.search(head):
         return ("rocm-smi-text", 0.8)
-    if re.search(r"^\s*GPU\[\d+\]\s*:\s*\S", head, re.MULTILINE):
+    if _HW_HEADER.search(head) and "VBIOS" in head:
+        return ("rocm-smi-text", 0.85)
+    if re.search(r"^[ \t]*GPU\[\d+\][ \t]*:[ \t]*\S", head, re.MULTILINE):
         return ("rocm-smi-text", 0.75)
     return None
 
@@ -98,6 +114,8 @@ def parse(text: str, source: str) -> ParsedOutput:
 class _Collector(SmiCollector[SmiGpu]):
     def __init__(self, source: str, lines: list[str]) -> None:
         super().__init__(source, lines, SmiGpu)
+        # GPU index -> (--showhw's PARTITION ID, where it was read)
+        self.partition_ids: dict[int, tuple[int, str]] = {}
 
     def driver_version(self, value: str, number: int | None) -> None:
         value = value.strip()
@@ -123,8 +141,31 @@ class _Collector(SmiCollector[SmiGpu]):
             for version in ROCM_PATH_RE.findall(line):
                 self.signal("rocm.path_version", version, self.ref(number))
 
+    def mark_shared_buses(self) -> None:
+        """GPUs at one PCI address are partitions of one GPU (an MI300 in CPX shows one bus
+        per physical GPU in --showhw and --showbus): each keeps its index, not the bus, so
+        that joining by address does not fold them into one; a non-zero PARTITION ID says
+        the same of a single row."""
+        by_bus: dict[object, list[SmiGpu]] = {}
+        for gpu in self.gpus.values():
+            if "pci_bus" in gpu.values:
+                by_bus.setdefault(gpu.values["pci_bus"], []).append(gpu)
+        for bus, shared in by_bus.items():
+            if len(shared) < 2:
+                continue
+            for gpu in shared:
+                where = gpu.sources.pop("pci_bus", "")
+                del gpu.values["pci_bus"]
+                gpu.missing["pci_bus"] = (f"{where}: {len(shared)} partitions share the PCI "
+                                          f"address {bus}")
+                gpu.put("kind", GpuKind.PARTITION, where)
+        for index, (partition_id, where) in self.partition_ids.items():
+            if partition_id > 0:
+                self.gpus[index].put("kind", GpuKind.PARTITION, where)
+
     def finish(self, fmt: str) -> ParsedOutput:
         sightings: list[GpuSighting] = []
+        self.mark_shared_buses()
         for index in sorted(self.gpus):
             gpu = self.gpus[index]
             self.mark_partition(gpu)
@@ -297,14 +338,37 @@ def _unescape(value: str) -> str:
 # ----------------------------------------------------------------------------- text
 
 
-def _parse_text(text: str, source: str) -> ParsedOutput:
+def _read_lines(text: str) -> tuple[list[str], str | None]:
+    """The first `_MAX_LINES` lines, each cut to `_MAX_LINE_CHARS`, and a problem when some
+    were left out."""
     lines = text.splitlines()
+    note = None
+    if len(lines) > _MAX_LINES:
+        note = f"only the first {_MAX_LINES:,} of {len(lines):,} lines were read"
+        del lines[_MAX_LINES:]
+    return [line[:_MAX_LINE_CHARS] for line in lines], note
+
+
+def _parse_text(text: str, source: str) -> ParsedOutput:
+    lines, note = _read_lines(text)
     collector = _Collector(source, lines)
+    if note:
+        collector.problems.append(f"{source}: {note}")
     collector.scan_messages()
     header: list[str] | None = None
+    hw_columns: list[tuple[str, int]] | None = None
     last_row: SmiGpu | None = None
     for number, raw in enumerate(lines, start=1):
         line = _QUOTE.sub("", raw, count=1).rstrip()  # a paste quoted in markdown ("> ...")
+        if (columns := _hw_header(line)) is not None:
+            hw_columns, header = columns, None
+            continue
+        if hw_columns is not None:
+            if _ROW_START.match(line):
+                _hw_row(collector, hw_columns, line, number)
+                continue
+            if line.strip():
+                hw_columns = None  # the table ended; read the line as anything else
         if (match := _GPU_LINE.match(line)) is not None:
             header = None
             gpu = collector.gpu(int(match.group(1)), collector.where(number))
@@ -366,3 +430,58 @@ def _concise_row(collector: _Collector, line: str, number: int) -> SmiGpu:
         if watts > 0:
             gpu.put("power_cap_w", watts, where)
     return gpu
+
+
+def _hw_header(line: str) -> list[tuple[str, int]] | None:
+    """The --showhw header's columns as (name, start offset), or None for another line."""
+    if not _HW_HEADER.match(line) or "SCLK" in line:
+        return None
+    columns: list[tuple[str, int]] = []
+    position = 0
+    for name in _COLUMN_GAP.split(line.strip()):
+        position = line.find(name, position)
+        columns.append((name.upper(), position))
+        position += len(name)
+    names = {name for name, _ in columns}
+    return columns if names & {"VBIOS", "BUS"} else None
+
+
+def _hw_cells(columns: list[tuple[str, int]], line: str) -> list[str]:
+    """One row's values: by whitespace when there are as many as columns (a paste that lost
+    the alignment), else by the header's offsets (a value left empty or holding a space)."""
+    tokens = line.split()
+    if len(tokens) == len(columns):
+        return tokens
+    offsets = [start for _, start in columns] + [len(line)]
+    return [line[offsets[i]:offsets[i + 1]].strip() for i in range(len(columns))]
+
+
+def _hw_row(collector: _Collector, columns: list[tuple[str, int]], line: str,
+            number: int) -> None:
+    where = collector.where(number)
+    cells = dict(zip((name for name, _ in columns), _hw_cells(columns, line), strict=True))
+    index = cells.get("GPU", "")
+    if not index.isdigit():
+        return
+    gpu = collector.gpu(int(index), where)
+
+    def value(name: str) -> str | None:
+        cell = cells.get(name, "")
+        return cell if cell and cell.upper() not in {"N/A", "NONE", "UNKNOWN"} else None
+
+    if (did := value("DID")) is not None and (match := _HEX_DID.match(did)) is not None:
+        gpu.put("pci_device_id", f"0x{int(match.group(1), 16):04x}", where)
+    if (rev := value("DREV")) is not None and (match := _HEX_DID.match(rev)) is not None:
+        gpu.put("pci_revision", f"0x{int(match.group(1), 16):02x}", where)
+    if (node := value("NODE")) is not None and node.isdigit():
+        gpu.put("kfd_node", int(node), where)
+    if (guid := value("GUID")) is not None and guid.isdigit():
+        gpu.put("kfd_gpu_id", int(guid), where)
+    if (gfx := value("GFX VER")) is not None and (target := decode_gfx_version(gfx)):
+        gpu.put("gfx_target", target, where)
+    if (vbios := value("VBIOS")) is not None:
+        gpu.put("vbios_version", vbios, where)
+    if (bus := value("BUS")) is not None and (address := pci_bus(bus)) is not None:
+        gpu.put("pci_bus", address, where)
+    if (partition := value("PARTITION ID")) is not None and partition.isdigit():
+        collector.partition_ids.setdefault(gpu.index, (int(partition), where))

@@ -268,6 +268,86 @@ def test_sniff_keeps_formats_apart() -> None:
         assert rocm_smi.sniff(read(next(CORPUS.glob(other)))) is None, other
 
 
+# ----------------------------------------------------------------------------- --showhw
+
+
+def test_106_showhw_rocm5_layout_ids_buses_and_vbios() -> None:
+    parsed = _corpus("106", "rocm-smi-showhw.txt")
+    assert parsed.format == "rocm-smi-text" and not parsed.problems
+    ids = [(s.facts.smi_index, s.facts.pci_device_id, s.facts.pci_bus, s.facts.vbios_version)
+           for s in parsed.sightings]
+    assert ids == [(0, "0x164e", "0000:12:00.0", "102-RAPHAEL-008"),
+                   (1, "0x744c", "0000:03:00.0", "115-D702BS0-101")]
+    assert parsed.sightings[0].field_sources["pci_device_id"] == "rocm-smi-showhw.txt:4"
+    assert all(s.facts.kind is None for s in parsed.sightings)  # the device table decides
+
+
+def test_112_showhw_rocm6_layout_decodes_gfx_ver() -> None:
+    parsed = _corpus("112", "rocm-smi-showhw.txt")
+    rows = [(f.pci_device_id, f.gfx_target, f.kfd_node, f.kfd_gpu_id, f.pci_bus)
+            for f in (s.facts for s in parsed.sightings)]
+    assert rows == [
+        ("0x7480", "gfx1102", 1, 3799, "0000:03:00.0"),  # rocm-smi prints gfx11002
+        ("0x164e", "gfx1036", 2, 39463, "0000:12:00.0")]
+
+
+def test_showhw_masked_guid_is_no_kfd_id() -> None:
+    parsed = _output("showhw-rocm64-mi210x2-issue5315.txt")
+    rows = [(s.facts.pci_bus, s.facts.gfx_target, s.facts.kfd_gpu_id) for s in parsed.sightings]
+    assert rows == [("0000:18:00.0", "gfx90a", None),
+                    ("0000:42:00.0", "gfx90a", None)]  # GUID 544XX: masked
+
+
+def test_showhw_partitions_sharing_a_bus_stay_apart() -> None:
+    parsed = _output("showhw-rocm611-mi300a-tpx-changelog.txt")
+    assert len(parsed.sightings) == 12
+    assert all(s.facts.kind is GpuKind.PARTITION and s.facts.pci_bus is None
+               for s in parsed.sightings)
+    assert "3 partitions share the PCI address 0001:01:00.0" in (
+        parsed.sightings[4].missing_reasons["pci_bus"])
+    assert [s.facts.kfd_node for s in parsed.sightings] == list(range(4, 16))
+
+
+def test_showhw_rocm43_with_other_sections() -> None:
+    parsed = _output("showhw-rocm431-rx5700xt-fedora34-blog.txt")
+    assert len(parsed.sightings) == 1
+    facts = parsed.sightings[0].facts
+    assert (facts.pci_device_id, facts.pci_bus, facts.vbios_version) == (
+        "0x731f", "0000:0c:00.0", "115-D182PI0-100")  # DID printed without 0x is hex
+    assert fact(parsed, "kernel") == "5.14.11-200.fc34.x86_64"
+
+
+def test_showhw_rocm18_layout_without_banner() -> None:
+    text = read(OUTPUTS / "hw-rocm18-vega-x6-issue511.txt")
+    assert rocm_smi.sniff(text) == ("rocm-smi-text", 0.85)
+    parsed = rocm_smi.parse(text, "hw.txt")
+    by_index = {s.facts.smi_index: s.facts for s in parsed.sightings}
+    assert sorted(by_index) == list(range(7))
+    assert by_index[5].pci_device_id == "0x687f" and by_index[5].vbios_version == (
+        "113-D0500100-103")
+    assert by_index[0].vbios_version is None  # "None"
+
+
+def test_showhw_and_the_default_table_merge_by_index() -> None:
+    table = _corpus("106", "rocm-smi.txt")
+    showhw = _corpus("106", "rocm-smi-showhw.txt")
+    from gpuscope.importer import import_texts
+
+    machine = import_texts([("rocm-smi.txt", read(next(CORPUS.glob("106-*")) / "rocm-smi.txt")),
+                            ("hw.txt", read(next(CORPUS.glob("106-*")) / "rocm-smi-showhw.txt"))])
+    assert len(table.sightings) == len(showhw.sightings) == len(machine.inventory.gpus) == 2
+    igpu = next(g for g in machine.inventory.gpus if g.pci_device_id == "0x164e")
+    assert (igpu.kind, igpu.gfx_target, igpu.power_cap_w) == (GpuKind.INTEGRATED, "gfx1036", None)
+
+
+def test_showhw_cut_row_is_read_by_column_offsets() -> None:
+    text = ("GPU  DID   GFX RAS  SDMA RAS  UMC RAS  VBIOS            BUS\n"
+            "0    731f  N/A      N/A       N/A                       0000:0C:00.0\n")
+    facts = rocm_smi.parse(text, "cut").sightings[0].facts
+    assert (facts.pci_device_id, facts.vbios_version, facts.pci_bus) == (
+        "0x731f", None, "0000:0c:00.0")
+
+
 # ----------------------------------------------------------------------------- properties
 
 
