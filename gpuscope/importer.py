@@ -55,13 +55,16 @@ STDIN_NAME = "stdin"
 # format is named here (a test keeps the two in step).
 ACCEPTED_OUTPUTS = (
     "rocminfo, rocm-smi, amd-smi, nvidia-smi, clinfo, PyTorch's collect_env, dmesg or "
-    "journalctl, lspci, dkms status, dpkg -l, nvcc --version, or an error message"
+    "journalctl, lspci, dkms status, dpkg -l, a package list (rpm -qa, dnf, pacman -Q, apt "
+    "list, zypper) or install log (apt, amdgpu-install), pip show, pip list, pip freeze or "
+    "conda list, nvcc --version, or an error message"
 )
 FORMAT_FAMILIES: dict[str, str] = {
     "rocminfo": "rocminfo", "rocm-smi": "rocm-smi", "amd-smi": "amd-smi",
     "nvidia-smi": "nvidia-smi", "clinfo": "clinfo", "collect_env": "collect_env",
     "kernel-log": "dmesg", "lspci": "lspci", "dkms-status": "dkms status",
     "dpkg-list": "dpkg -l", "nvcc-version": "nvcc --version", "error-text": "error message",
+    "package-": "package list", "pip-": "pip",
 }
 
 # Binary files people pick by mistake, by their first bytes.

@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 PARSER_MODULES: tuple[str, ...] = (
     "rocminfo", "rocm_smi", "amd_smi", "clinfo", "nvidia_smi", "collect_env", "lspci",
-    "kernel_log", "packages", "host",
+    "kernel_log", "packages", "host", "pip_list",
 )
 
 # The paste limit: characters of one input that are parsed. Every parser is linear in the size

@@ -1,5 +1,7 @@
-"""dkms status, dpkg -l and nvcc --version over real pastes: corpus cases 035 (dkms) and 019
-(nvcc), and tests/fixtures/outputs/{dkms-status,dpkg-list,nvcc-version}/ (SOURCES.md there)."""
+"""dkms status, dpkg -l, nvcc --version and the distributions' package lists and install logs
+over real pastes: corpus cases 035 (dkms), 019 (nvcc), 101 (rpm -qa), 111 and 152
+(amdgpu-install), 112 (pacman -Ss), 203 (a dnf transaction), and
+tests/fixtures/outputs/{dkms-status,dpkg-list,nvcc-version,package-list}/ (SOURCES.md there)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ def facts(parsed: ParsedOutput) -> dict[str, object]:
 
 
 def test_formats() -> None:
-    assert FORMATS == ("dkms-status", "dpkg-list", "nvcc-version")
+    assert FORMATS == ("dkms-status", "dpkg-list", "nvcc-version", "package-rpm",
+                       "package-pacman", "package-apt", "package-apt-log", "package-zypper")
 
 
 # ----------------------------------------------------------------------------- dkms
@@ -75,14 +78,14 @@ def test_dpkg_rocm40_without_rocm_core() -> None:
 
 def test_dpkg_nvidia_510_with_a_removed_495() -> None:
     parsed = load(OUTPUTS / "dpkg-list" / "nvidia-container-toolkit-188-nvidia510.txt")
-    assert facts(parsed) == {"nvidia_driver_version": "510.47.03"}
+    assert facts(parsed)["nvidia_driver_version"] == "510.47.03"
 
 
 def test_dpkg_removed_packages_do_not_count() -> None:
     removed = load(OUTPUTS / "dpkg-list" / "legacy-rocm-1436-amdgpu-dkms-removed.txt")
     assert "amdgpu_driver_version" not in facts(removed)  # amdgpu-dkms is "rc"
     narrow = load(OUTPUTS / "dpkg-list" / "nvidia-docker-1506-narrow-columns.txt")
-    assert facts(narrow) == {"nvidia_driver_version": "465.19.01"}  # not the rc 440/418/410
+    assert facts(narrow)["nvidia_driver_version"] == "465.19.01"  # not the rc 440/418/410
 
 
 def test_dpkg_rock_dkms() -> None:
@@ -128,11 +131,133 @@ def test_sniff_leaves_other_formats_alone() -> None:
         assert sniff(read(path)) is None, path.name
 
 
+# ----------------------------------------------------------------------------- package lists
+
+def corpus(case: str, name: str) -> Path:
+    return next(CORPUS.glob(f"{case}-*")) / name
+
+
+def rocm(path: Path) -> tuple[str, object, str]:
+    parsed = load(path)
+    found = [f for f in parsed.stack_facts if f.key == "rocm_version"]
+    assert len(found) == 1, (parsed.format, parsed.stack_facts, parsed.problems)
+    return parsed.format, found[0].value, found[0].source
+
+
+def test_rpm_qa_fedora_rocm_core_case_101() -> None:
+    assert rocm(corpus("101", "rpm-qa.txt")) == ("package-rpm", "7.1.0", "rpm-qa.txt:4")
+
+
+def test_dnf_transaction_tail_case_203() -> None:
+    # Fedora's own rocminfo is versioned by the ROCm release.
+    assert rocm(corpus("203", "dnf-install.txt")) == ("package-rpm", "5.7.0", "dnf-install.txt:1")
+
+
+def test_pacman_ss_installed_rows_case_112() -> None:
+    # Arch's rocm-core 6.2.4 wins over its meta packages' 6.2.2 and hsa-rocr's 6.2.1.
+    assert rocm(corpus("112", "pacman-rocm.txt")) == (
+        "package-pacman", "6.2.4", "pacman-rocm.txt:9")
+
+
+def test_amdgpu_install_already_newest_case_111() -> None:
+    parsed = load(corpus("111", "amdgpu-install.txt"))
+    assert parsed.format == "package-apt-log"
+    assert facts(parsed) == {"rocm_version": "6.0.3"}  # rocm-utils 6.0.3.60003
+    assert [(s.kind, s.detail) for s in parsed.signals] == [
+        ("dkms.error", "Could not locate dkms.conf file."), ("dkms.build_failed", None)]
+
+
+def test_amdgpu_install_on_wsl_case_152() -> None:
+    parsed = load(corpus("152", "amdgpu-install.txt"))
+    assert parsed.format == "package-apt-log"
+    assert facts(parsed) == {}  # amdgpu-dkms was unpacked, its module never built
+    host = {f.key: (f.value, f.source) for f in parsed.host_facts}
+    assert host == {"kernel": ("5.15.153.1-microsoft-standard-WSL2", "amdgpu-install.txt:17"),
+                    "os": ("wsl", "amdgpu-install.txt:17")}
+    kinds = [(s.kind, s.detail) for s in parsed.signals]
+    assert ("dkms.build_failed", "5.15.153.1-microsoft-standard-WSL2") in kinds
+    assert ("platform.wsl", None) in kinds
+
+
+def test_rpm_qa_rocm21_build_numbers_are_no_patch_release() -> None:
+    # rocm-dev 2.1.96: before ROCm 3 the third number was a build; rocminfo 1.0.0 is
+    # versioned on its own and does not say ROCm 1.0.
+    path = OUTPUTS / "package-list" / "rpm-qa-legacy-rocm-419-centos7-rocm21.txt"
+    assert rocm(path) == ("package-rpm", "2.1", f"{path.name}:1")
+
+
+def test_rpm_fedora_rocm_core_beats_amd_el9_tags() -> None:
+    # rocm-smi-lib 7.0.0.60100 (AMD's el9 build) says 6.1.0; Fedora's rocm-core says 6.0.2.
+    path = OUTPUTS / "package-list" / "rpm-pytorch-128313-fedora40-mixed-el9.txt"
+    assert rocm(path) == ("package-rpm", "6.0.2", f"{path.name}:7")
+
+
+def test_yay_qs_local_rows_with_descriptions() -> None:
+    path = OUTPUTS / "package-list" / "yay-qs-rocm-arch-289-rocm35.txt"
+    assert rocm(path) == ("package-pacman", "3.5.0", f"{path.name}:26")  # rocm-dev
+
+
+def test_apt_list_counts_only_installed_rows() -> None:
+    path = OUTPUTS / "package-list" / "apt-list-legacy-rocm-5657-rocm710.txt"
+    assert rocm(path) == ("package-apt", "7.1.0", f"{path.name}:24")
+    text = read(path).replace(" [installed,automatic]", "")
+    assert "rocm_version" not in facts(parse(text, "available.txt"))
+
+
+def test_apt_log_in_another_language() -> None:
+    path = OUTPUTS / "package-list" / "apt-log-cs-legacy-rocm-1748-rocm513.txt"
+    parsed = load(path)
+    assert parsed.format == "package-apt-log"
+    assert facts(parsed) == {"rocm_version": "5.1.3"}  # no driver version from a log
+
+
+def test_dnf_list_available_is_not_installed() -> None:
+    # dnf list's layout: name.arch  version-release  repo (@repo when installed).
+    text = ("Installed Packages\n"
+            "rocm-core.x86_64            6.0.2.60002-115.el9       @rocm\n"
+            "Available Packages\n"
+            "rocm-core.x86_64            6.1.0.60100-82.el9        rocm\n")
+    assert sniff(text) == ("package-rpm", 0.8)
+    assert facts(parse(text, "dnf.txt")) == {"rocm_version": "6.0.2"}
+    available = text.split("Available Packages\n")[1]
+    assert "rocm_version" not in facts(parse("Available Packages\n" + available, "a.txt"))
+
+
+def test_zypper_search_installed_rows() -> None:
+    text = ("S  | Name      | Type    | Version                 | Arch   | Repository\n"
+            "---+-----------+---------+-------------------------+--------+-----------\n"
+            "i+ | rocm-core | package | 6.2.0.60200-sles155.66  | x86_64 | rocm\n"
+            "v  | rocm-core | package | 6.2.1.60201-sles155.112 | x86_64 | rocm\n")
+    assert sniff(text) == ("package-zypper", 0.8)
+    assert facts(parse(text, "z.txt")) == {"rocm_version": "6.2.0"}
+
+
+def test_distribution_lists_name_the_drivers() -> None:
+    pacman = facts(parse("nvidia-utils 550.78-1\nnvidia-dkms 550.78-1\ncuda 12.4.1-4\n",
+                         "q.txt"))
+    assert (pacman["nvidia_driver_version"], pacman["cuda_toolkit_version"]) == (
+        "550.78", "12.4")
+    assert "rocm_version" not in pacman
+    rpm = "amdgpu-dkms-6.3.6-1718217.el9.noarch\nrocm-core-6.0.2.60002-115.el9.x86_64\n"
+    assert facts(parse(rpm, "rpm.txt")) == {"rocm_version": "6.0.2",
+                                             "amdgpu_driver_version": "6.3.6"}
+
+
+def test_package_lists_leave_other_text_alone() -> None:
+    for text in ("Linux host 5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux\n",
+                 "torch 2.6.0+rocm6.2.4\ntorchvision 0.21.0+rocm6.2.4\n",
+                 "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-1)\n"):
+        assert sniff(text) is None, text
+
+
 # ----------------------------------------------------------------------------- properties
 
-REAL_TEXTS = [read(p) for d in ("dkms-status", "dpkg-list", "nvcc-version")
+REAL_TEXTS = [read(p) for d in ("dkms-status", "dpkg-list", "nvcc-version", "package-list")
               for p in sorted((OUTPUTS / d).glob("*.txt"))] + [
-    read(CORPUS / "035-rx6700xt-gfx1031-invalid-device-function" / "dkms-status.txt")]
+    read(CORPUS / "035-rx6700xt-gfx1031-invalid-device-function" / "dkms-status.txt")] + [
+    read(corpus(case, name)) for case, name in (
+        ("101", "rpm-qa.txt"), ("111", "amdgpu-install.txt"), ("112", "pacman-rocm.txt"),
+        ("152", "amdgpu-install.txt"), ("203", "dnf-install.txt"))]
 
 
 (
