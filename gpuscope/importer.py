@@ -14,6 +14,7 @@ stop a diagnosis.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -269,6 +270,26 @@ def _str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
+# A driver version a dkms listing gives, and the fact naming the kernels it was built for.
+_DKMS_KERNELS = {"amdgpu_driver_version": "amdgpu_dkms_kernels",
+                 "nvidia_driver_version": "nvidia_dkms_kernels"}
+
+
+def _for_running_kernel(result: ProbeResult, kernel: str) -> ProbeResult:
+    """A dkms module built only for other kernels is not the driver that runs: when another
+    input shows the running kernel, its version becomes a missing fact that says why."""
+    built = {f.key: str(f.value) for f in result.stack_facts if f.value is not None}
+    facts = []
+    for fact in result.stack_facts:
+        kernels = built.get(_DKMS_KERNELS.get(fact.key, ""))
+        if kernels is not None and fact.value is not None and kernel not in kernels.split(","):
+            fact = Fact(fact.key, None, fact.source, missing_reason=(
+                f"dkms built {fact.value} for {kernels.replace(',', ', ')}, not for the "
+                f"running kernel {kernel}: that module is not the one loaded"))
+        facts.append(fact)
+    return dataclasses.replace(result, stack_facts=tuple(facts))
+
+
 def _parse(item: InputText) -> tuple[ParsedOutput, RejectedInput | None]:
     """The input parsed, and why it is rejected (None when it is used)."""
     if item.rejected is not None:
@@ -302,6 +323,8 @@ def import_items(items: Sequence[InputText]) -> ImportedMachine:
                                    stack_facts=parsed.stack_facts))
     host = _host_from_facts(f for p in parsed_all for f in p.host_facts)
     if host is not None:
+        if host.kernel:
+            results = [_for_running_kernel(r, host.kernel) for r in results]
         results.append(ProbeResult(ProbeStatus("import:host", ProbeState.OK), host=host))
     origin = Origin(kind=OriginKind.IMPORTED, source=", ".join(item.source for item in items))
     inventory = assemble(results, origin)

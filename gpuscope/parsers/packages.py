@@ -9,8 +9,9 @@ already the newest version (version).``, in any language, and DKMS's ``Building 
 <kernel>``).
 
 Stack facts: ``amdgpu_driver_version`` (the amdgpu-dkms / rock-dkms version: "6.2.4", never the
-in-tree driver), ``nvidia_driver_version``, ``rocm_version``, ``hip_runtime_version``
-(hip-runtime-amd), and ``cuda_toolkit_version`` (major.minor: nvcc's "release 10.2", the
+in-tree driver), ``nvidia_driver_version`` (with ``amdgpu_dkms_kernels`` /
+``nvidia_dkms_kernels``, the kernels dkms built that version for, comma-separated),
+``rocm_version``, ``hip_runtime_version`` (hip-runtime-amd), and ``cuda_toolkit_version`` (major.minor: nvcc's "release 10.2", the
 cuda-toolkit-12-4 package), which is not a `Stack` field: the driver's CUDA version is
 `cuda_driver_version`, and the two are compared, not confused.
 
@@ -246,13 +247,14 @@ def _parse_nvcc(out: Collector, lines: list[str]) -> ParsedOutput:
 # ----------------------------------------------------------------------------------- dkms
 
 def _parse_dkms(out: Collector, lines: list[str]) -> ParsedOutput:
-    installed: dict[str, list[tuple[str, int]]] = {}
+    installed: dict[str, list[tuple[str, int, str | None]]] = {}
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         match = _DKMS_NEW_RE.match(line) or _DKMS_OLD_RE.match(line)
         if match and match.group("state") == "installed":
+            kernel = (match.group("kernel") or "").strip() or None
             installed.setdefault(match.group("module").lower(), []).append(
-                (match.group("version").split("-", 1)[0], number))
+                (match.group("version").split("-", 1)[0], number, kernel))
             continue
         failed = _DKMS_BUILD_FAILED_RE.search(line)
         if failed:
@@ -266,9 +268,16 @@ def _parse_dkms(out: Collector, lines: list[str]) -> ParsedOutput:
         found = [item for module in modules for item in installed.get(module, [])]
         if not found:
             continue
-        versions = {version for version, _ in found}
+        versions = {version for version, _, _ in found}
         best = max(found, key=lambda item: _version_key(item[0]))
         out.stack_fact(key, best[0], out.where(best[1]))
+        # The kernels it is built for: a module built for another kernel is not the one that
+        # runs (the importer compares them with the running kernel another file shows).
+        kernels = sorted({kernel for version, _, kernel in found
+                          if version == best[0] and kernel})
+        if kernels:
+            out.stack_fact(key.replace("_driver_version", "_dkms_kernels"), ",".join(kernels),
+                           out.where(best[1]))
         if len(versions) > 1:
             out.problems.append(f"{modules[0]}: dkms has {', '.join(sorted(versions))} installed "
                             "for different kernels; the running kernel decides which is loaded")

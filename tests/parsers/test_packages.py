@@ -38,16 +38,38 @@ def test_dkms_status_case_035() -> None:
     parsed = load(path)
     assert parsed.format == "dkms-status"
     assert [(f.key, f.value, f.source) for f in parsed.stack_facts] == [
-        ("amdgpu_driver_version", "6.2.4", "dkms-status.txt:1")]
+        ("amdgpu_driver_version", "6.2.4", "dkms-status.txt:1"),
+        ("amdgpu_dkms_kernels", "5.14.0-373.el9.x86_64", "dkms-status.txt:1")]
     assert parsed.signals == () and parsed.problems == ()
 
 
 def test_dkms_old_layout_only_installed_counts() -> None:
     parsed = load(OUTPUTS / "dkms-status" / "legacy-rocm-804-el7-built-and-installed.txt")
-    assert facts(parsed) == {"amdgpu_driver_version": "2.4"}  # 19.10 was only built
+    assert facts(parsed) == {"amdgpu_driver_version": "2.4",  # 19.10 was only built
+                             "amdgpu_dkms_kernels": "3.10.0-957.12.2.el7.x86_64,"
+                                                    "3.10.0-957.el7.x86_64"}
     assert parsed.stack_facts[0].source.endswith(":2")
     added = load(OUTPUTS / "dkms-status" / "legacy-rocm-774-added-and-installed.txt")
-    assert facts(added) == {"amdgpu_driver_version": "2.3"}  # 18.50 was only added
+    assert facts(added) == {"amdgpu_driver_version": "2.3",  # 18.50 was only added
+                            "amdgpu_dkms_kernels": "5.0.8-1.el7.elrepo.x86_64"}
+
+
+def test_dkms_built_for_another_kernel_is_not_the_loaded_driver() -> None:
+    # Corpus 107: amdgpu-dkms is installed for 5.4.0-53, uname says 5.4.0-54 runs.
+    from gpuscope.importer import import_texts
+
+    folder = next(CORPUS.glob("107-*"))
+    dkms = ("dkms-status.txt", read(folder / "dkms-status.txt"))
+    machine = import_texts([dkms, ("uname.txt", read(folder / "uname.txt"))])
+    stack = machine.inventory.stack
+    assert stack.amdgpu_driver_version is None
+    assert "not for the running kernel 5.4.0-54-generic" in (
+        stack.missing_reasons["amdgpu_driver_version"])
+    same = dkms[1].replace("5.4.0-53-generic", "5.4.0-54-generic")
+    running = import_texts([("dkms.txt", same), ("uname.txt", read(folder / "uname.txt"))])
+    assert running.inventory.stack.amdgpu_driver_version == "3.10"
+    alone = import_texts([dkms])  # no running kernel known: the version stands
+    assert alone.inventory.stack.amdgpu_driver_version == "3.10"
 
 
 def test_dkms_errors() -> None:
@@ -63,7 +85,8 @@ def test_dkms_errors() -> None:
 def test_dkms_nvidia_module() -> None:
     # The dkms line for the driver of open-gpu-kernel-modules#626 (550.67), current layout.
     parsed = parse("nvidia/550.67, 6.8.7-arch1-1, x86_64: installed\n", "dkms.txt")
-    assert facts(parsed) == {"nvidia_driver_version": "550.67"}
+    assert facts(parsed) == {"nvidia_driver_version": "550.67",
+                             "nvidia_dkms_kernels": "6.8.7-arch1-1"}
 
 
 # ----------------------------------------------------------------------------- dpkg
