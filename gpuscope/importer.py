@@ -55,7 +55,8 @@ STDIN_NAME = "stdin"
 # What --from and the Import dialog read, in the words users know the tools by; each parser
 # format is named here (a test keeps the two in step).
 ACCEPTED_OUTPUTS = (
-    "rocminfo, rocm-smi, amd-smi, nvidia-smi, clinfo, PyTorch's collect_env, dmesg or "
+    "rocminfo, rocm-smi, amd-smi, nvidia-smi, /proc/driver/nvidia/version, clinfo, "
+    "PyTorch's collect_env, a Python session or PyTorch's warnings, dmesg or "
     "journalctl, lspci, dkms status, dpkg -l, a package list (rpm -qa, dnf, pacman -Q, apt "
     "list, zypper) or install log (apt, amdgpu-install), pip show, pip list, pip freeze or "
     "conda list, nvcc --version, or an error message"
@@ -66,6 +67,7 @@ FORMAT_FAMILIES: dict[str, str] = {
     "kernel-log": "dmesg", "lspci": "lspci", "dkms-status": "dkms status",
     "dpkg-list": "dpkg -l", "nvcc-version": "nvcc --version", "error-text": "error message",
     "package-": "package list", "pip-": "pip",
+    "nvidia-driver": "/proc/driver/nvidia/version", "python-": "a Python session",
 }
 
 # Binary files people pick by mistake, by their first bytes.

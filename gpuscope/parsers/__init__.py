@@ -19,8 +19,13 @@ log = logging.getLogger(__name__)
 
 PARSER_MODULES: tuple[str, ...] = (
     "rocminfo", "rocm_smi", "amd_smi", "clinfo", "nvidia_smi", "collect_env", "lspci",
+    "nvidia_driver", "python_text",
     "kernel_log", "packages", "host", "pip_list",
 )
+
+# Modules whose `scan(text, source)` reads what shows inside any format (NVRM lines in a
+# journal, PyTorch's messages in a log): it joins every parse where the parser did not say it.
+SCANNER_MODULES: tuple[str, ...] = ("nvidia_driver", "python_text")
 
 # The paste limit: characters of one input that are parsed. Every parser is linear in the size
 # of its input (benchmarks/parser_fuzz.py measures it), so the limit bounds the time too.
@@ -74,6 +79,7 @@ def parse_any(text: str, source: str) -> ParsedOutput:
                       if (s.kind, s.gfx_target) not in seen)
         if extra:
             parsed = dataclasses.replace(parsed, signals=parsed.signals + extra)
+    parsed = _with_scans(parsed, text, source, detected[0] if detected else None)
     errors_found = bool(parsed.signals)
     parsed = _with_host_traces(parsed, *host.scan_host(text, source))
     if detected is None and not errors_found and not parsed.host_facts:
@@ -105,3 +111,40 @@ def _with_host_traces(parsed: ParsedOutput, facts: tuple[Fact, ...],
         return parsed
     return dataclasses.replace(parsed, host_facts=parsed.host_facts + new_facts,
                                signals=parsed.signals + new_signals)
+
+
+def _with_scans(parsed: ParsedOutput, text: str, source: str,
+                parser: ModuleType | None) -> ParsedOutput:
+    """`parsed` with the facts and signals of `SCANNER_MODULES` that its parser did not
+    report (per fact key, and per signal kind and target: the parser's own win)."""
+    stack = {f.key for f in parsed.stack_facts}
+    host_keys = {f.key for f in parsed.host_facts}
+    seen = {(s.kind, s.gfx_target) for s in parsed.signals}
+    facts: list[Fact] = []
+    host_facts: list[Fact] = []
+    signals: list[Signal] = []
+    for name in SCANNER_MODULES:
+        try:
+            module = importlib.import_module(f"gpuscope.parsers.{name}")
+        except ImportError:
+            continue
+        if module is parser:
+            continue
+        scanned: ParsedOutput = module.scan(text, source)
+        for fact in scanned.stack_facts:
+            if fact.key not in stack:
+                stack.add(fact.key)
+                facts.append(fact)
+        for fact in scanned.host_facts:
+            if fact.key not in host_keys:
+                host_keys.add(fact.key)
+                host_facts.append(fact)
+        for signal in scanned.signals:
+            if (signal.kind, signal.gfx_target) not in seen:
+                seen.add((signal.kind, signal.gfx_target))
+                signals.append(signal)
+    if not facts and not host_facts and not signals:
+        return parsed
+    return dataclasses.replace(parsed, stack_facts=parsed.stack_facts + tuple(facts),
+                               host_facts=parsed.host_facts + tuple(host_facts),
+                               signals=parsed.signals + tuple(signals))
