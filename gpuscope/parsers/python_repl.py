@@ -33,6 +33,8 @@ _PROPERTY = re.compile(r"(\w{1,40})=('([^'\\]{0,200})'|\"([^\"\\]{0,200})\"|[^,(
 _LIST_ITEM = re.compile(r"'([^'\\]{1,60})'|\"([^\"\\]{1,60})\"")
 _CC_TUPLE = re.compile(r"^\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\)$")
 _MEMORY = re.compile(r"^(\d{1,12})\s*(MB|GB|B)?$")
+_EXCEPTION = re.compile(r"^(?:[\w.]{1,80}\.)?(\w{1,60}(?:Error|Exception)):\s?(.{0,300})")
+MAX_OUTPUT_LINES = 60  # lines of a statement's output that are read
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +305,24 @@ def as_properties(value: str) -> dict[str, str]:
     return found
 
 
+def device_facts(fields: dict[str, str]) -> dict[str, str | int]:
+    """A device's properties (`as_properties`) as `name`, `compute_capability`, `arch` (the
+    gfx target a ROCm build reports instead of a capability) and `memory_bytes`."""
+    found: dict[str, str | int] = {}
+    if fields.get("name"):
+        found["name"] = fields["name"]
+    major, minor = fields.get("major", ""), fields.get("minor", "")
+    arch = (fields.get("gcnArchName") or "").split(":", 1)[0]
+    if arch.startswith("gfx"):
+        found["arch"] = arch
+    elif major.isdigit() and minor.isdigit():
+        found["compute_capability"] = f"{int(major)}.{int(minor)}"
+    memory = memory_bytes(fields.get("total_memory", ""))
+    if memory is not None:
+        found["memory_bytes"] = memory
+    return found
+
+
 def memory_bytes(value: str) -> int | None:
     """torch's ``total_memory=24217MB`` (MiB: it divides by 1024**2) to bytes."""
     match = _MEMORY.match(value.strip())
@@ -327,3 +347,68 @@ def device_argument(expression: str, call: str) -> int | None:
     if numbered:
         return int(numbered.group(1))
     return 0 if re.fullmatch(r"(?:torch\.device\()?['\"]cuda['\"]\)?", argument) else None
+
+
+# ----------------------------------------------------------------------------- outputs
+
+
+# Expressions whose value is a string: echoed by the REPL, it is quoted.
+STRING_VALUED = {"torch.__version__": True, "torch.version.__version__": True,
+                  "torch.version.cuda": True, "torch.version.hip": True,
+                  "sys.executable": True, "torch.__file__": True, "sys.version": True,
+                  "sys.platform": True}
+# Lines of the output of a statement that are no value: warnings PyTorch prints on the way
+# (with the source line Python shows under them) and traceback frames.
+_NOT_VALUES = ("warning:", "warnings.warn", "return torch._c", "cuda capability",
+               "pytorch install supports", "if you want to use the", "triggered internally",
+               "please check the instructions", "traceback (most recent")
+
+
+def quoted(value: str) -> bool:
+    value = value.strip()
+    return value == "None" or (len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"")
+
+
+def value_lines(outputs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The output lines that may be values: up to the first exception line, without
+    PyTorch's warnings and traceback frames."""
+    values: list[tuple[str, int]] = []
+    for text, line in outputs:
+        if not text:
+            continue
+        if _EXCEPTION.match(text) and not text.startswith(("_CudaDeviceProperties", "(")):
+            break
+        lowered = text.lower()
+        if text.startswith("File ") or any(marker in lowered for marker in _NOT_VALUES):
+            continue
+        values.append((text, line))
+    return values
+
+
+def candidates(values: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Each value line, a list printed over several lines (pprint) joined into one."""
+    found: list[tuple[str, int]] = []
+    index = 0
+    while index < len(values):
+        text, line = values[index]
+        if text.startswith("[") and not text.endswith("]"):
+            end = next((i for i in range(index, min(len(values), index + MAX_OUTPUT_LINES))
+                        if values[i][0].endswith("]")), None)
+            if end is not None:
+                found.append((" ".join(t for t, _ in values[index:end + 1]), values[end][1]))
+                index = end + 1
+                continue
+        found.append((text, line))
+        index += 1
+    return found
+
+
+def import_failure(outputs: list[tuple[str, int]]) -> tuple[str, int] | None:
+    """The exception an ``import torch`` ended with (its last "XxxError: ..." line)."""
+    if not outputs or not any(text.startswith("Traceback") for text, _ in outputs[:3]):
+        return None
+    for text, line in reversed(outputs):
+        match = _EXCEPTION.match(text)
+        if match:
+            return f"{match.group(1)}: {match.group(2)}".strip(), line
+    return None

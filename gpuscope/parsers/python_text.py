@@ -51,6 +51,7 @@ from gpuscope.model import (
     ParsedOutput,
     Vendor,
 )
+from gpuscope.parsers import python_env as env
 from gpuscope.parsers import python_repl as repl
 from gpuscope.parsers._common import Collector, never_raises, none_on_error
 
@@ -59,7 +60,6 @@ FORMATS: tuple[str, ...] = ("python-session", "python-output")
 _MAX_LINES = 200_000
 _MAX_LINE_CHARS = 2000  # characters of a line worth reading
 _MAX_SHOWN_CHARS = 400  # of a line quoted as evidence
-_MAX_OUTPUT_LINES = 60  # lines of output kept per statement
 _MAX_FRAMEWORKS = 50
 _MAX_DEVICES = 64
 _MAX_EVIDENCE = 20
@@ -83,9 +83,6 @@ _FOUND_GPU = re.compile(
     r"Found GPU(\d{1,3}) (.{1,120}?) which (?:is of cuda capability (\d{1,2})\.(\d)|requires "
     r"CUDA_VERSION)")
 _DRIVER_TOO_OLD = re.compile(r"NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
-_ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)")
-_EXCEPTION = re.compile(r"^(?:[\w.]{1,80}\.)?(\w{1,60}(?:Error|Exception)):\s?(.{0,300})")
-_ENV_POSIX = re.compile(r"^(.*)/lib(?:64)?/python(\d(?:\.\d{1,2})?)/(site|dist)-packages$")
 
 # Lines only one build flavour prints (lower-case substrings).
 _ROCM_MARKERS = ("hiperror", "hip error:", "libtorch_hip", "libamdhip64", "no hip gpus are "
@@ -102,7 +99,6 @@ _TORCH_MARKERS = (*_CUDA_MARKERS, *_CPU_MARKERS, "which is of cuda capability",
                   "dist-packages/torch/", "libtorch_hip", "import torch", "torch.cuda.",
                   "torch/lib/")
 _SCAN_KEYWORDS = ("undefined symbol", "cuda capability", "too old (found version")
-
 
 
 # ----------------------------------------------------------------------------------- sniff
@@ -269,7 +265,7 @@ class _Reader:
             if self.statement is not None:
                 if not line.strip() and self.one_liner:
                     self.finish_statement()
-                elif len(self.outputs) < _MAX_OUTPUT_LINES:
+                elif len(self.outputs) < repl.MAX_OUTPUT_LINES:
                     self.outputs.append((line.strip(), number))
             else:
                 platform = _PLATFORM.search(line)
@@ -332,7 +328,7 @@ class _Reader:
         if any(repl.is_torch_import(s) for s in simple):
             self.torch.imported = True
             self.torch.saw(number)
-            failure = _import_failure(outputs)
+            failure = repl.import_failure(outputs)
             if failure is not None and simple and repl.is_torch_import(simple[0]):
                 self.torch.error = failure[0]
                 self.torch.saw(failure[1])
@@ -342,12 +338,12 @@ class _Reader:
         if "\n" in code:
             return  # a compound statement: its output is no one expression's value
         shown = [item for item in (repl.shown(s) for s in simple) if item is not None]
-        values = _value_lines(outputs)
+        values = repl.value_lines(outputs)
         if not shown or not values:
             return
         single = shown[0].expressions if len(shown) == 1 else ()
         if len(single) == 1 and all(kind == "expr" for kind, _ in shown[0].parts):
-            for candidate, line in _candidates(values):
+            for candidate, line in repl.candidates(values):
                 if self.apply(single[0], candidate, line, number, shown[0].repr_form):
                     break
             return
@@ -359,7 +355,7 @@ class _Reader:
               echoed: bool) -> bool:
         """The value an expression printed (`echoed`: its repr, so strings are quoted), into
         the current PyTorch; whether it was one."""
-        if echoed and _STRING_VALUED.get(expression, False) and not _quoted(value):
+        if echoed and repl.STRING_VALUED.get(expression, False) and not repl.quoted(value):
             return False
         torch = self.torch
         known = True
@@ -401,11 +397,11 @@ class _Reader:
             path = repl.unquote(value)
             if not path:
                 return False
-            interpreter = path if expression == "sys.executable" else _interpreter_of(path)
+            interpreter = path if expression == "sys.executable" else env.interpreter_of(path)
             if interpreter is None:
                 return False
             torch.python = torch.python or interpreter
-            os_name = _os_of_path(path)
+            os_name = env.os_of_path(path)
             if os_name:
                 self.host_os(os_name, line)
         elif expression == "sys.version":
@@ -450,7 +446,9 @@ class _Reader:
                 device = self.torch.device(index, line) if fields else None
                 if device is None:
                     return False
-                _apply_properties(device, fields)
+                for key, known in repl.device_facts(fields).items():
+                    if getattr(device, key) is None:
+                        setattr(device, key, known)
             return True
         return False
 
@@ -480,14 +478,14 @@ class _Reader:
             found = _DRIVER_TOO_OLD.search(raw)
             if found:
                 torch.available = False if torch.available is None else torch.available
-                version = _cuda_of_driver_api(int(found.group(1)))
+                version = env.cuda_of_driver_api(int(found.group(1)))
                 if version:
                     self.out.stack_fact("cuda_driver_version", version, self.out.where(number))
         if "found no nvidia driver" in lowered or "no hip gpus are available" in lowered \
                 or "torch not compiled with cuda enabled" in lowered:
             torch.available = False if torch.available is None else torch.available
         if "undefined symbol" in lowered:
-            _undefined_symbol(self.out, raw, number)
+            env.undefined_symbol(self.out, raw, number)
 
     def capability_warning(self, raw: str, number: int) -> None:
         torch = self.torch
@@ -526,11 +524,11 @@ class _Reader:
         torch.saw(number)
 
     def torch_path(self, raw: str, number: int) -> None:
-        path = _torch_package_path(raw)
+        path = env.torch_package_path(raw)
         if path is None:
             return
-        interpreter = _interpreter_of(path)
-        os_name = _os_of_path(path)
+        interpreter = env.interpreter_of(path)
+        os_name = env.os_of_path(path)
         if os_name:
             self.host_os(os_name, number)
         if interpreter is None:
@@ -555,174 +553,6 @@ def _may_be_message(lowered: str) -> bool:
 
 def _clean_version(value: str | None) -> str | None:
     return value if value and re.match(r"\d+\.\d+", value) else None
-
-
-# Expressions whose value is a string: echoed by the REPL, it is quoted.
-_STRING_VALUED = {"torch.__version__": True, "torch.version.__version__": True,
-                  "torch.version.cuda": True, "torch.version.hip": True,
-                  "sys.executable": True, "torch.__file__": True, "sys.version": True,
-                  "sys.platform": True}
-# Lines of the output of a statement that are no value: warnings PyTorch prints on the way
-# (with the source line Python shows under them) and traceback frames.
-_NOT_VALUES = ("warning:", "warnings.warn", "return torch._c", "cuda capability",
-               "pytorch install supports", "if you want to use the", "triggered internally",
-               "please check the instructions", "traceback (most recent")
-
-
-def _quoted(value: str) -> bool:
-    value = value.strip()
-    return value == "None" or (len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"")
-
-
-def _value_lines(outputs: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """The output lines that may be values: up to the first exception line, without
-    PyTorch's warnings and traceback frames."""
-    values: list[tuple[str, int]] = []
-    for text, line in outputs:
-        if not text:
-            continue
-        if _EXCEPTION.match(text) and not text.startswith(("_CudaDeviceProperties", "(")):
-            break
-        lowered = text.lower()
-        if text.startswith("File ") or any(marker in lowered for marker in _NOT_VALUES):
-            continue
-        values.append((text, line))
-    return values
-
-
-def _candidates(values: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """Each value line, a list printed over several lines (pprint) joined into one."""
-    found: list[tuple[str, int]] = []
-    index = 0
-    while index < len(values):
-        text, line = values[index]
-        if text.startswith("[") and not text.endswith("]"):
-            end = next((i for i in range(index, min(len(values), index + _MAX_OUTPUT_LINES))
-                        if values[i][0].endswith("]")), None)
-            if end is not None:
-                found.append((" ".join(t for t, _ in values[index:end + 1]), values[end][1]))
-                index = end + 1
-                continue
-        found.append((text, line))
-        index += 1
-    return found
-
-
-def _import_failure(outputs: list[tuple[str, int]]) -> tuple[str, int] | None:
-    """The exception an ``import torch`` ended with (its last "XxxError: ..." line)."""
-    if not outputs or not any(text.startswith("Traceback") for text, _ in outputs[:3]):
-        return None
-    for text, line in reversed(outputs):
-        match = _EXCEPTION.match(text)
-        if match:
-            return f"{match.group(1)}: {match.group(2)}".strip(), line
-    return None
-
-
-def _apply_properties(device: _Device, fields: dict[str, str]) -> None:
-    device.name = device.name or fields.get("name")
-    major, minor = fields.get("major", ""), fields.get("minor", "")
-    arch = (fields.get("gcnArchName") or "").split(":", 1)[0]
-    if arch.startswith("gfx"):
-        device.arch = device.arch or arch  # ROCm builds report the gfx target, not a CC
-    elif major.isdigit() and minor.isdigit():
-        device.compute_capability = device.compute_capability or f"{int(major)}.{int(minor)}"
-    if "total_memory" in fields:
-        device.memory_bytes = device.memory_bytes or repl.memory_bytes(fields["total_memory"])
-
-
-def _cuda_of_driver_api(value: int) -> str | None:
-    """CUDA's driver API version as PyTorch prints it (11080 = 1000 * 11 + 10 * 8) -> "11.8"."""
-    major, minor = value // 1000, (value % 1000) // 10
-    return f"{major}.{minor}" if 1 <= major <= 99 else None
-
-
-def _torch_package_path(line: str) -> str | None:
-    """The path of a file of the torch package named in `line`, up to ``.../torch``."""
-    lowered = line.lower()
-    for marker in ("site-packages", "dist-packages"):
-        index = lowered.find(marker)
-        if index < 0:
-            continue
-        after = line[index + len(marker):index + len(marker) + 7]
-        if after[:1] not in ("/", "\\") or after[1:6].lower() != "torch" or \
-                after[6:7] not in ("/", "\\", "", ":", "'", '"'):
-            continue
-        head = line[:index]
-        if "\\" in head[-3:] or re.search(r"[A-Za-z]:\\", head):
-            drive = head.rfind(":\\")
-            start = drive - 1 if drive > 0 else 0
-            quote = max(head.rfind('"'), head.rfind("'"))
-            start = max(start, quote + 1)
-        else:
-            start = max(head.rfind(" "), head.rfind("\t"), head.rfind('"'), head.rfind("'"),
-                        head.rfind("("), head.rfind("`")) + 1
-        return line[start:index + len(marker) + 6]
-    return None
-
-
-def _interpreter_of(path: str) -> str | None:
-    """The interpreter of the environment a file of the torch package lives in."""
-    if re.match(r"[A-Za-z]:\\", path):
-        parts = path.split("\\")
-        lowered = [p.lower() for p in parts]
-        for index in range(len(parts) - 1, 0, -1):
-            if lowered[index] in ("site-packages", "dist-packages") and \
-                    lowered[index - 1] == "lib":
-                environment = "\\".join(parts[:index - 1])
-                name = lowered[index - 2] if index >= 2 else ""
-                if name in ("venv", ".venv", "env", ".env", "virtualenv") or \
-                        name.endswith("venv"):
-                    return environment + "\\Scripts\\python.exe"
-                return environment + "\\python.exe"
-        return None  # the per-user site (...\Roaming\Python\Python310\site-packages)
-    if not path.startswith("/"):
-        return None
-    for marker in ("/site-packages", "/dist-packages"):
-        index = path.find(marker)
-        if index < 0:
-            continue
-        layout = _ENV_POSIX.match(path[:index + len(marker)])
-        if layout is None:
-            return "/usr/bin/python3" if path.startswith("/usr/lib/python3/dist-packages") \
-                else None
-        prefix, version, kind = layout.groups()
-        if "/.local" in prefix:
-            return None  # the per-user site: any interpreter of that version reads it
-        if prefix == "/usr/local" and kind == "dist":  # Debian's pip target for /usr/bin
-            return f"/usr/bin/python{version}"
-        return f"{prefix}/bin/python{version}"
-    return None
-
-
-def _os_of_path(path: str) -> str | None:
-    if re.match(r"[A-Za-z]:\\", path):
-        return "windows"
-    if path.startswith(("/Users/", "/opt/homebrew/", "/Library/", "/System/Library/")) or \
-            "Python.framework" in path:
-        return "macos"
-    if path.startswith(("/home/", "/root/", "/nix/store/", "/opt/conda/", "/usr/lib/python",
-                        "/usr/local/lib/python")) or "/dist-packages/" in path:
-        return "linux"
-    return None
-
-
-def _undefined_symbol(out: Collector, raw: str, number: int) -> bool:
-    """A ROCm library (or PyTorch's HIP library) missing a symbol: `rocm.undefined_symbol`."""
-    index = raw.find(": undefined symbol:")
-    if index < 0:
-        return False
-    words = raw[:index].split()
-    library = words[-1].strip("\"'`") if words else ""
-    base = library.rsplit("/", 1)[-1]
-    if not (("/rocm" in library) or base.startswith(("libtorch_hip", "libc10_hip",
-                                                     "libamdhip64", "libhip"))):
-        return False
-    out.signal_at("rocm.undefined_symbol", library[:300], number)
-    version = _ROCM_PATH.search(library)
-    if version:
-        out.stack_fact("rocm_version", version.group(1), out.where(number))
-    return True
 
 
 def _sighting(device: _Device, build: str, where: str) -> GpuSighting | None:
@@ -836,7 +666,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     if reader.os is not None:
         out.host_fact("os", reader.os[0], out.where(reader.os[1]))
     versions = {m.group(1) for line in lines if "/opt/rocm-" in line
-                for m in _ROCM_PATH.finditer(line)}
+                for m in env.ROCM_PATH.finditer(line)}
     if len(versions) == 1 and "rocm_version" not in out.stack:
         number = next(n for n, line in enumerate(lines, start=1) if "/opt/rocm-" in line)
         out.stack_fact("rocm_version", versions.pop(), out.where(number))

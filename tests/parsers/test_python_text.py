@@ -270,3 +270,20 @@ def test_not_python_text() -> None:
 
 test_random_text_never_raises, test_truncated_real_output_never_raises, \
     test_shuffled_real_output_never_raises = property_tests(sniff, parse, [read(p) for p in REAL])
+
+
+@pytest.mark.parametrize(("path", "interpreter"), [
+    ("D:\\stable-diffusion-webui\\venv\\lib\\site-packages\\torch",
+     "D:\\stable-diffusion-webui\\venv\\Scripts\\python.exe"),
+    ("C:\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\torch",
+     "C:\\ComfyUI_windows_portable\\python_embeded\\python.exe"),
+    ("C:\\Users\\x\\AppData\\Roaming\\Python\\Python310\\site-packages\\torch", None),
+    ("/usr/lib/python3/dist-packages/torch", "/usr/bin/python3"),
+    ("/usr/local/lib/python3.10/site-packages/torch", "/usr/local/bin/python3.10"),
+    ("/home/u/.local/lib/python3.10/site-packages/torch", None),
+    ("/usr/lib64/python3.11/site-packages/torch", "/usr/bin/python3.11"),
+])
+def test_interpreter_of_each_layout(path: str, interpreter: str | None) -> None:
+    from gpuscope.parsers.python_env import interpreter_of
+
+    assert interpreter_of(path) == interpreter
