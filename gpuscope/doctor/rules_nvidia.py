@@ -53,17 +53,32 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
 
 
 def _versions(data: DoctorInput, mismatch: Sequence[Signal]) -> str:
-    """What the evidence says of the two versions: the loaded module's, the libraries'."""
+    """What the evidence says of the two versions: the signals' own words ("client 367.44,
+    kernel module 367.35"), then the versions the stack shows that they do not name: the loaded
+    module's (/proc/driver/nvidia/version, NVRM), the installed user-space driver's (its
+    packages) and NVML's."""
     stack = data.inventory.stack
-    said = [s.detail for s in mismatch if s.detail]  # "client 525.85.05, kernel module 520..."
-    if said:
-        return f" Versions seen: {'; '.join(dict.fromkeys(said))}."
+    said = list(dict.fromkeys(s.detail for s in mismatch if s.detail))
+    named = " ".join(said)
+    userspace = stack.extras.get("nvidia_userspace_version")
+    loaded = stack.nvidia_driver_version
+    sources = stack.field_sources
+    if loaded and userspace is not None and sources.get("nvidia_driver_version") == \
+            sources.get("nvidia_userspace_version"):
+        loaded = None  # both read from the packages: what is installed, not what is loaded
     parts = []
-    if stack.nvidia_driver_version:
-        parts.append(f"the loaded kernel module is {stack.nvidia_driver_version}")
-    if stack.nvml_library_version:
-        parts.append(f"the installed libraries are {stack.nvml_library_version}")
-    return f" Here {' and '.join(parts)}." if parts else ""
+    for version, words in ((loaded, "the loaded kernel module is {}"),
+                           (str(userspace) if userspace is not None else None,
+                            "the installed user-space driver is {}"),
+                           (stack.nvml_library_version, "the installed libraries are {}")):
+        if version and version not in named:
+            parts.append(words.format(version))
+            named += " " + version
+    text = f" Versions seen: {'; '.join(said)}." if said else ""
+    if parts:
+        listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+        text += f" Here {listed}."
+    return text
 
 
 def _mismatch_finding(data: DoctorInput, mismatch: Sequence[Signal]) -> Finding:

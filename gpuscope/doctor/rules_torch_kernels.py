@@ -27,7 +27,16 @@ from gpuscope.knowledge.cuda import cuda_table, parse_cc
 from gpuscope.knowledge.overrides import OverrideAdvice, hsa_override_for
 from gpuscope.knowledge.torch_builds import wheel_table
 from gpuscope.knowledge.wheel_choice import choose_cuda_wheel
-from gpuscope.model import EvidenceRef, Finding, Framework, FrameworkRef, Gpu, Severity, Vendor
+from gpuscope.model import (
+    EvidenceRef,
+    Finding,
+    Framework,
+    FrameworkRef,
+    Gpu,
+    Severity,
+    Signal,
+    Vendor,
+)
 
 # What a failed smoke test's message means, and what to do, in plain words.
 SMOKE_CAUSE_TEXTS: dict[str, tuple[str, str]] = {
@@ -87,7 +96,8 @@ def rule_arch_missing(data: DoctorInput) -> list[Finding]:
         shown = gfx or (f"sm_{cc.replace('.', '')}" if cc else "this GPU")
         detail = (f"The framework found no kernels compiled for {shown} ({what}): the build's "
                   "list of GPU targets does not include it.")
-        findings.append(_arch_finding(data, gfx, gpu, detail, refs(signals), None, backend,
+        findings.append(_arch_finding(data, gfx, gpu, detail, refs(signals),
+                                      _printed_by(data, signals), backend,
                                       shown, cc))
         reported.add((None, gpu.index if gpu else None))
     # Each PyTorch against each GPU: its arch list, and a smoke test that found no kernels.
@@ -109,6 +119,15 @@ def rule_arch_missing(data: DoctorInput) -> list[Finding]:
             findings.append(_framework_arch_finding(data, torch, gpu, coverage, failure))
             reported.add((link, gpu.index))
     return findings
+
+
+def _printed_by(data: DoctorInput, signals: Sequence[Signal]) -> Framework | None:
+    """The one PyTorch read from the file that printed these errors (its own warning names
+    its interpreter), or None."""
+    files = {ref.source for signal in signals for ref in signal.evidence}
+    found = [f for f in data.frameworks if f.name == "torch"
+             and any(ref.source in files for ref in f.evidence)]
+    return found[0] if len(found) == 1 else None
 
 
 def _framework_arch_finding(data: DoctorInput, torch: Framework, gpu: Gpu,
