@@ -11,9 +11,10 @@ already the newest version (version).``, in any language, and DKMS's ``Building 
 Stack facts: ``amdgpu_driver_version`` (the amdgpu-dkms / rock-dkms version: "6.2.4", never the
 in-tree driver), ``nvidia_driver_version`` (with ``amdgpu_dkms_kernels`` /
 ``nvidia_dkms_kernels``, the kernels dkms built that version for, comma-separated),
-``rocm_version``, ``hip_runtime_version`` (hip-runtime-amd), and ``cuda_toolkit_version`` (major.minor: nvcc's "release 10.2", the
-cuda-toolkit-12-4 package), which is not a `Stack` field: the driver's CUDA version is
-`cuda_driver_version`, and the two are compared, not confused.
+``rocm_version``, ``hip_runtime_version`` (hip-runtime-amd), and ``cuda_toolkit_version``
+(major.minor: nvcc's "release 10.2", the cuda-toolkit-12-4 package), which is not a `Stack`
+field: the driver's CUDA version is `cuda_driver_version`, and the two are compared, not
+confused.
 
 Which package names the ROCm release: rocm-core (its version is the release everywhere); else
 the release AMD's packages encode as a 5-digit build tag (rocm-utils 6.0.3.60003 -> 6.0.3,
@@ -52,6 +53,7 @@ FORMATS: tuple[str, ...] = (
 )
 
 _MAX_LINE_CHARS = 400
+_MAX_EVIDENCE = 20  # lines kept as the evidence of one signal
 _MAX_SCAN = 2000  # characters of a line worth matching
 _MAX_LINES = 200_000
 _SNIFF_CHARS = 200_000
@@ -194,7 +196,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     found = sniff(text)
     fmt = found[0] if found else "dpkg-list"
     lines = _lines(text, _MAX_LINES)
-    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS, max_evidence=_MAX_EVIDENCE)
     if len(lines) >= _MAX_LINES:
         out.problems.append(f"{source}: only the first {_MAX_LINES:,} lines were read")
     if fmt == "nvcc-version":
@@ -521,8 +523,6 @@ def _package_facts(out: Collector, packages: dict[str, _Package], *, drivers: bo
         if nvidia:
             numbers = re.match(r"(\d+\.\d+(?:\.\d+)?)", _upstream(nvidia.version))
             fact("nvidia_driver_version", numbers.group(1) if numbers else None, nvidia)
-            # what is installed, beside the loaded module's version other files may show
-            fact("nvidia_userspace_version", numbers.group(1) if numbers else None, nvidia)
     cuda = _cuda_package(packages)
     if cuda:
         numbers = re.match(r"(\d+\.\d+)", _upstream(cuda.version))
@@ -603,9 +603,7 @@ def _nvidia_package(packages: dict[str, _Package]) -> _Package | None:
                     # Arch, RPM Fusion and NVIDIA's rpm repository
                     r"nvidia(?:-open)?(?:-dkms)?", r"nvidia-utils", r"xorg-x11-drv-nvidia",
                     r"akmod-nvidia", r"kmod-nvidia(?:-open-dkms|-latest-dkms)?",
-                    r"nvidia-driver-cuda",
-                    # Debian's packages of NVIDIA's CUDA repository
-                    r"nvidia-smi", r"libnvidia-ml1"):
+                    r"nvidia-driver-cuda"):
         found = [p for name, p in packages.items() if re.fullmatch(pattern, name)]
         if found:
             return max(found, key=lambda p: _version_key(_upstream(p.version)))

@@ -134,7 +134,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     found = sniff(text)
     fmt = found[0] if found else "pip-list"
     lines = _lines(text)
-    out = Collector(source, lines)
+    out = Collector(source, lines, max_evidence=20)
     if len(lines) >= _MAX_LINES:
         out.problems.append(f"{source}: only the first {_MAX_LINES:,} lines were read")
     reader = {"pip-show": _read_show, "pip-freeze": _read_freeze,
