@@ -523,6 +523,8 @@ def _package_facts(out: Collector, packages: dict[str, _Package], *, drivers: bo
         if nvidia:
             numbers = re.match(r"(\d+\.\d+(?:\.\d+)?)", _upstream(nvidia.version))
             fact("nvidia_driver_version", numbers.group(1) if numbers else None, nvidia)
+            # what is installed, beside the loaded module's version other files may show
+            fact("nvidia_userspace_version", numbers.group(1) if numbers else None, nvidia)
     cuda = _cuda_package(packages)
     if cuda:
         numbers = re.match(r"(\d+\.\d+)", _upstream(cuda.version))
@@ -603,7 +605,9 @@ def _nvidia_package(packages: dict[str, _Package]) -> _Package | None:
                     # Arch, RPM Fusion and NVIDIA's rpm repository
                     r"nvidia(?:-open)?(?:-dkms)?", r"nvidia-utils", r"xorg-x11-drv-nvidia",
                     r"akmod-nvidia", r"kmod-nvidia(?:-open-dkms|-latest-dkms)?",
-                    r"nvidia-driver-cuda"):
+                    r"nvidia-driver-cuda",
+                    # Debian's packages of NVIDIA's CUDA repository
+                    r"nvidia-smi", r"libnvidia-ml1"):
         found = [p for name, p in packages.items() if re.fullmatch(pattern, name)]
         if found:
             return max(found, key=lambda p: _version_key(_upstream(p.version)))
