@@ -42,6 +42,56 @@ SNIFF_LINES = 5_000
 MAX_PROBLEMS = 50
 
 _GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
+
+# gfx targets made only as the integrated GPU of an APU (LLVM's AMDGPU processor table marks
+# them "APU"): a GPU with one of these is integrated whatever a tool calls it.
+APU_TARGETS = frozenset({
+    "gfx801", "gfx810", "gfx902", "gfx909", "gfx90c", "gfx1013", "gfx1033", "gfx1035",
+    "gfx1036", "gfx1037", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
+})
+# The marketing names of integrated GPUs: "AMD Radeon Graphics" (ROCm's name for most APUs),
+# "Radeon 780M", "Radeon 8060S Graphics", "AMD Instinct MI300A", "Ryzen ... w/ Radeon 890M".
+_APU_NAME = re.compile(
+    r"\bRadeon(?:\(TM\))? \d{3,4}[MS]\b|\bInstinct MI300A\b|\bw/ Radeon\b|"
+    r"\bRadeon Vega \d{1,2} Graphics\b", re.IGNORECASE)
+# ROCm's name for most APUs, and for nothing it knows to be discrete: a hint only when the gfx
+# target is not known.
+_GENERIC_APU_NAME = re.compile(r"^(?:AMD )?Radeon(?:\(TM\))? Graphics$", re.IGNORECASE)
+# PCI device ids of AMD's integrated GPUs (pci.ids: Raven 15dd, Picasso 15d8, Renoir 1636,
+# Lucienne 164c, Cezanne 1638, Barcelo 15e7, Van Gogh 163f, Rembrandt 1681, Mendocino 1506,
+# Raphael 164e, Phoenix 15bf/15c8, Phoenix3 1900, Strix 150e, Strix Halo 1586, Granite Ridge
+# 13c0; the MI300A 74a0).
+APU_DEVICE_IDS = frozenset({
+    "0x15dd", "0x15d8", "0x1636", "0x164c", "0x1638", "0x15e7", "0x163f", "0x1681", "0x1506",
+    "0x164e", "0x15bf", "0x15c8", "0x1900", "0x150e", "0x1586", "0x13c0", "0x74a0",
+})
+# PCI device ids of SR-IOV virtual functions of AMD GPUs (pci.ids: "MxGPU", "VF").
+VF_DEVICE_IDS = frozenset({"0x686c", "0x73ae", "0x73ce", "0x7461", "0x74b5"})
+_VF_NAME = re.compile(r"\bVF\b|\bMxGPU\b|\bSR-?IOV\b|\bVirtual Function\b", re.IGNORECASE)
+
+
+def integrated_reason(name: str | None, gfx_target: str | None,
+                      device_id: str | None = None) -> str | None:
+    """Why a GPU is an APU's integrated GPU, from its gfx target, PCI device id or marketing
+    name; None when none says so."""
+    if gfx_target in APU_TARGETS:
+        return f"{gfx_target} is made only as an APU's integrated GPU"
+    if device_id is not None and device_id.lower() in APU_DEVICE_IDS:
+        return f"device id {device_id.lower()} is an APU's integrated GPU"
+    if name and (_APU_NAME.search(name[:200])
+                 or (gfx_target is None and _GENERIC_APU_NAME.match(name.strip()))):
+        return f"{name.strip()!r} is the name of an integrated GPU"
+    return None
+
+
+def virtual_function_reason(name: str | None, device_id: str | None) -> str | None:
+    """Why a GPU is an SR-IOV virtual function (a slice of a physical GPU that a host gives a
+    virtual machine), from its name or PCI device id; None when neither says so."""
+    if device_id is not None and device_id.lower() in VF_DEVICE_IDS:
+        return f"device id {device_id.lower()} is a virtual function"
+    if name and _VF_NAME.search(name[:200]):
+        return f"{name.strip()!r} names a virtual function"
+    return None
 _BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
 
 
@@ -319,6 +369,27 @@ class SmiCollector(Collector, Generic[GpuT]):
         if index not in self.gpus:
             self.gpus[index] = self._new_gpu(index, where)
         return self.gpus[index]
+
+    def mark_identity(self, gpu: SmiGpu) -> None:
+        """An SR-IOV virtual function (a signal too) or an APU's integrated GPU, told by the
+        GPU's name, device id or gfx target; a kind already set (a partition) stays."""
+        name, device, gfx = (gpu.values.get(key) for key in
+                             ("name", "pci_device_id", "gfx_target"))
+        name = name if isinstance(name, str) else None
+        if virtual_function_reason(name, device if isinstance(device, str) else None):
+            where = gpu.sources.get("name") or gpu.sources.get("pci_device_id", gpu.first_seen)
+            if "kind" not in gpu.values:
+                gpu.values["kind"], gpu.sources["kind"] = GpuKind.VIRTUAL, where
+            self.signal("gpu.virtual_function",
+                        str(gpu.values.get("pci_bus", f"GPU {gpu.index}")),
+                        self.ref(line_of(where)))
+        elif "kind" not in gpu.values and integrated_reason(
+                name, gfx if isinstance(gfx, str) else None,
+                device if isinstance(device, str) else None):
+            where = gpu.sources.get("gfx_target") if gfx in APU_TARGETS else None
+            gpu.values["kind"] = GpuKind.INTEGRATED
+            gpu.sources["kind"] = where or gpu.sources.get(
+                "name", gpu.sources.get("pci_device_id", gpu.first_seen))
 
     def mark_partition(self, gpu: SmiGpu) -> None:
         """A compute partition other than SPX makes the GPU a partition, and a signal."""

@@ -42,7 +42,6 @@ from gpuscope.parsers._common import (
     SmiCollector,
     SmiGpu,
     decode_gfx_version,
-    line_of,
     never_raises,
     none_on_error,
     pci_bus,
@@ -53,6 +52,8 @@ FORMATS: tuple[str, ...] = ("amd-smi-text", "amd-smi-json")
 
 _TOOL_LINE = re.compile(r"AMDSMI Tool:|AMDSMI Library version|AMD System Management Interface \|")
 _TABLE_HEAD = re.compile(r"^\s*\|\s*AMD-SMI\s+\S+")
+# Over the whole head of a paste: [ \t], not \s, so that `^` does not run across blank lines.
+_TABLE_HEAD_LINE = re.compile(r"^[ \t]*\|[ \t]*AMD-SMI[ \t]+\S", re.MULTILINE)
 _GPU_HEAD = re.compile(r"^(\s*)GPU:\s*(\d+)\s*$")
 _OTHER_HEAD = re.compile(r"^(\s*)(CPU|CORE|NIC|SWITCH)\w*:\s*\d+\s*$", re.IGNORECASE)
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_ ()/.#-]*")
@@ -102,9 +103,10 @@ def sniff(text: str) -> tuple[str, float] | None:
             or (re.search(r'"gpu"\s*:\s*\d', head) and re.search(
                 r'"(asic|bdf|kfd_id|market_name|bus|vram)"\s*:', head))):
         return ("amd-smi-json", 0.92)
-    if _TOOL_LINE.search(head) or re.search(r"^\s*\|\s*AMD-SMI\s+\S+", head, re.MULTILINE):
+    if _TOOL_LINE.search(head) or _TABLE_HEAD_LINE.search(head):
         return ("amd-smi-text", 0.95)
-    if re.search(r"^\s*GPU:\s*\d+\s*\n\s+(ASIC|BDF|BUS|UUID|MARKET_NAME|Market Name)\s*:",
+    if re.search(r"^[ \t]*GPU:[ \t]*\d+[ \t]*\r?\n[ \t]+(ASIC|BDF|BUS|UUID|MARKET_NAME|"
+                 r"Market Name)[ \t]*:",
                  head, re.MULTILINE):
         return ("amd-smi-text", 0.88)
     return None
@@ -172,12 +174,7 @@ class _Collector(SmiCollector[_Gpu]):
         for index in sorted(self.gpus):
             gpu = self.gpus[index]
             self.mark_partition(gpu)
-            name = gpu.values.get("name")
-            if isinstance(name, str) and re.search(r"\bVF\b", name):
-                where = gpu.sources.get("name", gpu.first_seen)
-                self.signal("gpu.virtual_function",
-                            str(gpu.values.get("pci_bus", f"GPU {index}")),
-                            self.ref(line_of(where)))
+            self.mark_identity(gpu)
             sightings.append(_sighting(gpu))
         return self.result(fmt, sightings)
 

@@ -27,9 +27,11 @@ from gpuscope.parsers._common import (
     ROCM_PATH_RE,
     SNIFF_CHARS,
     Collector,
+    integrated_reason,
     never_raises,
     none_on_error,
     read_lines,
+    virtual_function_reason,
 )
 
 FORMATS: tuple[str, ...] = ("clinfo",)
@@ -41,11 +43,13 @@ _LIST_DEVICE = re.compile(r"Device #(\d+):(.*)$")
 _TWO_SPACES = re.compile(r"\s\s")
 # Sniffing and layout tests over the whole text: [ \t], never \s, so that no match crosses a
 # line (a run of blank lines would make `^\s*` quadratic).
-_PLATFORMS_LINE = re.compile(r"^[ \t]*Number of platforms:?[ \t]+\d+[ \t]*\r?$", re.MULTILINE)
+_PLATFORMS_LINE = re.compile(r"^[ \t]*Number of platforms:?[ \t]+\d+[ \t\r]*$",
+                             re.MULTILINE)
 _PLATFORM_HASH_LINE = re.compile(r"^[ \t]*Platform #\d+:", re.MULTILINE)
 _PLATFORM_NAME_LINE = re.compile(r"^[ \t]*Platform Name:?[ \t]+\S", re.MULTILINE)
 _DEVICES_LINE = re.compile(r"^[ \t]*Number of devices:?[ \t]+\d+", re.MULTILINE)
-_COLON_LAYOUT = re.compile(r"^[ \t]*(?:Number of platforms|Platform Name):", re.MULTILINE)
+_COLON_LAYOUT = re.compile(r"^[ \t]*(?:Number of platforms|Platform Name):",
+                           re.MULTILINE)
 _STOP = re.compile(r"^\s*(NULL platform behavior|ICD loader properties)")
 _TOPOLOGY_PCIE = re.compile(
     r"PCI-E,\s*(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})\.([0-7])")
@@ -321,6 +325,17 @@ def _sighting(dev: _Device, platform: _Platform, out: Collector) -> GpuSighting 
     unified = dev.get("unified memory for host and device")
     if unified is not None and unified[0].strip().lower() in {"yes", "1", "true"}:
         put("kind", GpuKind.INTEGRATED, unified[1])
+    if vendor is Vendor.AMD and "kind" not in values:
+        name = values.get("name")
+        device_id = values.get("pci_device_id")
+        line = (board or device_name or ("", dev.line))[1]
+        if virtual_function_reason(name if isinstance(name, str) else None,
+                                   device_id if isinstance(device_id, str) else None):
+            put("kind", GpuKind.VIRTUAL, line)
+            out.signal_at("gpu.virtual_function", str(values.get("pci_bus", name)), line)
+        elif integrated_reason(name if isinstance(name, str) else None, gfx,
+                               device_id if isinstance(device_id, str) else None):
+            put("kind", GpuKind.INTEGRATED, line)
 
     driver = dev.get("driver version")
     if (vendor is Vendor.NVIDIA and driver is not None

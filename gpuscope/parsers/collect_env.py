@@ -24,12 +24,19 @@ from gpuscope.model import (
     Framework,
     FrameworkDevice,
     GpuFacts,
+    GpuKind,
     GpuSighting,
     Layer,
     ParsedOutput,
     Vendor,
 )
-from gpuscope.parsers._common import Collector, never_raises
+from gpuscope.parsers._common import (
+    Collector,
+    integrated_reason,
+    never_raises,
+    read_lines,
+    virtual_function_reason,
+)
 
 FORMATS: tuple[str, ...] = ("collect_env",)
 
@@ -37,13 +44,13 @@ _MAX_LINE_CHARS = 400
 _MAX_SCAN = 2000  # characters of a line worth matching
 _MAX_GPUS = 256  # more is not one machine's collect_env
 _KV_RE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _./()-]{1,60}?):(?:\s(?P<value>.*)|$)")
-_GPU_LINE_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?)(?: \(UUID: [^)]*\))?\s*$")
-_NAME_ARCH_RE = re.compile(r"^(?P<name>.*?)\s*\((?P<arch>gfx[0-9a-z]+)(?::[^)]*)?\)\s*$",
-                           re.IGNORECASE)
+_GPU_LINE_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>\S.*)$")
+_ARCH_RE = re.compile(r"gfx[0-9a-z]+", re.IGNORECASE)
 _CANONICAL_GFX_RE = re.compile(r"^(gfx[0-9][0-9a-f]{2,3})", re.IGNORECASE)
 _PLATFORM_KERNEL_RE = re.compile(
-    r"^Linux-(?P<kernel>.+?)-(?:x86_64|aarch64|arm64|ppc64le|s390x|armv\w+|i[3-6]86|riscv64)"
-    r"(?:-|$)")
+    r"^Linux-(?P<kernel>.{1,120}?)-(?:x86_64|aarch64|arm64|ppc64le|s390x|armv\w+|i[3-6]86|"
+    r"riscv64)(?:-|$)")
+_ARCH_SUFFIXES = ("(x86_64)", "(aarch64)", "(arm64)", "(ppc64le)", "(s390x)", "(i686)")
 _NOT_A_VALUE = {"", "n/a", "none", "could not collect", "no cuda", "unknown"}
 
 # Keys whose value may continue on the lines below, until a blank line.
@@ -91,7 +98,7 @@ def _read_entries(lines: list[str]) -> tuple[dict[str, _Entry], list[tuple[str, 
         if open_key is not None and not _KV_RE.match(line.strip()):
             entries[open_key].more.append((line.strip(), number))
             continue
-        if open_key is not None and _GPU_LINE_RE.match(line.strip()):
+        if open_key is not None and _gpu_listed(line):
             entries[open_key].more.append((line.strip(), number))
             continue
         open_key = None
@@ -195,12 +202,15 @@ def _vendor_of(name: str, build: str) -> Vendor | None:
 @never_raises("collect_env")
 def parse(text: str, source: str) -> ParsedOutput:
     """collect_env text to a torch `Framework`, sightings, host and stack facts."""
-    lines = [line[:_MAX_SCAN] for line in text.split("\n")]
+    lines, cut = read_lines(text)
+    lines = [line[:_MAX_SCAN] for line in lines]
     entries, cpu_lines = _read_entries(lines)
     if "PyTorch version" not in entries:
         return ParsedOutput(format="collect_env", source=source,
                             problems=("no 'PyTorch version:' line: not collect_env output",))
     out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    if cut:
+        out.problems.append(cut)
     ref, where = out.ref, out.where
 
     def value(key: str) -> str | None:
@@ -240,19 +250,18 @@ def parse(text: str, source: str) -> ParsedOutput:
         evidence.append(ref(gpu_entry.line))
         for device_index, (gpu_text, line) in enumerate(
                 (t, i) for t, i in gpu_lines if _clean(t)):
-            listed = _GPU_LINE_RE.match(gpu_text)
+            listed = _gpu_listed(gpu_text)
             if listed:  # nvidia-smi -L as collect_env prints it (UUIDs removed)
-                name = listed.group("name").strip()
-                number = int(listed.group("index"))
+                number, name = listed
                 sightings.append(_sighting(Layer.NVML, name, None, build, where(line),
                                            nvidia_listed=True))
                 if available:
                     sightings.append(_sighting(Layer.TORCH, name, None, build, where(line)))
                     devices.append(FrameworkDevice(index=number, name=name))
                 continue
-            with_arch = _NAME_ARCH_RE.match(gpu_text)
-            name = (with_arch.group("name") if with_arch else gpu_text).strip()
-            arch = _canonical(with_arch.group("arch")) if with_arch else None
+            with_arch = _name_arch(gpu_text)
+            name = (with_arch[0] if with_arch else gpu_text).strip()
+            arch = _canonical(with_arch[1]) if with_arch else None
             pci_device_id = None
             unnamed = re.fullmatch(r"Device ([0-9a-fA-F]{4})", name)
             if unnamed:  # ROCm 3.x printed the PCI device id when it had no marketing name
@@ -300,7 +309,9 @@ def parse(text: str, source: str) -> ParsedOutput:
     if os_name == "wsl" and "Python platform" in entries:
         out.signal("platform.wsl", None, ref(entries["Python platform"].line))
     if os_line and "OS" in entries:
-        distro = re.sub(r"\s*\((?:x86_64|aarch64|arm64|ppc64le|s390x|i686)\)\s*$", "", os_line)
+        distro = os_line.rstrip()
+        if distro.endswith(_ARCH_SUFFIXES):
+            distro = distro[:distro.rfind("(")].rstrip()
         out.host_fact("distro", distro, where(entries["OS"].line))
     if platform:
         kernel = _PLATFORM_KERNEL_RE.match(platform)
@@ -328,6 +339,31 @@ def parse(text: str, source: str) -> ParsedOutput:
     return out.result("collect_env", sightings, frameworks=(framework,))
 
 
+def _gpu_listed(text: str) -> tuple[int, str] | None:
+    """nvidia-smi -L as collect_env prints it: "GPU 0: NAME (UUID: ...)" -> (0, NAME)."""
+    match = _GPU_LINE_RE.match(text.strip())
+    if match is None:
+        return None
+    name = match.group("name").rstrip()
+    cut = name.rfind(" (UUID: ")
+    if cut >= 0 and name.endswith(")") and ")" not in name[cut:-1]:
+        name = name[:cut]
+    return int(match.group("index")), name.strip()
+
+
+def _name_arch(text: str) -> tuple[str, str] | None:
+    """"AMD Radeon RX 7900 XTX (gfx1100:sramecc-)" -> (name, "gfx1100:..."'s target part)."""
+    body = text.rstrip()
+    start = body.lower().rfind("(gfx")
+    if start < 0 or not body.endswith(")"):
+        return None
+    inner = body[start + 1:-1]
+    arch = inner.split(":", 1)[0]
+    if ")" in inner or not _ARCH_RE.fullmatch(arch):
+        return None
+    return body[:start].strip(), arch
+
+
 def _canonical(arch: str) -> str | None:
     match = _CANONICAL_GFX_RE.match(arch)
     return match.group(1).lower() if match else None
@@ -342,6 +378,11 @@ def _sighting(layer: Layer, name: str | None, arch: str | None, build: str, wher
         values["gfx_target"] = arch
     if pci_device_id:
         values["pci_device_id"] = pci_device_id
+    if vendor is Vendor.AMD:
+        if virtual_function_reason(name, pci_device_id):
+            values["kind"] = GpuKind.VIRTUAL
+        elif integrated_reason(name, arch, pci_device_id):
+            values["kind"] = GpuKind.INTEGRATED
     sources = {key: where for key, item in values.items() if item is not None}
     missing = {"pci_bus": "collect_env does not print PCI addresses"}
     facts = dataclasses.replace(GpuFacts(), **{k: v for k, v in values.items() if v is not None})

@@ -11,6 +11,7 @@ such facts (format "host-info").
 Host facts: `kernel` (the release), `os` ("linux", or "wsl" for a Microsoft WSL kernel),
 `distro` (os-release's PRETTY_NAME and the like; else a hint from the kernel release:
 "6.8.0-45-generic" is Ubuntu's, "6.1.0-18-amd64" Debian's, "4.18.0-513.el8" RHEL 8's),
+`cpu_model` (/proc/cpuinfo's "model name"),
 `container` (True) with `container_hint`, `virtual_machine` (True) with `virtual_machine_hint`.
 
 Signals emitted:
@@ -57,6 +58,7 @@ _BARE_RELEASE_RE = re.compile(r"^\d{1,2}\.\d{1,3}\.\d{1,4}[-+][\w.+~-]{1,80}$")
 
 _OS_RELEASE_RE = re.compile(r'^(?P<key>PRETTY_NAME|NAME|VERSION|DISTRIB_DESCRIPTION)="?'
                             r'(?P<value>[^"]{1,120})"?\s*$')
+_CPU_MODEL_RE = re.compile(r"^\s*model name\s*:\s*(?P<model>\S.{0,120}?)\s*$")
 _DESCRIPTION_RE = re.compile(r"^\s*(?:Description|Operating System):\s+(?P<value>\S.{0,120})$")
 
 _DOCKERENV = ("/.dockerenv", "docker")
@@ -120,15 +122,15 @@ _RELEASE_DISTROS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\d+\.\d+\.\d+-\d+-(?:amd64|arm64|cloud-amd64|rt-amd64)$"), "Debian"),
 )
 
-# Lower-case anchors of the lines `scan_host` reads.
+# Lower-case anchors of the lines `scan_host` reads: each is one pass of `str.find` over the
+# paste, so they are few, and each covers several traces ("linux " the uname line, "Linux
+# version" and hostnamectl's "Kernel: Linux"; "kvm" qemu's -accel kvm and -enable-kvm).
 _ANCHORS = (
-    "linux version", "/lib/modules/", "linux ", "kernel: linux", "pretty_name=",
-    "distrib_description=", "description:", "operating system:", ".dockerenv", ".containerenv",
-    "container=", "docker", "kubepods", "libpod", "lxc", "podman", "nerdctl", "kubectl",
-    "kubernetes_service_host", "rocm/", "nvcr.io", "nvidia/cuda", "hypervisor detected",
-    "dmi: ", "paravirtualized kernel", "virtualization:", "qemu", "virtio", "svga ii",
-    "hyper-v virtual", "virtualbox", "qxl", "bochs", "microsoft", "wsl_", "building for ",
-    "module build for kernel", "@", "-accel kvm", "-enable-kvm", "accel=kvm",
+    "linux ", "/lib/modules/", 'name="', 'version="', "description:", "operating system:",
+    "container", "docker", "kube", "libpod", "lxc", "podman", "nerdctl", "rocm/", "nvcr.io",
+    "nvidia/cuda", "hypervisor", "dmi: ", "paravirtualized", "virtualization:", "qemu",
+    "virtio", "svga", "hyper-v", "virtualbox", "qxl", "bochs", "microsoft", "wsl_",
+    "building for ", "for kernel", "@", "kvm", "model name",
 )
 _MAX_LINES_PER_ANCHOR = 100
 
@@ -151,6 +153,7 @@ class HostTraces:
         self.containers: list[tuple[str, str, int]] = []  # (engine, how, line)
         self.machines: list[tuple[str, str, int, int]] = []  # (hypervisor, how, line, rank)
         self.wsl: list[int] = []
+        self.cpu: tuple[str, int] | None = None
         self.previous = ""
 
     def _kernel(self, release: str, number: int, rank: int) -> None:
@@ -189,6 +192,9 @@ class HostTraces:
                                          self.distro.number, 2)
         if ":" in line and (match := _DESCRIPTION_RE.match(line)) is not None:
             self._distro(match.group("value"), number, 1)
+        if self.cpu is None and "model name" in lowered and (
+                match := _CPU_MODEL_RE.match(line)) is not None:
+            self.cpu = (match.group("model"), number)
         self._container(line, lowered, previous, number)
         self._machine(line, lowered, previous, number)
         if any(word in lowered for word in _WSL_ENV):
@@ -283,6 +289,8 @@ class HostTraces:
             out.signal("platform.wsl", None, *(out.ref(n) for n in self.wsl[:5]))
         if self.distro is not None:
             out.host_fact("distro", self.distro.value, out.where(self.distro.number))
+        if self.cpu is not None:
+            out.host_fact("cpu_model", self.cpu[0], out.where(self.cpu[1]))
         if self.containers:
             engine, how, number = self.containers[0]
             out.host_fact("container", True, out.where(number))

@@ -26,7 +26,14 @@ import re
 from typing import Any
 
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Signal, Vendor
-from gpuscope.parsers._common import Collector, never_raises, read_lines, sniff_lines
+from gpuscope.parsers._common import (
+    Collector,
+    integrated_reason,
+    never_raises,
+    read_lines,
+    sniff_lines,
+    virtual_function_reason,
+)
 
 FORMATS: tuple[str, ...] = ("lspci",)
 
@@ -45,6 +52,12 @@ _CLASS_CODES = {
     "processing accelerators": "1200",
 }
 _GPU_VENDOR_IDS = {"0x1002", "0x10de"}
+# pci.ids' names of the integrated GPUs of AMD's APUs (their codenames).
+_APU_CODENAME = re.compile(
+    r"\b(?:Phoenix\d?|Raphael|Rembrandt|Renoir|Cezanne|Barcelo|Lucienne|Picasso|Raven(?: Ridge)?|"
+    r"Mendocino|Strix(?: Halo| Point)?|Krackan|Hawk Point|Van Gogh|Kaveri|Carrizo|Stoney|Kabini|"
+    r"Mullins|Beema|Trinity|Richland|Wrestler|Sumo|Godavari|Cyan Skillfish|Aqua Vanjaram "
+    r"\[Instinct MI300A\])\b")
 
 _SLOT = (r"(?:(?P<domain>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):"
          r"(?P<dev>[0-1][0-9a-fA-F])\.(?P<fn>[0-7])")
@@ -308,7 +321,11 @@ def parse(text: str, source: str) -> ParsedOutput:
     signals: list[Signal] = []  # one per device, not merged by kind
     for device in display:
         header = out.where(device.line + 1)
-        if device.vendor_id == "0x1414":  # Hyper-V GPU-PV: the host's GPUs, seen from WSL2
+        if device.vendor_id == "0x1414" and (
+                device.device_id in (None, "0x008e")
+                and "virtual vga" not in (device.device_name or "").lower()):
+            # Hyper-V GPU-PV (1414:008e): the host's GPUs, seen from WSL2. Hyper-V's virtual
+            # VGA (1414:5353) is a VM's display adapter instead.
             signals.append(Signal("platform.wsl", evidence=(out.ref(device.line + 1),)))
             out.host_fact("os", "wsl", header)
             continue
@@ -333,9 +350,18 @@ def parse(text: str, source: str) -> ParsedOutput:
             if value is not None:
                 values[name] = value
                 sources[name] = at
-        if device.vendor_id in ("0x1b36", "0x1af4", "0x15ad", "0x80ee", "0x1234"):
-            # QEMU, virtio, VMware and VirtualBox display adapters
+        if device.vendor_id in ("0x1b36", "0x1af4", "0x15ad", "0x80ee", "0x1234", "0x1414"):
+            # QEMU, virtio, VMware, VirtualBox and Hyper-V display adapters: a VM's own
             values["kind"], sources["kind"] = GpuKind.VIRTUAL, header
+            out.host_fact("virtual_machine", True, header)
+        elif device.vendor_id == "0x1002":
+            if virtual_function_reason(device.device_name, device.device_id):
+                values["kind"], sources["kind"] = GpuKind.VIRTUAL, header
+                signals.append(Signal("gpu.virtual_function", detail=device.address,
+                                      evidence=(out.ref(device.line + 1),)))
+            elif (device.device_name and _APU_CODENAME.search(device.device_name)) or (
+                    integrated_reason(device.device_name, None, device.device_id)):
+                values["kind"], sources["kind"] = GpuKind.INTEGRATED, header
         if device.device_id is None:
             missing["pci_device_id"] = "lspci printed no numeric ids (use lspci -nn)"
         if device.device_name is None:

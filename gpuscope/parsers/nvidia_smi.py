@@ -29,7 +29,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, PcieLink, Vendor
-from gpuscope.parsers._common import Collector, never_raises
+from gpuscope.parsers._common import Collector, never_raises, read_lines, sniff_lines
 
 FORMATS: tuple[str, ...] = (
     "nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-list", "nvidia-smi-error",
@@ -44,19 +44,21 @@ _TABLE_HEADER_RE = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>[\w.]+)\s+Driver Version:\s*(?P<driver>[\w.]+)"
     r"(?:\s+CUDA Version:\s*(?P<cuda>[\w./]+))?")
 _BUS_RE = re.compile(r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
-_ROW_NAME_RE = re.compile(
-    r"^\s*(?P<index>\d+)\s+(?P<name>\S.*?)\s+(?P<mode>On|Off|WDDM|TCC|MCDM|N/A)\s*$")
-_MEMORY_RE = re.compile(r"(?P<used>\d+)\s*MiB\s*/\s*(?P<total>\d+)\s*MiB")
-_LIST_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?)(?: \(UUID: (?P<uuid>[^)\s]+)\))?\s*$")
-_LIST_UUID_RE = re.compile(r"^GPU \d+: .+ \(UUID: GPU-[0-9A-Fa-f-]+\)\s*$", re.MULTILINE)
+_ROW_MODES = ("On", "Off", "WDDM", "TCC", "MCDM", "N/A")
+# Numbers found by search start only where a number starts (the lookbehind): linear.
+_MEMORY_RE = re.compile(
+    r"(?<!\d)(?P<used>\d+)[ \t]{0,8}MiB[ \t]{0,8}/[ \t]{0,8}(?P<total>\d+)[ \t]{0,8}MiB")
+_LIST_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>\S.*)$")
+_UUID_RE = re.compile(r"[^)\s]+")
+_LIST_UUID_RE = re.compile(r"^GPU \d+: .+ \(UUID: GPU-[0-9A-Fa-f-]+\)[ \t\r]*$", re.MULTILINE)
 _MIG_LINE_RE = re.compile(
     r"^\s+MIG\s+\S+\s+Device\s+(?P<index>\d+):\s*\(UUID:\s*(?P<uuid>[^)\s]+)\)")
 _Q_GPU_RE = re.compile(r"^GPU\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
-_Q_KV_RE = re.compile(r"^(?P<indent>\s*)(?P<key>\S.*?)\s+:\s?(?P<value>.*)$")
+_Q_MAX_DEPTH = 8  # section nesting of -q (four levels deep at most in real output)
 
 _NVML_MISMATCH_RE = re.compile(r"Failed to initialize NVML:\s*Driver/library version mismatch",
                                re.IGNORECASE)
-_NVML_FAILED_RE = re.compile(r"Failed to initialize NVML:\s*(?P<reason>.+?)\s*$")
+_NVML_FAILED_RE = re.compile(r"Failed to initialize NVML:[ \t]*(?P<reason>\S.*)$")
 _NVML_VERSION_RE = re.compile(r"NVML library version:\s*(?P<version>[\d.]+)")
 _NOT_COMMUNICATE_RE = re.compile(
     r"NVIDIA-SMI has failed because it couldn.{1,3}t communicate with the NVIDIA driver")
@@ -65,6 +67,8 @@ _NO_LIBRARY_RE = re.compile(r"couldn.{1,3}t find libnvidia-ml\.so")
 _HANDLE_RE = re.compile(
     r"Unable to determine the device handle for (?:GPU|gpu)\s*(?P<bus>[0-9A-Fa-f:.]+):"
     r"\s*(?P<reason>.*)$")
+# Every error expression needs one of these in the line: a cheap test first.
+_ERROR_WORDS = ("NVML", "nvml", "NVIDIA-SMI", "No devices", "libnvidia-ml", "device handle")
 _ERROR_SNIFF_RES = (_NVML_FAILED_RE, _NOT_COMMUNICATE_RE, _NO_LIBRARY_RE, _HANDLE_RE)
 
 _NOT_A_VALUE = {"", "n/a", "[n/a]", "not supported", "[not supported]", "unknown error",
@@ -85,11 +89,11 @@ def sniff(text: str) -> tuple[str, float] | None:
         return ("nvidia-smi-table", 0.95)
     if "NVSMI LOG" in head or (
             re.search(r"^Attached GPUs\s+:", head, re.MULTILINE)
-            and re.search(r"^\s+Product Name\s+:", head, re.MULTILINE)):
+            and re.search(r"^[ \t]+Product Name[ \t]+:", head, re.MULTILINE)):
         return ("nvidia-smi-q", 0.95)
     if _LIST_UUID_RE.search(head):
         return ("nvidia-smi-list", 0.9)
-    lines = [line[:_MAX_SCAN] for line in head.split("\n") if line.strip()]
+    lines = sniff_lines(head)
     if len(lines) <= 30 and any(
             pattern.search(line) for line in lines for pattern in _ERROR_SNIFF_RES):
         return ("nvidia-smi-error", 0.85)
@@ -105,8 +109,11 @@ def parse(text: str, source: str) -> ParsedOutput:
     """nvidia-smi output of any of the FORMATS, to sightings, stack facts and signals."""
     found = sniff(text)
     fmt = found[0] if found else "nvidia-smi-error"
-    lines = [line[:_MAX_SCAN].rstrip("\r") for line in text.split("\n")]
+    lines, cut = read_lines(text)
+    lines = [line[:_MAX_SCAN] for line in lines]
     out = _Output(source, lines)
+    if cut:
+        out.problems.append(cut)
     if fmt == "nvidia-smi-xml":
         _parse_xml(text, out)
     elif fmt == "nvidia-smi-table":
@@ -168,6 +175,43 @@ class _Facts:
         missing = {k: v for k, v in self.missing.items() if k not in self.values}
         return GpuSighting(layer=Layer.NVML, facts=facts, field_sources=dict(self.sources),
                            missing_reasons=missing)
+
+
+def _row_name(cell: str) -> tuple[int, str, str] | None:
+    """The first cell of a GPU row, "0  NVIDIA GeForce RTX 4090   Off" -> (0, name, mode)."""
+    words = cell.split(None, 1)
+    if len(words) < 2 or not words[0].isdigit():
+        return None
+    rest = words[1].rstrip()
+    name, _, mode = rest.rpartition(" ")
+    name = name.strip()
+    if mode not in _ROW_MODES or not name:
+        return None
+    return int(words[0]), name, mode
+
+
+def _listed(line: str) -> tuple[int, str, str | None] | None:
+    """nvidia-smi -L: "GPU 0: NAME (UUID: GPU-...)" -> (0, NAME, the UUID)."""
+    match = _LIST_RE.match(line.strip())
+    if match is None:
+        return None
+    name, uuid = match.group("name").rstrip(), None
+    cut = name.rfind(" (UUID: ")
+    if cut >= 0 and name.endswith(")") and _UUID_RE.fullmatch(name[cut + 8:-1]):
+        name, uuid = name[:cut], name[cut + 8:-1]
+    return int(match.group("index")), name.strip(), uuid
+
+
+def _q_kv(body: str) -> tuple[str, str] | None:
+    """`-q`'s "Product Name                    : NVIDIA A100" (stripped) -> (key, value): the
+    key ends where a blank meets the first such colon."""
+    separator = body.find(" :")
+    if separator < 0:
+        return None
+    key = body[:separator].rstrip()
+    if not key:
+        return None
+    return key, body[separator + 2:].strip()
 
 
 def _clean(value: str | None) -> str | None:
@@ -268,7 +312,7 @@ def _parse_table(out: _Output) -> None:
         cells = _cells(line)
         if len(cells) < 3:
             continue
-        row = _ROW_NAME_RE.match(cells[0])
+        row = _row_name(cells[0])
         bus = _BUS_RE.search(cells[1])
         if not row or not bus:
             continue
@@ -276,13 +320,13 @@ def _parse_table(out: _Output) -> None:
             break
         facts = _Facts(out)
         where = out.where(index + 1)
-        facts.set("smi_index", int(row.group("index")), index)
-        facts.set("name", row.group("name").strip(), index)
+        facts.set("smi_index", row[0], index)
+        facts.set("name", row[1], index)
         facts.set("pci_bus", normalise_bus(bus.group("bus")), index)
         for name in ("vendor", "kind"):
             facts.sources[name] = where
         _common_gpu_facts(facts)
-        if row.group("mode") in ("WDDM", "TCC", "MCDM"):
+        if row[2] in ("WDDM", "TCC", "MCDM"):
             out.host_fact("os", "windows", out.where(index + 1))
         memory_cells = _cells(out.lines[index + 1]) if index + 1 < len(out.lines) else []
         memory = _MEMORY_RE.search(memory_cells[1]) if len(memory_cells) >= 2 else None
@@ -325,21 +369,22 @@ def _parse_q(out: _Output) -> None:
     stack: list[tuple[int, str]] = []
     attached: tuple[int, int] | None = None
     for index, raw in enumerate(out.lines):
-        line = raw.expandtabs(4)
-        if not line.strip() or line.strip().startswith("="):
+        line = raw.expandtabs(4) if "\t" in raw else raw
+        body = line.strip()
+        if not body or body[0] == "=":
             continue
-        gpu_match = _Q_GPU_RE.match(line)
+        gpu_match = _Q_GPU_RE.match(line) if line.startswith("GPU ") else None
         if gpu_match:
             current = _QGpu(bus=gpu_match.group("bus"), line=index)
             gpus.append(current)
             stack = []
             continue
         indent = len(line) - len(line.lstrip(" "))
-        kv = _Q_KV_RE.match(line)
+        kv = _q_kv(body)
         if indent == 0:
             current = None if kv else current
             if kv:
-                key, value = kv.group("key").strip(), kv.group("value").strip()
+                key, value = kv
                 if key == "Driver Version":
                     out.fact("nvidia_driver_version", _clean(value), index)
                 elif key == "CUDA Version":
@@ -352,12 +397,11 @@ def _parse_q(out: _Output) -> None:
             continue
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        path = tuple(key for _, key in stack)
         if kv:
-            current.entries.setdefault((*path, kv.group("key").strip()),
-                                       (kv.group("value").strip(), index))
-        else:
-            stack.append((indent, line.strip()))
+            path = tuple(key for _, key in stack)
+            current.entries.setdefault((*path, kv[0]), (kv[1], index))
+        elif len(stack) < _Q_MAX_DEPTH:
+            stack.append((indent, body))
     for order, gpu in enumerate(gpus):
         if out.full():
             break
@@ -561,14 +605,14 @@ def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder
 def _parse_list(out: _Output) -> None:
     current_uuid: str | None = None
     for index, line in enumerate(out.lines):
-        match = _LIST_RE.match(line.strip()) if line.startswith("GPU ") else None
+        match = _listed(line) if line.startswith("GPU ") else None
         if match and out.full():
             break
         if match:
             facts = _Facts(out)
-            facts.set("smi_index", int(match.group("index")), index)
-            facts.set("name", match.group("name").strip(), index)
-            current_uuid = match.group("uuid")
+            facts.set("smi_index", match[0], index)
+            facts.set("name", match[1], index)
+            current_uuid = match[2]
             facts.set("uuid", current_uuid, index)
             for name in ("vendor", "kind"):
                 facts.sources[name] = out.where(index + 1)
@@ -584,10 +628,12 @@ def _parse_list(out: _Output) -> None:
 
 def _scan_errors(out: _Output) -> None:
     for index, line in enumerate(out.lines):
+        if not any(word in line for word in _ERROR_WORDS):
+            continue
         if _NVML_MISMATCH_RE.search(line):
             out.signal_at("nvml.driver_library_mismatch", None, index + 1)
         elif (failed := _NVML_FAILED_RE.search(line)) is not None:
-            out.signal_at("nvml.init_failed", failed.group("reason")[:200], index + 1)
+            out.signal_at("nvml.init_failed", failed.group("reason").strip()[:200], index + 1)
         version = _NVML_VERSION_RE.search(line)
         if version:
             out.fact("nvml_library_version", version.group("version"), index)

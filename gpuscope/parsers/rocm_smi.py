@@ -65,8 +65,11 @@ _QUOTE = re.compile(r"^\s*>(?: |$)")
 _ROW_START = re.compile(r"^\s*(\d+)\s+\S")
 _ROW_IDS = re.compile(r"^\s*(\d+)\s+(\d+)\s+(0x[0-9a-fA-F]+|\d+),\s*(\d+|N/A)\s")
 _ROW_MODEL = re.compile(r"^\s*(\d+)\s+\[(0x[0-9a-fA-F]+)\s*:\s*(0x[0-9a-fA-F]+)\]")
-_ROW_PARTITIONS = re.compile(r"\b(NPS\d|N/A),\s*(SPX|DPX|TPX|QPX|CPX|N/A)(?:,\s*(\d+|N/A))?")
-_ROW_TAIL = re.compile(r"(\d+(?:\.\d+)?)W\s+(\d+)%\s+(\d+)%\s*$")
+_ROW_PARTITIONS = re.compile(
+    r"\b(NPS\d|N/A),[ \t]{0,20}(SPX|DPX|TPX|QPX|CPX|N/A)(?:,[ \t]{0,20}(\d+|N/A))?")
+# Searched, so it starts only where a number starts (the lookbehind): linear on digit runs.
+_ROW_TAIL = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)W[ \t]{1,20}(\d+)%[ \t]{1,20}(\d+)%[ \t]*$")
 
 # The --showhw table: a header that starts with GPU and names DID (and VBIOS or BUS); columns
 # are two or more spaces apart, the values left-justified under them.
@@ -114,7 +117,6 @@ def parse(text: str, source: str) -> ParsedOutput:
 class _Collector(SmiCollector[SmiGpu]):
     def __init__(self, source: str, lines: list[str]) -> None:
         super().__init__(source, lines, SmiGpu)
-        self.max_evidence = 20  # lines kept per signal: a paste of repeated lines stays linear
         # GPU index -> (--showhw's PARTITION ID, where it was read)
         self.partition_ids: dict[int, tuple[int, str]] = {}
 
@@ -170,6 +172,7 @@ class _Collector(SmiCollector[SmiGpu]):
         for index in sorted(self.gpus):
             gpu = self.gpus[index]
             self.mark_partition(gpu)
+            self.mark_identity(gpu)
             gpu.missing.setdefault("gfx_target", "rocm-smi shows no GFX Version for this GPU")
             sightings.append(gpu.sighting(Layer.ROCM_SMI))
         if sightings:
@@ -270,14 +273,14 @@ def _parse_json(text: str, source: str) -> ParsedOutput | None:
     start = text.find("{")
     if start < 0:
         return None
-    lines = text.splitlines()
+    lines = _read_lines(text)[0]
     collector = _Collector(source, lines)
     collector.scan_messages()
     scanned = _scan_pairs(text)
     blocks: Mapping[str, Mapping[str, object]]
     try:
         document, _ = json.JSONDecoder().raw_decode(text[start:])
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         # Cut or hand-edited: read the "key": "value" pairs in order instead.
         collector.problems.append(f"{source}: rocm-smi JSON is not valid JSON ({exc}); "
                                   "read pair by pair")
@@ -305,7 +308,9 @@ def _parse_json(text: str, source: str) -> ParsedOutput | None:
     return collector.finish("rocm-smi-json")
 
 
-_PAIR = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:\s*(\{|"((?:[^"\\\n]|\\.)*)")')
+# Keys and values of rocm-smi are short: the bounds keep a paste of quotes linear.
+_PAIR = re.compile(
+    r'"((?:[^"\\\n]|\\.){0,400})"[ \t]{0,20}:[ \t]{0,20}(\{|"((?:[^"\\\n]|\\.){0,400})")')
 
 
 def _scan_pairs(text: str) -> dict[str, tuple[int, dict[str, tuple[str, int]]]]:

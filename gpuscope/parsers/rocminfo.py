@@ -28,17 +28,21 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuscope.model import Fact, GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
+    APU_TARGETS,
     ROCM_PATH_RE,
     SNIFF_CHARS,
     Collector,
+    integrated_reason,
     key_value,
     never_raises,
     none_on_error,
     read_lines,
+    virtual_function_reason,
 )
 
 FORMATS: tuple[str, ...] = ("rocminfo",)
@@ -60,6 +64,8 @@ _AGENT = re.compile(r"^[ \t]*Agent[ \t]+(\d+)[ \t]*$")
 _POOL = re.compile(r"^[ \t]*Pool[ \t]+(\d+)[ \t]*$")
 _ISA = re.compile(r"^[ \t]*ISA[ \t]+(\d+)[ \t]*$")
 _AGENT_BANNER = re.compile(r"^[ \t]*\*{3,}[ \t]*\r?\n[ \t]*Agent \d+", re.MULTILINE)
+_GREP_NAME = re.compile(r"^[ \t]*Name:[ \t]+(?:gfx[0-9a-f]{3,5}|amdgcn-amd-amdhsa--gfx)",
+                        re.MULTILINE)
 _LEADING_INT = re.compile(r"^(\d+)")
 # "4194304KB", "65536(0x10000) KB", "2 GB": each optional part starts with its own character,
 # so a failed match backtracks linearly.
@@ -107,6 +113,8 @@ def sniff(text: str) -> tuple[str, float] | None:
         return ("rocminfo", 0.85)
     if "Unable to open /dev/kfd read-write:" in head or _WSL_BANNER in head:
         return ("rocminfo", 0.6)
+    if "Marketing Name:" in head and _GREP_NAME.search(head):
+        return ("rocminfo", 0.7)  # `rocminfo | grep -E "Name|Marketing"`
     return None
 
 
@@ -187,6 +195,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     agent: _Agent | None = None
     section = "system"
     runtime_version: tuple[str, int] | None = None
+    grep_form = False  # agents without "Agent N" headers: a grep of rocminfo's output
 
     for number, quoted in enumerate(lines, start=1):
         raw = _unquoted(quoted) if ">" in quoted else quoted
@@ -196,15 +205,30 @@ def parse(text: str, source: str) -> ParsedOutput:
         if _MESSAGE.search(line) is not None and messages.read(out, line, number):
             continue
         if line.startswith("Agent") and (match := _AGENT.match(raw)) is not None:
+            grep_form = False
             agent = _Agent(number=int(match.group(1)), line=number)
             agents.append(agent)
             section = "agent"
             continue
-        if agent is None:
+        if agent is None or (grep_form and section != "pools"):
             found = key_value(line)
-            if found and found[0].lower() == "runtime version" and runtime_version is None:
-                runtime_version = (found[1], number)
-            continue
+            if found and found[0].lower() == "name":
+                # `rocminfo | grep Name` (no agent headers): a Name starts an agent, unless it
+                # is an ISA's ("amdgcn-amd-amdhsa--gfx942:...") of the agent above.
+                if found[1].lower().startswith("amdgcn-") and agent is not None:
+                    agent.isas.append((found[1][:_MAX_VALUE_CHARS], number))
+                    continue
+                if agent is None or grep_form:
+                    grep_form = True
+                    agent = _Agent(number=len(agents) + 1, line=number)
+                    agent.values["name"] = (found[1][:_MAX_VALUE_CHARS], number)
+                    agents.append(agent)
+                    section = "agent"
+                    continue
+            if agent is None:
+                if found and found[0].lower() == "runtime version" and runtime_version is None:
+                    runtime_version = (found[1], number)
+                continue
         lowered = line.lower()
         if lowered.startswith("pool info"):
             section = "pools"
@@ -251,7 +275,7 @@ def parse(text: str, source: str) -> ParsedOutput:
         if cpu_name and cpu_name[0]:
             out.host_fact("cpu_model", cpu_name[0], where(cpu_name[1]))
     bdf_counts = Counter(_bdfid(a) for a in gpus)
-    sightings = [_sighting(a, source, wsl, bdf_counts, out.problems) for a in gpus]
+    sightings = [_sighting(a, out, wsl, bdf_counts) for a in gpus]
     return out.result("rocminfo", sightings)
 
 
@@ -300,8 +324,9 @@ def _bdfid(agent: _Agent) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _sighting(agent: _Agent, source: str, wsl: bool, bdf_counts: Counter[int | None],
-              problems: list[str]) -> GpuSighting:
+def _sighting(agent: _Agent, out: Collector, wsl: bool,
+              bdf_counts: Counter[int | None]) -> GpuSighting:
+    source = out.source
     values: dict[str, object] = {"vendor": Vendor.AMD}
     sources: dict[str, str] = {}
     missing: dict[str, str] = {}
@@ -382,6 +407,8 @@ def _sighting(agent: _Agent, source: str, wsl: bool, bdf_counts: Counter[int | N
     memory = agent.get("memory properties")
     if memory is not None and "APU" in memory[0].upper().split():
         put("kind", GpuKind.INTEGRATED, memory[1])
+    else:
+        _kind_from_identity(agent, out, values, put)
 
     pool = _vram_pool(agent)
     if pool is not None and pool.size_bytes:
@@ -392,6 +419,31 @@ def _sighting(agent: _Agent, source: str, wsl: bool, bdf_counts: Counter[int | N
     facts = GpuFacts(**values)  # type: ignore[arg-type]
     return GpuSighting(layer=Layer.ROCM, facts=facts, field_sources=sources,
                        missing_reasons=missing)
+
+
+def _kind_from_identity(agent: _Agent, out: Collector, values: dict[str, object],
+                        put: Callable[[str, object, int], None]) -> None:
+    """An SR-IOV virtual function or an APU's integrated GPU, told by the agent's name, chip
+    id or gfx target when its memory properties do not say."""
+    name = values.get("name")
+    marketing = agent.get("marketing name")
+    chip = agent.get("chip id")
+    device = values.get("pci_device_id")
+    name_text = name if isinstance(name, str) else (marketing[0] if marketing else None)
+    if virtual_function_reason(name_text, device if isinstance(device, str) else None):
+        line = (marketing or chip or (None, agent.line))[1]
+        put("kind", GpuKind.VIRTUAL, line)
+        bus = values.get("pci_bus")
+        out.signal("gpu.virtual_function", str(bus) if bus else f"agent {agent.number}",
+                   out.ref(line))
+        return
+    gfx = values.get("gfx_target")
+    if integrated_reason(name_text, gfx if isinstance(gfx, str) else None,
+                         device if isinstance(device, str) else None):
+        gfx_line = agent.get("name")
+        line = (gfx_line if gfx in APU_TARGETS and gfx_line else marketing or gfx_line
+                or (None, agent.line))[1]
+        put("kind", GpuKind.INTEGRATED, line)
 
 
 def _vram_pool(agent: _Agent) -> _Pool | None:

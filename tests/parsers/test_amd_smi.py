@@ -100,7 +100,7 @@ def test_static_mi300a_docs_sample() -> None:
     assert (facts.pcie_link.max_speed_gt_s, facts.pcie_link.max_width) == (32.0, 16)
     assert (facts.power_cap_w, facts.power_cap_max_w) == (550.0, 550.0)
     assert facts.driver_version == "6.14.4"
-    assert facts.kind is None  # SPX
+    assert facts.kind is GpuKind.INTEGRATED  # SPX: the MI300A is an APU
     assert fact(parsed, "amdgpu_driver_version") == "6.14.4"
     assert signals_of(parsed, "gpu.partition_mode") == []
 

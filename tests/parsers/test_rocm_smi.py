@@ -104,7 +104,8 @@ def test_031_meminfo_vram_per_partition() -> None:
 
 def test_031_spx_is_no_partition() -> None:
     table = _corpus("031", "rocm-smi-spx.txt")
-    assert len(table.sightings) == 1 and table.sightings[0].facts.kind is None
+    # SPX is no partition; the MI300A (0x74a0) is an APU, so its one GPU is integrated
+    assert len(table.sightings) == 1 and table.sightings[0].facts.kind is GpuKind.INTEGRATED
     assert signals_of(table, "gpu.partition_mode") == []
     ids = _corpus("031", "rocm-smi-i-spx.txt")
     facts = ids.sightings[0].facts
@@ -279,7 +280,8 @@ def test_106_showhw_rocm5_layout_ids_buses_and_vbios() -> None:
     assert ids == [(0, "0x164e", "0000:12:00.0", "102-RAPHAEL-008"),
                    (1, "0x744c", "0000:03:00.0", "115-D702BS0-101")]
     assert parsed.sightings[0].field_sources["pci_device_id"] == "rocm-smi-showhw.txt:4"
-    assert all(s.facts.kind is None for s in parsed.sightings)  # the device table decides
+    # the Raphael iGPU (0x164e) beside the Navi 31 card: integrated and discrete (unsaid)
+    assert [s.facts.kind for s in parsed.sightings] == [GpuKind.INTEGRATED, None]
 
 
 def test_112_showhw_rocm6_layout_decodes_gfx_ver() -> None:

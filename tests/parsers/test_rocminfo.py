@@ -96,7 +96,7 @@ def test_010_apu_gfx1103_bdfid_and_carve_out() -> None:
     assert facts.pci_bus == "0000:c3:00.0"  # BDFID 49920
     assert facts.vram_total_bytes == 536870912
     assert facts.name == "AMD Radeon Graphics"
-    assert facts.kind is None  # no "Memory Properties: APU" in ROCm 5.7: the inventory decides
+    assert facts.kind is GpuKind.INTEGRATED  # no "Memory Properties: APU" in ROCm 5.7: gfx1103
     assert facts.uuid is None and "GPU-XX" in parsed.sightings[0].missing_reasons["uuid"]
     assert fact(parsed, "kfd_loaded") is True
     assert fact(parsed, "hsa_runtime_version") == "1.1"
