@@ -117,6 +117,7 @@ def parse(text: str, source: str) -> ParsedOutput:
 class _Collector(SmiCollector[SmiGpu]):
     def __init__(self, source: str, lines: list[str]) -> None:
         super().__init__(source, lines, SmiGpu)
+        self.max_evidence = 20  # lines kept per signal: a paste of repeated lines stays linear
         # GPU index -> (--showhw's PARTITION ID, where it was read)
         self.partition_ids: dict[int, tuple[int, str]] = {}
 
