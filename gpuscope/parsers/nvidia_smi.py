@@ -514,7 +514,8 @@ def _parse_xml(text: str, out: _Output) -> None:
 
 def _try_xml(xml_text: str) -> ET.Element | None:
     try:
-        return ET.fromstring(xml_text)
+        # as bytes: a lone surrogate (text that was never UTF-8) becomes "?", not an exception
+        return ET.fromstring(xml_text.encode("utf-8", errors="replace"))
     except ET.ParseError:
         return None
 
