@@ -1,4 +1,5 @@
-"""NVIDIA rules: the driver, NVML, MIG and a CUDA toolkit newer than the driver."""
+"""NVIDIA rules: the driver, NVML, MIG, a CUDA toolkit newer than the driver, and a driver
+PyTorch itself calls too old."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from gpuscope.doctor.fixes import (
 )
 from gpuscope.doctor.inputs import DoctorInput, refs, version_tuple
 from gpuscope.doctor.rules_platform import guest_without_gpu
+from gpuscope.doctor.torch_fixes import install_fix
 from gpuscope.model import (
     EvidenceRef,
     Finding,
+    FrameworkRef,
     Gpu,
     Layer,
     Severity,
@@ -49,6 +52,7 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
     if mig and not any(f.id == "nvidia.mig_enabled" for f in findings):
         findings.append(_mig_finding(None, mig))
     findings += _toolkit_newer_than_driver(data)
+    findings += _driver_insufficient(data)
     return findings
 
 
@@ -179,3 +183,38 @@ def _toolkit_newer_than_driver(data: DoctorInput) -> list[Finding]:
         sources=(NVIDIA_CUDA_COMPATIBILITY_URL,),
     )]
 
+
+def _driver_insufficient(data: DoctorInput) -> list[Finding]:
+    """PyTorch's own word that the driver is too old for its CUDA ("found version 11080",
+    "CUDA driver version is insufficient"), when no PyTorch of known CUDA version is there for
+    rules_torch to judge against the driver."""
+    signals = data.signals_of("cuda.driver_insufficient")
+    if not signals or any(t.build == "cuda" and t.build_version for t in data.torch_builds()):
+        return []
+    files = {ref.source for signal in signals for ref in signal.evidence}
+    printed = [f for f in data.frameworks if f.name == "torch" and f.build == "cuda"
+               and any(ref.source in files for ref in f.evidence)]
+    torch = printed[0] if len(printed) == 1 else None
+    stack = data.inventory.stack
+    supports = (f" It supports CUDA {stack.cuda_driver_version} at most."
+                if stack.cuda_driver_version else "")
+    line = (signals[0].evidence[0].text if signals[0].evidence else None) or signals[0].kind
+    words = ("Update the NVIDIA driver to one that supports the CUDA version of this PyTorch, "
+             "or install a PyTorch built for a CUDA this driver runs.")
+    commands: tuple[str, ...] = ()
+    sources: tuple[str, ...] = (NVIDIA_CUDA_COMPATIBILITY_URL,)
+    if stack.nvidia_driver_version:  # else no wheel can be chosen for this driver
+        install = install_fix(data, Vendor.NVIDIA, torch.python if torch else None,
+                              torch.python_version if torch else None, replace=True)
+        words += " " + install.fix
+        commands = install.commands
+        sources += install.sources
+    return [Finding(
+        "nvidia.driver_too_old", Severity.ERROR,
+        "The NVIDIA driver is too old for the CUDA of this PyTorch",
+        detail=(f"PyTorch says so: \"{line}\"; it cannot use the GPU until the driver or "
+                f"PyTorch changes.{supports}"),
+        fix=words + (" (Under WSL: the Windows driver.)" if data.os == "wsl" else ""),
+        fix_commands=commands, sources=tuple(dict.fromkeys(sources)),
+        evidence=refs(signals), framework=FrameworkRef.of(torch) if torch else None,
+    )]

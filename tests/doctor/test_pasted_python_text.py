@@ -53,3 +53,25 @@ def test_mismatch_names_the_loaded_module_and_the_installed_driver() -> None:
 def test_undefined_rocm_symbol_is_a_rocm_mismatch() -> None:
     findings = findings_of("209")
     assert "torch.rocm_mismatch" in findings and "torch.arch_missing" not in findings
+
+
+def diagnose_files(prefix: str, names: list[str]) -> list[Finding]:
+    (case,) = CORPUS.glob(prefix + "*")
+    machine = import_files([str(case / name) for name in names])
+    return list(diagnose(DoctorInput(machine.inventory, machine.frameworks, machine.signals)))
+
+
+def test_pytorch_saying_the_driver_is_too_old_is_enough() -> None:
+    """Only PyTorch's warning and nvidia-smi: no torch version, yet the driver is too old."""
+    (too_old,) = [f for f in diagnose_files("158", ["nvidia-smi.txt", "torch-warning.txt"])
+                  if f.id == "nvidia.driver_too_old"]
+    assert "CUDA 11.8 at most" in too_old.detail
+    assert too_old.fix_commands[-1].endswith("--index-url https://download.pytorch.org/whl/cu118")
+    alone = [f for f in diagnose_files("158", ["torch-warning.txt"])
+             if f.id == "nvidia.driver_too_old"]
+    assert len(alone) == 1 and alone[0].fix_commands == ()  # no driver version: no wheel
+    every = [f for f in diagnose_files("158", [
+        "lspci-grep-nvidia.txt", "nvidia-smi.txt", "nvcc-version.txt",
+        "python-torch-version.txt", "torch-warning.txt"]) if f.id == "nvidia.driver_too_old"]
+    assert len(every) == 1 and every[0].framework is not None  # the session's torch judges it
+    assert every[0].framework.version == "2.1.2+cu121"
