@@ -513,6 +513,9 @@ def _matches(sighting: GpuSighting, group: Sequence[GpuSighting]) -> bool:
     targets = {s.facts.gfx_target for s in group if s.facts.gfx_target}
     if facts.gfx_target and targets:
         return facts.gfx_target in targets
+    devices = {s.facts.pci_device_id for s in group if s.facts.pci_device_id}
+    if facts.pci_device_id and devices:  # a kernel log names a GPU by its ids only
+        return facts.pci_device_id in devices
     name = _comparable_name(facts.name)
     if not name:
         return False
@@ -541,12 +544,18 @@ def _loose_target(
     chosen = fresh or candidates
     if chosen:
         return chosen[0]
-    if not _identifies(sighting):
-        # A row that names nothing (rocm-smi's concise table: temperatures and clocks only)
-        # can only be the machine's one GPU of that vendor.
+    ids_only = bool(sighting.facts.pci_device_id) and not any((
+        sighting.facts.gfx_target, sighting.facts.name, sighting.facts.uuid,
+        sighting.facts.compute_capability))
+    if not _identifies(sighting) or ids_only:
+        # A row that names nothing (rocm-smi's concise table: temperatures and clocks only),
+        # or only its PCI ids (a kernel log), can only be the machine's one GPU of that
+        # vendor (whose ids are not known to differ).
         same_vendor = [g for g in groups if any(
             s.facts.vendor is sighting.facts.vendor for s in g) and not any(
-            s.layer is sighting.layer and _source_file(s) == source for s in g)]
+            s.layer is sighting.layer and _source_file(s) == source for s in g) and not (
+            ids_only and any(s.facts.pci_device_id not in (None, sighting.facts.pci_device_id)
+                             for s in g))]
         if len(same_vendor) == 1:
             return same_vendor[0]
     return None
