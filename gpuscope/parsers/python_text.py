@@ -213,6 +213,7 @@ class _Reader:
         self.statement: tuple[str, int] | None = None  # code and its line (1-based)
         self.outputs: list[tuple[str, int]] = []
         self.one_liner = False
+        self.dropped = 0  # PyTorch sessions past _MAX_FRAMEWORKS
 
     @property
     def torch(self) -> _Torch:
@@ -221,9 +222,12 @@ class _Reader:
     def boundary(self) -> None:
         """Another interpreter starts: facts from here on belong to a new PyTorch."""
         self.finish_statement()
-        if self.torch.informative() and len(self.torches) < _MAX_FRAMEWORKS:
-            self.torches.append(_Torch())
+        if not self.torch.informative():
+            self.torches[-1] = _Torch()
+        elif len(self.torches) <= _MAX_FRAMEWORKS:
+            self.torches.append(_Torch())  # the one past the limit is scratch, never reported
         else:
+            self.dropped += 1
             self.torches[-1] = _Torch()
 
     def host_os(self, name: str, line: int) -> None:
@@ -267,10 +271,6 @@ class _Reader:
                     self.finish_statement()
                 elif len(self.outputs) < repl.MAX_OUTPUT_LINES:
                     self.outputs.append((line.strip(), number))
-            else:
-                platform = _PLATFORM.search(line)
-                if platform and line.lstrip().startswith("["):  # a banner's second line
-                    self.host_os(_PLATFORM_OS[platform.group(1)], number)
         self.finish_statement()
 
     def banner(self, line: str, number: int, version: str) -> None:
@@ -653,7 +653,12 @@ def parse(text: str, source: str) -> ParsedOutput:
     frameworks: list[Framework] = []
     sightings: list[GpuSighting] = []
     seen: set[tuple[int | None, str | None]] = set()
-    for torch in reader.torches:
+    if len(reader.torches) > _MAX_FRAMEWORKS and reader.torches[-1].informative():
+        reader.dropped += 1
+    if reader.dropped:
+        out.problems.append(f"more than {_MAX_FRAMEWORKS} PyTorch sessions: "
+                            f"{reader.dropped:,} more were not read")
+    for torch in reader.torches[:_MAX_FRAMEWORKS]:
         if not torch.informative():
             continue
         framework, named = _framework(torch, out)

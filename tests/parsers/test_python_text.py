@@ -287,3 +287,10 @@ def test_interpreter_of_each_layout(path: str, interpreter: str | None) -> None:
     from gpuscope.parsers.python_env import interpreter_of
 
     assert interpreter_of(path) == interpreter
+
+
+def test_sessions_past_the_limit_are_named_not_read() -> None:
+    text = "".join(f">>> torch.__version__\n'2.{i}.0+cu121'\n" for i in range(60))
+    parsed = parse(text, "many")
+    assert len(parsed.frameworks) == 50 and parsed.frameworks[-1].version == "2.49.0+cu121"
+    assert parsed.problems == ("more than 50 PyTorch sessions: 10 more were not read",)
