@@ -338,9 +338,9 @@ def device_argument(expression: str, call: str) -> int | None:
     inner = expression[len(call):]
     if not inner.startswith("(") or not inner.endswith(")"):
         return None
-    argument = inner[1:-1]
-    if not argument:
-        return 0
+    argument = inner[1:-1].removeprefix("device=")
+    if not argument or argument == "torch.cuda.current_device()":
+        return 0  # the current device is 0 unless the program chose another
     if argument.isdigit() and len(argument) <= 3:
         return int(argument)
     numbered = re.search(r"cuda:(\d{1,3})", argument)

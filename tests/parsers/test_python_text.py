@@ -294,3 +294,13 @@ def test_sessions_past_the_limit_are_named_not_read() -> None:
     parsed = parse(text, "many")
     assert len(parsed.frameworks) == 50 and parsed.frameworks[-1].version == "2.49.0+cu121"
     assert parsed.problems == ("more than 50 PyTorch sessions: 10 more were not read",)
+
+
+@pytest.mark.parametrize(("argument", "index"), [
+    ("()", 0), ("(1)", 1), ("('cuda:1')", 1), ("(torch.cuda.current_device())", 0),
+    ("(device=0)", 0), ("(torch.device('cuda'))", 0), ("(i)", None)])
+def test_device_argument(argument: str, index: int | None) -> None:
+    from gpuscope.parsers.python_repl import device_argument
+
+    call = "torch.cuda.get_device_name"
+    assert device_argument(call + argument, call) == index
