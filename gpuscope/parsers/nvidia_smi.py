@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from typing import Any
 
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, PcieLink, Vendor
@@ -530,7 +531,7 @@ def _xml_versions_by_regex(out: _Output) -> None:
 
 
 class _LineFinder:
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: Sequence[str]) -> None:
         self.lines = lines
 
     def find(self, needle: str, begin: int, end: int) -> int:
