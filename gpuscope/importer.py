@@ -59,15 +59,17 @@ ACCEPTED_OUTPUTS = (
     "PyTorch's collect_env, a Python session or PyTorch's warnings, dmesg or "
     "journalctl, lspci, dkms status, dpkg -l, a package list (rpm -qa, dnf, pacman -Q, apt "
     "list, zypper) or install log (apt, amdgpu-install), pip show, pip list, pip freeze or "
-    "conda list, nvcc --version, or an error message"
+    "conda list, nvcc --version, lshw -class display, uname -a or /etc/os-release, or an "
+    "error message"
 )
 FORMAT_FAMILIES: dict[str, str] = {
     "rocminfo": "rocminfo", "rocm-smi": "rocm-smi", "amd-smi": "amd-smi",
     "nvidia-smi": "nvidia-smi", "clinfo": "clinfo", "collect_env": "collect_env",
     "kernel-log": "dmesg", "lspci": "lspci", "dkms-status": "dkms status",
     "dpkg-list": "dpkg -l", "nvcc-version": "nvcc --version", "error-text": "error message",
-    "package-": "package list", "pip-": "pip",
+    "package-": "package list", "pip-": "pip", "host-info": "uname -a or /etc/os-release",
     "nvidia-driver": "/proc/driver/nvidia/version", "python-": "a Python session",
+    "lshw": "lshw -class display",
 }
 
 # Binary files people pick by mistake, by their first bytes.
@@ -256,6 +258,12 @@ def _host_from_facts(facts: Iterable[Fact]) -> Host | None:
     if not values:
         return None
     os_name = str(values.get("os", "unknown"))
+    if "distro" not in values and "distro_hint" in values:
+        # Only a kernel release named the distribution ("6.8.0-45-generic" is Ubuntu's): a
+        # hint that any file's os-release or lsb_release overrules.
+        values["distro"] = values["distro_hint"]
+        if "distro_hint" in sources:
+            sources["distro"] = sources["distro_hint"]
     return Host(
         os=os_name,
         distro=_str(values.get("distro")),
@@ -263,8 +271,10 @@ def _host_from_facts(facts: Iterable[Fact]) -> Host | None:
         cpu_model=_str(values.get("cpu_model")),
         wsl=os_name == "wsl",
         container=bool(values.get("container", False)),
+        container_hint=_str(values.get("container_hint")),
         virtual_machine=bool(values.get("virtual_machine", False)),
-        field_sources=sources,
+        virtual_machine_hint=_str(values.get("virtual_machine_hint")),
+        field_sources={k: v for k, v in sources.items() if not k.endswith("_hint")},
     )
 
 
