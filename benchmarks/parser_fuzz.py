@@ -115,9 +115,14 @@ def delete_lines(rng: random.Random, text: str, pool: list[Capture]) -> str:
 
 def duplicate_lines(rng: random.Random, text: str, pool: list[Capture]) -> str:
     lines = _lines(text)
+    budget = 2_000_000  # characters the copies may add
     for _ in range(rng.randint(1, 20)):
         i = rng.randrange(len(lines))
-        lines[i:i + 1] = [lines[i]] * rng.choice((2, 3, 10, 200, 2000))
+        copies = min(rng.choice((2, 3, 10, 200, 2000)), budget // (len(lines[i]) + 1))
+        if copies < 2:
+            break
+        budget -= copies * (len(lines[i]) + 1)
+        lines[i:i + 1] = [lines[i]] * copies
     return "\n".join(lines)
 
 
@@ -173,10 +178,12 @@ def join_lines(rng: random.Random, text: str, pool: list[Capture]) -> str:
 
 
 def control_characters(rng: random.Random, text: str, pool: list[Capture]) -> str:
-    chars = list(text)
-    for _ in range(rng.randint(1, 50)):
-        chars.insert(rng.randint(0, len(chars)), rng.choice(_CONTROL))
-    return "".join(chars)
+    cuts = sorted(rng.randint(0, len(text)) for _ in range(rng.randint(1, 50)))
+    parts, start = [], 0
+    for cut in cuts:
+        parts += [text[start:cut], rng.choice(_CONTROL)]
+        start = cut
+    return "".join([*parts, text[start:]])
 
 
 def line_endings(rng: random.Random, text: str, pool: list[Capture]) -> str:
@@ -231,9 +238,9 @@ def mutants(rng: random.Random, fmt: str, pool: list[Capture], count: int,
         for name in rng.choices(names, weights, k=rng.randint(1, 4)):
             mutant.text = MUTATIONS[name](rng, mutant.text, pool)
             mutant.steps.append(name)
-        if len(mutant.text) > PASTE_CHARS:
-            mutant.text = mutant.text[:PASTE_CHARS]
-            mutant.steps.append("cut to the paste limit")
+            if len(mutant.text) > PASTE_CHARS:
+                mutant.text = mutant.text[:PASTE_CHARS]
+                mutant.steps.append("cut to the paste limit")
         yield mutant
 
 

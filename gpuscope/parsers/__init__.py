@@ -88,11 +88,37 @@ def parse_any(text: str, source: str) -> ParsedOutput:
             problems=(*parsed.problems, f"{source}: not a format gpuscope recognises"))
     elif detected is None and not errors_found:
         parsed = dataclasses.replace(parsed, format="host-info")
+    parsed = _derived(parsed)
     if cut:
         parsed = dataclasses.replace(parsed, problems=(
             *parsed.problems, f"{source}: only the first {MAX_INPUT_CHARS:,} characters "
                               "were read"))
     return parsed
+
+
+def _derived(parsed: ParsedOutput) -> ParsedOutput:
+    """Facts that follow from what any parser found: the ROCm release one ROCm path names
+    (/opt/rocm-6.4.0, a build path's compute-rocm-rel-3.3), and a virtual machine where a GPU
+    is an SR-IOV virtual function (a host gives its VFs to guests)."""
+    stack, host, signals = list(parsed.stack_facts), list(parsed.host_facts), []
+    versions = {s.detail for s in parsed.signals if s.kind == "rocm.path_version" and s.detail}
+    if len(versions) == 1 and not any(f.key == "rocm_version" for f in stack):
+        signal = next(s for s in parsed.signals if s.kind == "rocm.path_version")
+        where = signal.evidence[0].label() if signal.evidence else parsed.source
+        stack.append(Fact("rocm_version", versions.pop(), where))
+    keys = {f.key for f in host}
+    wsl = any(f.key == "os" and f.value == "wsl" for f in host)
+    functions = [s for s in parsed.signals if s.kind == "gpu.virtual_function"]
+    if functions and "virtual_machine" not in keys and not wsl:
+        evidence = functions[0].evidence
+        where = evidence[0].label() if evidence else parsed.source
+        host += [Fact("virtual_machine", True, where),
+                 Fact("virtual_machine_hint", "a GPU that is an SR-IOV virtual function", where)]
+        signals.append(Signal("platform.virtual_machine", "SR-IOV guest", evidence=evidence))
+    if len(stack) == len(parsed.stack_facts) and len(host) == len(parsed.host_facts):
+        return parsed
+    return dataclasses.replace(parsed, stack_facts=tuple(stack), host_facts=tuple(host),
+                               signals=parsed.signals + tuple(signals))
 
 
 def _with_host_traces(parsed: ParsedOutput, facts: tuple[Fact, ...],
@@ -103,10 +129,14 @@ def _with_host_traces(parsed: ParsedOutput, facts: tuple[Fact, ...],
     new_facts = tuple(f for f in facts if f.key not in keys)
     if "os" in keys:  # the parser knew the OS: a trace does not overrule it
         new_facts = tuple(f for f in new_facts if f.key != "os")
+    wsl = any(f.key == "os" and f.value == "wsl" for f in (*parsed.host_facts, *new_facts))
+    if wsl:  # WSL 2 runs in a utility VM by design (virtio devices): no VM the user set up
+        new_facts = tuple(f for f in new_facts if not f.key.startswith("virtual_machine"))
     seen = {(s.kind, s.detail) for s in parsed.signals}
     new_signals = tuple(s for s in signals if (s.kind, s.detail) not in seen
                         and not (s.kind == "platform.wsl" and "os" in keys
-                                 and "wsl" not in {f.value for f in parsed.host_facts}))
+                                 and "wsl" not in {f.value for f in parsed.host_facts})
+                        and not (wsl and s.kind == "platform.virtual_machine"))
     if not new_facts and not new_signals:
         return parsed
     return dataclasses.replace(parsed, host_facts=parsed.host_facts + new_facts,

@@ -26,8 +26,11 @@ from gpuscope.model import (
 R = TypeVar("R")
 _Parse = Callable[[str, str], R]  # parse(text, source)
 
-# A path like /opt/rocm-6.2.4 names the installed ROCm (signal `rocm.path_version`).
-ROCM_PATH_RE = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)")
+# A path like /opt/rocm-6.2.4 names the installed ROCm (signal `rocm.path_version`), and so does
+# the build path old ROCm tools print in their errors (".../compute-rocm-rel-3.3/rocminfo/...",
+# ".../rocm-rel-2.1/rocm-2.1-96-20190201/...").
+ROCM_PATH_RE = re.compile(
+    r"(?:/opt/rocm-|/(?:compute-)?rocm-rel-)(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)(?![\d.]{0,20}\d)")
 
 # Characters of one line that a parser reads. No tool prints a longer line that matters, and
 # a bound per line keeps the work per paste linear in its size whatever a line holds.
@@ -66,7 +69,7 @@ APU_DEVICE_IDS = frozenset({
     "0x164e", "0x15bf", "0x15c8", "0x1900", "0x150e", "0x1586", "0x13c0", "0x74a0",
 })
 # PCI device ids of SR-IOV virtual functions of AMD GPUs (pci.ids: "MxGPU", "VF").
-VF_DEVICE_IDS = frozenset({"0x686c", "0x73ae", "0x73ce", "0x7461", "0x74b5"})
+VF_DEVICE_IDS = frozenset({"0x686c", "0x73ae", "0x73ce", "0x7461", "0x74b5", "0x74b9"})
 _VF_NAME = re.compile(r"\bVF\b|\bMxGPU\b|\bSR-?IOV\b|\bVirtual Function\b", re.IGNORECASE)
 
 
@@ -386,9 +389,9 @@ class SmiCollector(Collector, Generic[GpuT]):
         elif "kind" not in gpu.values and integrated_reason(
                 name, gfx if isinstance(gfx, str) else None,
                 device if isinstance(device, str) else None):
-            where = gpu.sources.get("gfx_target") if gfx in APU_TARGETS else None
+            apu_source = gpu.sources.get("gfx_target") if gfx in APU_TARGETS else None
             gpu.values["kind"] = GpuKind.INTEGRATED
-            gpu.sources["kind"] = where or gpu.sources.get(
+            gpu.sources["kind"] = apu_source or gpu.sources.get(
                 "name", gpu.sources.get("pci_device_id", gpu.first_seen))
 
     def mark_partition(self, gpu: SmiGpu) -> None:

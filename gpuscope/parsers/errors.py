@@ -38,7 +38,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gpuscope.model import EvidenceRef, Fact, ParsedOutput, Signal
+from gpuscope.model import (
+    EvidenceRef,
+    Fact,
+    GpuFacts,
+    GpuSighting,
+    Layer,
+    ParsedOutput,
+    Signal,
+    Vendor,
+)
 from gpuscope.parsers._common import anchored_lines, lowered_text, never_raises
 
 FORMATS: tuple[str, ...] = ("error-text",)
@@ -55,7 +64,7 @@ _ANCHORS = (
     "cudaerrornokernelimage", "with cuda capability", "cuda driver version",
     "driver on your system", "not compiled with cuda", "hsa_status_error", "call returned",
     "version mismatch", "nvidia-smi has failed", "no devices were found", "tensile",
-    "/opt/rocm-", "rock module is not loaded", "/dev/kfd",
+    "/opt/rocm-", "rock module is not loaded", "/dev/kfd", "rocm-rel-",
 )
 
 # A gfx target as people and tools print it: gfx1031, gfx90a, gfx942:sramecc+:xnack-, inside
@@ -158,7 +167,9 @@ _RULES: tuple[_Rule, ...] = (
 # rocBLAS: "Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or
 # directory for GPU arch : gfx1103". Found by its end; the start is checked with `in`.
 _TENSILE_ARCH_RE = re.compile(r"for GPU arch[ \t]*:[ \t]*(\S{1,40})", re.IGNORECASE)
-_ROCM_PATH_RE = re.compile(r"/opt/rocm-(\d{1,4}\.\d{1,4}(?:\.\d{1,6})?)(?![\d.]{0,20}\d)")
+_ROCM_PATH_RE = re.compile(
+    r"(?:/opt/rocm-|/(?:compute-)?rocm-rel-)(\d{1,4}\.\d{1,4}(?:\.\d{1,6})?)"
+    r"(?![\d.]{0,20}\d)")
 
 
 def _unique_target(lowered: str) -> str | None:
@@ -227,4 +238,28 @@ def parse_error_text(text: str, source: str) -> ParsedOutput:
         problems = ("several /opt/rocm-X.Y.Z versions named: "
                     + ", ".join(str(s.detail) for s in versions),)
     return ParsedOutput(format="error-text", source=source, signals=signals,
-                        stack_facts=tuple(facts), problems=problems)
+                        stack_facts=tuple(facts), problems=problems,
+                        sightings=_devices_named(signals))
+
+
+# Errors that a library raised on a device of the gfx target they name: that device exists.
+_DEVICE_ERRORS = ("rocblas.tensile_missing", "hip.no_binary_for_gpu",
+                  "hip.invalid_device_function")
+
+
+def _devices_named(signals: tuple[Signal, ...]) -> tuple[GpuSighting, ...]:
+    """The GPUs an error names by their gfx target (rocBLAS: "... for GPU arch : gfx906"):
+    ROCm ran on them. One per target."""
+    found: dict[str, GpuSighting] = {}
+    for signal in signals:
+        target = signal.gfx_target
+        if signal.kind not in _DEVICE_ERRORS or target is None or target in found:
+            continue
+        where = signal.evidence[0].label() if signal.evidence else ""
+        found[target] = GpuSighting(
+            layer=Layer.ROCM, facts=GpuFacts(vendor=Vendor.AMD, gfx_target=target),
+            field_sources={"vendor": where, "gfx_target": where},
+            missing_reasons={"pci_bus": "an error message names the GPU by its gfx target only"})
+        if len(found) >= 16:
+            break
+    return tuple(found.values())

@@ -9,7 +9,7 @@ container or a virtual machine leaves in any output.
 such facts (format "host-info").
 
 Host facts: `kernel` (the release), `os` ("linux", or "wsl" for a Microsoft WSL kernel),
-`distro` (os-release's PRETTY_NAME and the like; else a hint from the kernel release:
+`distro` (os-release's PRETTY_NAME and the like), `distro_hint` (what the kernel release says:
 "6.8.0-45-generic" is Ubuntu's, "6.1.0-18-amd64" Debian's, "4.18.0-513.el8" RHEL 8's),
 `cpu_model` (/proc/cpuinfo's "model name"),
 `container` (True) with `container_hint`, `virtual_machine` (True) with `virtual_machine_hint`.
@@ -281,8 +281,9 @@ class HostTraces:
             if wsl:
                 out.signal("platform.wsl", None, out.ref(self.kernel.number))
             hint = distro_of_release(release)
-            if hint is not None:
-                self._distro(hint, self.kernel.number, 8)
+            if hint is not None and self.distro is None:
+                # A hint only: the importer lets any file's os-release overrule it.
+                out.host_fact("distro_hint", hint, where)
         elif wsl:
             out.host_fact("os", "wsl", out.where(self.wsl[0]))
         if wsl and self.wsl:
@@ -299,7 +300,8 @@ class HostTraces:
                 out.signal("platform.container", engine, out.ref(number))
         # Under WSL the hypervisor is Hyper-V by design: not a VM the user set up.
         machines = sorted((m for m in self.machines
-                           if not (wsl and m[0] in ("Hyper-V", "Microsoft"))),
+                           if not (wsl and ("hyper-v" in m[0].lower()
+                                            or "microsoft" in m[0].lower()))),
                           key=lambda m: (m[3], m[2]))
         if machines:
             name, how, number, _rank = machines[0]

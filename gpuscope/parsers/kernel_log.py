@@ -46,10 +46,12 @@ from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, 
 from gpuscope.parsers._common import (
     SNIFF_CHARS,
     Collector,
+    integrated_reason,
     lowered_text,
     matching_lines,
     never_raises,
     sniff_lines,
+    virtual_function_reason,
 )
 from gpuscope.parsers.host import HostTraces
 
@@ -328,6 +330,12 @@ def _sighting(gpu: _Gpu, out: Collector) -> GpuSighting | None:
         sources["kernel_driver"] = out.where(gpu.driver_line or gpu.line)
     if gpu.kind is not None:
         values["kind"], sources["kind"] = gpu.kind[0], out.where(gpu.kind[1])
+    elif vendor is Vendor.AMD and gpu.device_id is not None:
+        where = out.where(gpu.ids_line or gpu.line)
+        if virtual_function_reason(None, gpu.device_id):
+            values["kind"], sources["kind"] = GpuKind.VIRTUAL, where
+        elif integrated_reason(None, None, gpu.device_id):
+            values["kind"], sources["kind"] = GpuKind.INTEGRATED, where
     facts = dataclasses.replace(GpuFacts(), **values)
     return GpuSighting(layer=Layer.PCI, facts=facts, field_sources=sources,
                        missing_reasons=missing)

@@ -35,7 +35,7 @@ from gpuscope.parsers._common import (
     virtual_function_reason,
 )
 
-FORMATS: tuple[str, ...] = ("lspci",)
+FORMATS: tuple[str, ...] = ("lspci", "lshw")
 
 _MAX_LINE_CHARS = 400
 # lspci lines are a few hundred characters; longer ones are not lspci and would only make the
@@ -52,6 +52,10 @@ _CLASS_CODES = {
     "processing accelerators": "1200",
 }
 _GPU_VENDOR_IDS = {"0x1002", "0x10de"}
+# The emulated display adapters of hypervisors (QEMU's std VGA and QXL, virtio-gpu, VMware's
+# SVGA, VirtualBox's, Hyper-V's virtual VGA), by PCI vendor id.
+_HYPERVISOR_VENDORS = {"0x1b36": "QEMU", "0x1af4": "QEMU/KVM", "0x15ad": "VMware",
+                       "0x80ee": "VirtualBox", "0x1234": "QEMU", "0x1414": "Hyper-V"}
 # pci.ids' names of the integrated GPUs of AMD's APUs (their codenames).
 _APU_CODENAME = re.compile(
     r"\b(?:Phoenix\d?|Raphael|Rembrandt|Renoir|Cezanne|Barcelo|Lucienne|Picasso|Raven(?: Ridge)?|"
@@ -102,6 +106,9 @@ def sniff(text: str) -> tuple[str, float] | None:
     lines = sniff_lines(head)
     if not lines:
         return None
+    if any(_LSHW_NODE_RE.match(line) for line in lines) and any(
+            "bus info: pci@" in line for line in lines):
+        return ("lshw", 0.85)
     device_lines = sum(1 for line in lines if _device_line(line.strip()) is not None)
     if device_lines == 0:
         slots = sum(1 for line in lines if re.match(rf"^(?:Slot|Device):\s+{_SLOT}\s*$", line))
@@ -304,7 +311,10 @@ def _vendor_id_of(name: str | None) -> str | None:
 
 @never_raises("lspci")
 def parse(text: str, source: str) -> ParsedOutput:
-    """lspci output to PCI-layer sightings of the display devices."""
+    """lspci output (or lshw's display nodes) to PCI-layer sightings of the display devices."""
+    found = sniff(text)
+    if found is not None and found[0] == "lshw":
+        return _parse_lshw(text, source)
     lines, cut = read_lines(text)
     lines = [line[:_MAX_SCAN] for line in lines]
     out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
@@ -350,11 +360,11 @@ def parse(text: str, source: str) -> ParsedOutput:
             if value is not None:
                 values[name] = value
                 sources[name] = at
-        if device.vendor_id in ("0x1b36", "0x1af4", "0x15ad", "0x80ee", "0x1234", "0x1414"):
-            # QEMU, virtio, VMware, VirtualBox and Hyper-V display adapters: a VM's own
-            values["kind"], sources["kind"] = GpuKind.VIRTUAL, header
-            out.host_fact("virtual_machine", True, header)
-        elif device.vendor_id == "0x1002":
+        if device.vendor_id in _HYPERVISOR_VENDORS:
+            # A hypervisor's emulated display adapter: no GPU to compute on, the trace of a VM.
+            _virtual_display(out, signals, device.vendor_id, device.line)
+            continue
+        if device.vendor_id == "0x1002":
             if virtual_function_reason(device.device_name, device.device_id):
                 values["kind"], sources["kind"] = GpuKind.VIRTUAL, header
                 signals.append(Signal("gpu.virtual_function", detail=device.address,
@@ -473,3 +483,105 @@ def _from_vmm(record: dict[str, tuple[str, int]]) -> list[_Device]:
     if "Module" in record:
         device.modules_line = record["Module"][1]
     return [device]
+
+
+def _virtual_display(out: Collector, signals: list[Signal], vendor_id: str, index: int) -> None:
+    """A hypervisor's display adapter at line `index` (0-based): the host facts and signal of
+    a VM guest."""
+    name = _HYPERVISOR_VENDORS[vendor_id]
+    where = out.where(index + 1)
+    out.host_fact("virtual_machine", True, where)
+    out.host_fact("virtual_machine_hint", f"{name} (its display adapter)", where)
+    signals.append(Signal("platform.virtual_machine", detail=name,
+                          evidence=(out.ref(index + 1),)))
+
+
+# ----------------------------------------------------------------------------- lshw
+
+# `lshw -class display` (or video, or the whole tree): "*-display" or "*-display:1 UNCLAIMED"
+# nodes with "product:", "vendor:", "bus info: pci@0000:03:00.0" and "configuration:
+# driver=amdgpu ..." lines under them. UNCLAIMED is a device no driver is bound to.
+_LSHW_NODE_RE = re.compile(r"^[ \t]*\*-(?P<class>[\w-]{1,40})(?::\d{1,3})?(?P<rest>.*)$")
+_LSHW_KV_RE = re.compile(r"^[ \t]+(?P<key>[a-z][a-z ]{1,30}):[ \t](?P<value>.*)$")
+_LSHW_BUS_RE = re.compile(rf"^pci@{_SLOT}$")
+_LSHW_DRIVER_RE = re.compile(r"(?:^|\s)driver=(?P<driver>[\w.-]{1,40})")
+_LSHW_DISPLAY_CLASSES = ("display", "video")
+
+
+def _parse_lshw(text: str, source: str) -> ParsedOutput:
+    lines, cut = read_lines(text)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    if cut:
+        out.problems.append(cut)
+    nodes: list[tuple[int, bool, dict[str, tuple[str, int]]]] = []
+    current: dict[str, tuple[str, int]] | None = None
+    for index, line in enumerate(lines):
+        node = _LSHW_NODE_RE.match(line)
+        if node is not None:
+            current = None
+            if node.group("class").lower() in _LSHW_DISPLAY_CLASSES and len(nodes) < _MAX_GPUS:
+                current = {}
+                nodes.append((index, "UNCLAIMED" in node.group("rest").upper(), current))
+            continue
+        if current is not None and (kv := _LSHW_KV_RE.match(line)) is not None:
+            current.setdefault(kv.group("key"), (kv.group("value").strip(), index))
+    sightings: list[GpuSighting] = []
+    signals: list[Signal] = []
+    for index, unclaimed, values in nodes:
+        built = _lshw_sighting(out, index, unclaimed, values, signals)
+        if built is not None:
+            sightings.append(built)
+    if not nodes:
+        out.problems.append("no lshw display nodes found")
+    return ParsedOutput(format="lshw", source=source, sightings=tuple(sightings),
+                        signals=tuple(signals), host_facts=tuple(out.host.values()),
+                        problems=tuple(out.problems))
+
+
+def _lshw_sighting(out: Collector, index: int, unclaimed: bool,
+                   values: dict[str, tuple[str, int]], signals: list[Signal]) -> GpuSighting | None:
+    bus_info = values.get("bus info")
+    slot = _LSHW_BUS_RE.match(bus_info[0]) if bus_info else None
+    if slot is None or bus_info is None:
+        return None  # not a PCI display device (a framebuffer, a USB adapter)
+    header = out.where(bus_info[1] + 1)
+    device = _Device(line=index, domain=_domain(slot.group("domain")),
+                     bus=slot.group("bus").lower(), dev=slot.group("dev").lower(),
+                     fn=slot.group("fn"), class_code=None, class_name=None)
+    vendor_text = values.get("vendor", ("", 0))[0]
+    vendor_id = _vendor_id_of(vendor_text) or _vendor_id_of(
+        {"VMware": "VMware", "Red Hat, Inc.": "Red Hat, Inc."}.get(vendor_text, ""))
+    product = values.get("product")
+    name = product[0] if product and product[0] else None
+    facts: dict[str, Any] = {"pci_bus": device.address}
+    sources: dict[str, str] = {"pci_bus": header}
+    missing: dict[str, str] = {"pci_device_id": "lshw prints no PCI ids"}
+    vendor = Vendor.from_pci_vendor_id(vendor_id) if vendor_id else None
+    if vendor is not None:
+        facts["vendor"], facts["pci_vendor_id"] = vendor, vendor_id
+        sources["vendor"] = sources["pci_vendor_id"] = out.where(values["vendor"][1] + 1)
+    if name is not None and product is not None:
+        facts["name"], sources["name"] = name, out.where(product[1] + 1)
+    configuration = values.get("configuration")
+    driver = _LSHW_DRIVER_RE.search(configuration[0]) if configuration else None
+    if driver is not None and configuration is not None:
+        facts["kernel_driver"] = driver.group("driver")
+        sources["kernel_driver"] = out.where(configuration[1] + 1)
+    elif unclaimed:
+        missing["kernel_driver"] = "lshw shows the device UNCLAIMED: no driver is bound to it"
+        signals.append(Signal("pci.driver_not_bound", detail=device.address,
+                              evidence=(out.ref(index + 1),)))
+    where = sources.get("name", header)
+    if vendor_id in _HYPERVISOR_VENDORS:
+        _virtual_display(out, signals, vendor_id, index)
+        return None
+    if vendor is Vendor.AMD and virtual_function_reason(name, None):
+        facts["kind"], sources["kind"] = GpuKind.VIRTUAL, where
+        signals.append(Signal("gpu.virtual_function", detail=device.address,
+                              evidence=(out.ref((product or bus_info)[1] + 1),)))
+    elif vendor is Vendor.AMD and name and (_APU_CODENAME.search(name)
+                                            or integrated_reason(name, None)):
+        facts["kind"], sources["kind"] = GpuKind.INTEGRATED, where
+    built = dataclasses.replace(GpuFacts(), **facts)
+    return GpuSighting(layer=Layer.PCI, facts=built, field_sources=sources,
+                       missing_reasons=missing)

@@ -192,3 +192,12 @@ def _assert_clean(parsed: ParsedOutput) -> None:
     test_truncated_real_outputs_never_raise,
     test_shuffled_real_outputs_never_raise,
 ) = property_tests(clinfo.sniff, clinfo.parse, REAL_TEXTS, _assert_clean)
+
+
+def test_an_apu_target_reads_as_integrated() -> None:
+    # The same ROCm clinfo layout with the device an iGPU target (gfx1036, Raphael).
+    text = read(OUTPUTS / "rocm19-gfx900-amd-clinfo.txt").replace("gfx900", "gfx1036")
+    parsed = clinfo.parse(text, "clinfo.txt")
+    assert_clean(parsed)
+    assert [(s.facts.gfx_target, s.facts.kind) for s in parsed.sightings] == [
+        ("gfx1036", GpuKind.INTEGRATED)]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from parser_properties import assert_clean, property_tests, read
 
 from gpuscope.inventory import join_gpus
-from gpuscope.model import Framework, Layer, ParsedOutput, Vendor
+from gpuscope.model import Framework, GpuKind, Layer, ParsedOutput, Vendor
 from gpuscope.parsers.collect_env import FORMATS, parse, sniff
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -220,3 +220,13 @@ REAL_TEXTS = [read(p) for p in sorted(OUTPUTS.glob("*.txt"))] + [
 @given(st.text(max_size=3000))
 def test_random_text_after_pytorch_version_never_raises(text: str) -> None:
     assert_clean(parse("PyTorch version: " + text, "random"))
+
+
+def test_rocm_build_lists_an_igpu_beside_the_card() -> None:
+    # collect_env of a ROCm build prints torch.cuda.get_device_name() with the gfx target.
+    text = read(OUTPUTS / "groundingdino-328-rocm60-gfx1030-warning.txt").replace(
+        "AMD Radeon RX 6800 XT (gfx1030)",
+        "AMD Radeon RX 6800 XT (gfx1030)\nAMD Radeon Graphics (gfx1036)")
+    parsed = parse(text, "env.txt")
+    assert [(s.facts.gfx_target, s.facts.kind) for s in parsed.sightings] == [
+        ("gfx1030", None), ("gfx1036", GpuKind.INTEGRATED)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from parser_properties import property_tests, read
 
-from gpuscope.model import Layer, ParsedOutput, Vendor
+from gpuscope.model import GpuKind, Layer, ParsedOutput, Vendor
 from gpuscope.parsers.lspci import FORMATS, parse, sniff
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -20,7 +20,7 @@ def load(path: Path) -> ParsedOutput:
 
 
 def test_formats() -> None:
-    assert FORMATS == ("lspci",)
+    assert FORMATS == ("lspci", "lshw")
 
 
 def test_plain_vga_line_case_035() -> None:
@@ -147,3 +147,76 @@ REAL_TEXTS = [read(p) for p in sorted(OUTPUTS.glob("*.txt"))] + [
     test_truncated_real_output_never_raises,
     test_shuffled_real_output_never_raises,
 ) = property_tests(sniff, parse, REAL_TEXTS)
+
+
+# ----------------------------------------------------------------------------- kinds of devices
+
+
+def _kinds(parsed: ParsedOutput) -> list[tuple[str | None, str | None, str | None]]:
+    return [(s.facts.pci_bus, s.facts.pci_device_id, s.facts.kind.value if s.facts.kind else None)
+            for s in parsed.sightings]
+
+
+def test_igpu_beside_dgpu_and_the_phoenix_fixture() -> None:
+    text = ("0c:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] "
+            "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M] [1002:744c] (rev c8)\n"
+            "0c:00.1 Audio device [0403]: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 HDMI/DP "
+            "Audio [1002:ab30]\n"
+            "12:00.0 VGA compatible controller [0300]: Advanced Micro Devices, Inc. [AMD/ATI] "
+            "Raphael [1002:164e] (rev c6)\n")
+    assert _kinds(parse(text, "lspci.txt")) == [("0000:0c:00.0", "0x744c", None),
+                                                ("0000:12:00.0", "0x164e", "integrated")]
+    phoenix = parse(read(OUTPUTS / "lact-948-phoenix-v-k.txt"), "lspci.txt")
+    assert [s.facts.kind for s in phoenix.sightings] == [GpuKind.INTEGRATED]  # "Phoenix1"
+
+
+def test_virtual_functions_and_a_vms_own_display() -> None:
+    text = ("0000:05:00.0 Processing accelerators [1200]: Advanced Micro Devices, Inc. [AMD/ATI] "
+            "Aqua Vanjaram [Instinct MI300X VF] [1002:74b5]\n"
+            "0000:00:08.0 VGA compatible controller [0300]: Microsoft Corporation Hyper-V "
+            "virtual VGA [1414:5353]\n")
+    parsed = parse(text, "lspci.txt")
+    # the VF is a GPU; Hyper-V's emulated VGA is no GPU (and no WSL), the trace of a VM
+    assert _kinds(parsed) == [("0000:05:00.0", "0x74b5", "virtual")]
+    assert [(s.kind, s.detail) for s in parsed.signals] == [
+        ("gpu.virtual_function", "0000:05:00.0"), ("platform.virtual_machine", "Hyper-V")]
+    assert {f.key: f.value for f in parsed.host_facts} == {
+        "virtual_machine": True, "virtual_machine_hint": "Hyper-V (its display adapter)"}
+
+
+def test_device_lines_of_any_length_are_read_in_linear_time() -> None:
+    # A slot, a class and then 200,000 blanks and no colon: once a cubic regex (issue #10).
+    line = "0000:01:00.0 VGA" + " " * 200_000 + "x"
+    assert parse(line + "\n" + line + "\n", "lspci.txt").sightings == ()
+
+
+# ----------------------------------------------------------------------------- lshw
+
+LSHW = OUTPUTS.parent / "lshw"
+
+
+def test_lshw_display_nodes_in_a_vm_with_an_unclaimed_virtual_function() -> None:
+    name = "lshw-display-azure-hyperv-mi25-mxgpu-issue1638.txt"
+    text = read(LSHW / name)
+    assert sniff(text) == ("lshw", 0.85)
+    parsed = parse(text, name)
+    assert parsed.format == "lshw" and not parsed.problems
+    rows = [(s.facts.vendor, s.facts.name, s.facts.pci_bus, s.facts.kind, s.facts.kernel_driver)
+            for s in parsed.sightings]
+    assert rows == [  # Hyper-V's emulated VGA is no GPU
+        (Vendor.AMD, "Vega 10 [Radeon Instinct MI25 MxGPU]", "af8c:00:00.0", GpuKind.VIRTUAL,
+         None)]
+    assert parsed.sightings[0].missing_reasons["kernel_driver"].startswith("lshw shows the "
+                                                                          "device UNCLAIMED")
+    assert [(s.kind, s.detail) for s in parsed.signals] == [
+        ("platform.virtual_machine", "Hyper-V"), ("pci.driver_not_bound", "af8c:00:00.0"),
+        ("gpu.virtual_function", "af8c:00:00.0")]
+    assert {f.key: f.value for f in parsed.host_facts} == {
+        "virtual_machine": True, "virtual_machine_hint": "Hyper-V (its display adapter)"}
+
+
+def test_lshw_of_a_vmware_guest() -> None:
+    parsed = parse(read(LSHW / "lshw-display-vmware-svga-issue1626.txt"), "lshw.txt")
+    assert parsed.sightings == ()  # VMware's SVGA adapter is no GPU: this guest has none
+    assert [(s.kind, s.detail) for s in parsed.signals] == [
+        ("platform.virtual_machine", "VMware")]

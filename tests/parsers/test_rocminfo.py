@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from parser_properties import assert_clean, fact, property_tests, read, signals_of
 
 from gpuscope.model import GpuKind, Layer, ParsedOutput, Vendor
@@ -258,3 +259,48 @@ def _assert_clean(parsed: ParsedOutput) -> None:
     test_truncated_real_outputs_never_raise,
     test_shuffled_real_outputs_never_raise,
 ) = property_tests(rocminfo.sniff, rocminfo.parse, REAL_TEXTS, _assert_clean)
+
+
+# ----------------------------------------------------------------------------- kinds of agents
+
+
+def test_generic_isa_beside_gfx942_is_one_virtual_function() -> None:
+    # ROCm 6.4 in a cloud VM (ROCm/ROCm#4677): one MI300X VF whose ISAs are gfx942 and the
+    # generic gfx9-4-generic; one GPU, target gfx942, an SR-IOV virtual function.
+    parsed = _output("rocm640-mi300x-vf-gfx9-4-generic-issue4677.txt")
+    assert len(parsed.sightings) == 1
+    facts = parsed.sightings[0].facts
+    assert (facts.gfx_target, facts.name, facts.pci_device_id, facts.kind) == (
+        "gfx942", "AMD Instinct MI300X VF", "0x74b5", GpuKind.VIRTUAL)
+    assert [s.detail for s in signals_of(parsed, "gpu.virtual_function")] == ["0000:05:00.0"]
+    assert parsed.sightings[0].field_sources["gfx_target"].endswith(":87")  # Name: gfx942
+
+
+def test_grep_of_rocminfo_without_agent_headers() -> None:
+    # `rocminfo | grep Name` of eight MI300X VFs (ROCm/ROCm#4489), between os-release and
+    # cpuinfo lines: eight agents, each with its ISA line, none of them the ISA itself.
+    text = read(OUTPUTS / "grep-8x-mi300x-vf-azure-issue4489.txt")
+    assert rocminfo.sniff(text) == ("rocminfo", 0.7)
+    parsed = rocminfo.parse(text, "sysinfo.txt")
+    assert_clean(parsed)
+    assert [(s.facts.gfx_target, s.facts.name, s.facts.kind) for s in parsed.sightings] == [
+        ("gfx942", "AMD Instinct MI300X VF", GpuKind.VIRTUAL)] * 8
+    assert parsed.sightings[0].field_sources["gfx_target"] == "sysinfo.txt:6"
+    assert len(signals_of(parsed, "gpu.virtual_function")) == 8
+
+
+@pytest.mark.parametrize(("name", "gfx"), [
+    ("rocm70rc1-strix-point-gfx1150-issue5108.txt", "gfx1150"),
+    ("rocm603-raphael-igpu-only-issue3015.txt", "gfx1036"),
+])
+def test_apus_read_as_integrated_without_memory_properties(name: str, gfx: str) -> None:
+    parsed = _output(name)
+    gpu = [s.facts for s in parsed.sightings]
+    assert [(f.gfx_target, f.name, f.kind) for f in gpu] == [
+        (gfx, "AMD Radeon Graphics", GpuKind.INTEGRATED)]
+
+
+def test_igpu_beside_dgpu_corpus_013() -> None:
+    parsed = _corpus("013")
+    assert [(s.facts.gfx_target, s.facts.kind) for s in parsed.sightings] == [
+        ("gfx1201", None), ("gfx1036", GpuKind.INTEGRATED)]
