@@ -109,6 +109,8 @@ def sniff(text: str) -> tuple[str, float] | None:
     if any(_LSHW_NODE_RE.match(line) for line in lines) and any(
             "bus info: pci@" in line for line in lines):
         return ("lshw", 0.85)
+    if any(_TREE_ROOT_RE.match(line) for line in lines[:50]):
+        return ("lspci", 0.85)  # lspci -t / -tv
     device_lines = sum(1 for line in lines if _device_line(line.strip()) is not None)
     if device_lines == 0:
         slots = sum(1 for line in lines if re.match(rf"^(?:Slot|Device):\s+{_SLOT}\s*$", line))
@@ -315,6 +317,9 @@ def parse(text: str, source: str) -> ParsedOutput:
     found = sniff(text)
     if found is not None and found[0] == "lshw":
         return _parse_lshw(text, source)
+    if found is not None and any(_TREE_ROOT_RE.match(line)
+                                 for line in text[:20_000].split("\n", 50)[:50]):
+        return _parse_tree(text, source)
     lines, cut = read_lines(text)
     lines = [line[:_MAX_SCAN] for line in lines]
     out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
@@ -585,3 +590,90 @@ def _lshw_sighting(out: Collector, index: int, unclaimed: bool,
     built = dataclasses.replace(GpuFacts(), **facts)
     return GpuSighting(layer=Layer.PCI, facts=built, field_sources=sources,
                        missing_reasons=missing)
+
+
+# ----------------------------------------------------------------------------- lspci -tv
+
+# The tree: "-[0000:00]-+-00.0  Vendor Device" at the root, a bridge's secondary bus in brackets
+# ("+-01.1-[01]----00.0  Advanced Micro Devices, Inc. [AMD/ATI] Baffin ..."), the other
+# functions of a bus under it ("|            +-00.1  ..."). It prints no class: a GPU is told
+# by its vendor and a name that is no audio, USB or bridge function.
+_TREE_ROOT_RE = re.compile(r"^[ \t]*[+\\|-]{0,3}\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-")
+_TREE_BUS_RE = re.compile(r"\[(?:(?P<domain>[0-9a-fA-F]{4}):)?(?P<bus>[0-9a-fA-F]{2})"
+                          r"(?:-[0-9a-fA-F]{2})?\]")
+_TREE_DEVICE_RE = re.compile(r"(?P<dev>[0-1][0-9a-fA-F])\.(?P<fn>[0-7])  (?P<name>\S.*)$")
+_TREE_NOT_GPU = re.compile(
+    r"Audio|HDMI|USB|UCSI|Serial|I2C|SMBus|Upstream|Downstream|Port|Bridge|Switch|Root Complex|"
+    r"Platform Security|Cryptographic|Sensor Fusion|Data Fabric|Azalia|Dummy", re.IGNORECASE)
+
+
+def _parse_tree(text: str, source: str) -> ParsedOutput:
+    lines, cut = read_lines(text)
+    lines = [line[:_MAX_SCAN] for line in lines]
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
+    if cut:
+        out.problems.append(cut)
+    buses: dict[int, tuple[str, str]] = {}  # column of a "[bus]" -> (domain, bus)
+    domain = "0000"
+    sightings: list[GpuSighting] = []
+    signals: list[Signal] = []
+    for index, line in enumerate(lines):
+        for bracket in _TREE_BUS_RE.finditer(line):
+            if bracket.group("domain"):
+                domain = bracket.group("domain").lower()
+                # a new root: the columns of the last tree say nothing about this one
+                buses = {column: bus for column, bus in buses.items()
+                         if column < bracket.start()}
+            buses[bracket.start()] = (domain, bracket.group("bus").lower())
+        device = _TREE_DEVICE_RE.search(line)
+        if device is None:
+            continue
+        left = [column for column in buses if column < device.start()]
+        if not left:
+            continue
+        bus_domain, bus = buses[max(left)]
+        name_text = device.group("name").strip()
+        entry = _Device(line=index, domain=bus_domain, bus=bus, dev=device.group("dev").lower(),
+                        fn=device.group("fn"), class_code=None, class_name=None)
+        pair = _IDS_RE.search(name_text)
+        if pair is not None:  # lspci -tvnn
+            entry.vendor_id = f"0x{pair.group('vendor').lower()}"
+            entry.device_id = f"0x{pair.group('device').lower()}"
+            name_text = (name_text[:pair.start()] + name_text[pair.end():]).strip()
+        _split_names(entry, name_text)
+        if entry.vendor_id not in _GPU_VENDOR_IDS or (
+                entry.device_name and _TREE_NOT_GPU.search(entry.device_name)):
+            if entry.vendor_id in _HYPERVISOR_VENDORS and entry.device_name and (
+                    "vga" in entry.device_name.lower() or "svga" in entry.device_name.lower()):
+                _virtual_display(out, signals, entry.vendor_id, index)
+            continue
+        if len(sightings) >= _MAX_GPUS:
+            break
+        sightings.append(_tree_sighting(out, entry, signals))
+    return ParsedOutput(format="lspci", source=source, sightings=tuple(sightings),
+                        signals=tuple(signals), host_facts=tuple(out.host.values()),
+                        problems=tuple(out.problems))
+
+
+def _tree_sighting(out: Collector, entry: _Device, signals: list[Signal]) -> GpuSighting:
+    where = out.where(entry.line + 1)
+    facts: dict[str, Any] = {"pci_bus": entry.address, "pci_vendor_id": entry.vendor_id,
+                             "vendor": Vendor.from_pci_vendor_id(entry.vendor_id)}
+    if entry.device_id:
+        facts["pci_device_id"] = entry.device_id
+    if entry.device_name:
+        facts["name"] = entry.device_name
+    name = entry.device_name
+    if facts["vendor"] is Vendor.AMD:
+        if virtual_function_reason(name, entry.device_id):
+            facts["kind"] = GpuKind.VIRTUAL
+            signals.append(Signal("gpu.virtual_function", detail=entry.address,
+                                  evidence=(out.ref(entry.line + 1),)))
+        elif (name and _APU_CODENAME.search(name)) or integrated_reason(name, None,
+                                                                        entry.device_id):
+            facts["kind"] = GpuKind.INTEGRATED
+    missing = {"kernel_driver": "lspci -t shows no drivers"}
+    if not entry.device_id:
+        missing["pci_device_id"] = "lspci -t printed no numeric ids (use lspci -tvnn)"
+    return GpuSighting(layer=Layer.PCI, facts=dataclasses.replace(GpuFacts(), **facts),
+                       field_sources={key: where for key in facts}, missing_reasons=missing)

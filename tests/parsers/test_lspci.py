@@ -220,3 +220,14 @@ def test_lshw_of_a_vmware_guest() -> None:
     assert parsed.sightings == ()  # VMware's SVGA adapter is no GPU: this guest has none
     assert [(s.kind, s.detail) for s in parsed.signals] == [
         ("platform.virtual_machine", "VMware")]
+
+
+def test_tree_of_an_igpu_beside_a_card() -> None:
+    # lspci -tv (ROCm/ROCm#719): no classes; the GPUs by vendor and name, buses from the tree.
+    name = "rocm-719-tv-picasso-beside-rx560x.txt"
+    text = read(OUTPUTS / name)
+    assert sniff(text) == ("lspci", 0.85)
+    parsed = parse(text, name)
+    assert [(s.facts.pci_bus, s.facts.vendor, s.facts.kind) for s in parsed.sightings] == [
+        ("0000:01:00.0", Vendor.AMD, None), ("0000:05:00.0", Vendor.AMD, GpuKind.INTEGRATED)]
+    assert parsed.sightings[1].facts.name == "Picasso"  # not its HDMI audio or PSP functions
