@@ -556,6 +556,13 @@ def _loose_target(
             s.layer is sighting.layer and _source_file(s) == source for s in g) and not (
             ids_only and any(s.facts.pci_device_id not in (None, sighting.facts.pci_device_id)
                              for s in g))]
+        if ids_only and len(same_vendor) > 1 and sighting.facts.kind in (
+                GpuKind.INTEGRATED, GpuKind.DISCRETE, None):
+            # An iGPU beside a card: the ids' kind (an APU's device id, which the parsers
+            # know) tells them apart.
+            integrated = sighting.facts.kind is GpuKind.INTEGRATED
+            same_vendor = [g for g in same_vendor if any(
+                s.facts.kind is GpuKind.INTEGRATED for s in g) is integrated]
         if len(same_vendor) == 1:
             return same_vendor[0]
     return None
