@@ -99,7 +99,7 @@ def parse_any(text: str, source: str) -> ParsedOutput:
 def _derived(parsed: ParsedOutput) -> ParsedOutput:
     """Facts that follow from what any parser found: the ROCm release one ROCm path names
     (/opt/rocm-6.4.0, a build path's compute-rocm-rel-3.3), and a virtual machine where a GPU
-    is an SR-IOV virtual function (a host gives its VFs to guests)."""
+    is an SR-IOV virtual function or an NVIDIA vGPU (a host gives those to its guests)."""
     stack, host, signals = list(parsed.stack_facts), list(parsed.host_facts), []
     versions = {s.detail for s in parsed.signals if s.kind == "rocm.path_version" and s.detail}
     if len(versions) == 1 and not any(f.key == "rocm_version" for f in stack):
@@ -113,8 +113,9 @@ def _derived(parsed: ParsedOutput) -> ParsedOutput:
         evidence = functions[0].evidence
         where = evidence[0].label() if evidence else parsed.source
         host += [Fact("virtual_machine", True, where),
-                 Fact("virtual_machine_hint", "a GPU that is an SR-IOV virtual function", where)]
-        signals.append(Signal("platform.virtual_machine", "SR-IOV guest", evidence=evidence))
+                 Fact("virtual_machine_hint", "a virtual GPU (an SR-IOV function or vGPU)",
+                      where)]
+        signals.append(Signal("platform.virtual_machine", "virtual GPU", evidence=evidence))
     if len(stack) == len(parsed.stack_facts) and len(host) == len(parsed.host_facts):
         return parsed
     return dataclasses.replace(parsed, stack_facts=tuple(stack), host_facts=tuple(host),

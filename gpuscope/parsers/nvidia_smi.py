@@ -46,6 +46,8 @@ _TABLE_HEADER_RE = re.compile(
     r"(?:\s+CUDA Version:\s*(?P<cuda>[\w./]+))?")
 _BUS_RE = re.compile(r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
 _ROW_MODES = ("On", "Off", "WDDM", "TCC", "MCDM", "N/A")
+# vGPU profiles as a guest sees them: GRID boards and "<board>-<framebuffer GB><series>".
+_VGPU_NAME_RE = re.compile(r"^(?:NVIDIA )?GRID\b|\b[A-Z]{1,3}\d{1,4}[A-Za-z]{0,3}-\d{1,3}[QCABS]$")
 # Numbers found by search start only where a number starts (the lookbehind): linear.
 _MEMORY_RE = re.compile(
     r"(?<!\d)(?P<used>\d+)[ \t]{0,8}MiB[ \t]{0,8}/[ \t]{0,8}(?P<total>\d+)[ \t]{0,8}MiB")
@@ -323,6 +325,9 @@ def _parse_table(out: _Output) -> None:
         where = out.where(index + 1)
         facts.set("smi_index", row[0], index)
         facts.set("name", row[1], index)
+        if _VGPU_NAME_RE.search(row[1]):  # a vGPU profile: "GRID T4-16Q", "NVIDIA A100-4C"
+            facts.set("kind", GpuKind.VIRTUAL, index)
+            out.signal_at("gpu.virtual_function", normalise_bus(bus.group("bus")), index + 1)
         facts.set("pci_bus", normalise_bus(bus.group("bus")), index)
         for name in ("vendor", "kind"):
             facts.sources[name] = where
@@ -464,6 +469,8 @@ def _q_sighting(out: _Output, gpu: _QGpu, order: int) -> GpuSighting:
     mig, line = gpu.get("MIG Mode", "Current")
     if _clean(mig) == "Enabled" and line is not None:
         out.signal_at("nvidia.mig_enabled", bus, line + 1)
+    mode, line = gpu.get("GPU Virtualization Mode", "Virtualization Mode")
+    _virtualization(out, facts, _clean(mode), line, bus)
     return facts.sighting()
 
 
@@ -599,7 +606,26 @@ def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder
     mig, line = text_at("mig_mode/current_mig")
     if mig == "Enabled":
         out.signal_at("nvidia.mig_enabled", bus, line + 1)
+    mode, line = text_at("gpu_virtualization_mode/virtualization_mode")
+    _virtualization(out, facts, mode, line if mode else None, bus)
     return facts.sighting()
+
+
+def _virtualization(out: _Output, facts: _Facts, mode: str | None, index: int | None,
+                    bus: str | None) -> None:
+    """nvidia-smi's "Virtualization Mode": VGPU is a vGPU in a guest (a virtual GPU, and a
+    VM), Pass-Through a whole GPU given to a guest (a VM); None and Host VGPU say nothing of
+    this machine being a guest."""
+    if mode is None or index is None:
+        return
+    lowered = mode.lower()
+    if lowered == "vgpu":
+        facts.values["kind"], facts.sources["kind"] = GpuKind.VIRTUAL, out.where(index + 1)
+        out.signal_at("gpu.virtual_function", bus, index + 1)
+    if lowered in ("vgpu", "pass-through", "passthrough"):
+        out.host_fact("virtual_machine", True, out.where(index + 1))
+        out.host_fact("virtual_machine_hint", f"the GPU's virtualization mode is {mode}",
+                      out.where(index + 1))
 
 
 # ----------------------------------------------------------------------------------- -L

@@ -8,7 +8,7 @@ from pathlib import Path
 from parser_properties import property_tests, read
 
 from gpuscope.model import GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
-from gpuscope.parsers import nvidia_smi
+from gpuscope.parsers import nvidia_smi, parse_any
 from gpuscope.parsers.nvidia_smi import parse, sniff
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -300,3 +300,45 @@ REAL_TEXTS = [read(p) for p in REAL] + [
     test_truncated_real_output_never_raises,
     test_shuffled_real_output_never_raises,
 ) = property_tests(sniff, parse, REAL_TEXTS)
+
+
+# ----------------------------------------------------------------------------- virtual GPUs
+
+_VGPU_Q = """==============NVSMI LOG==============
+
+Driver Version                            : 550.54.15
+CUDA Version                              : 12.4
+
+Attached GPUs                             : 1
+GPU 00000000:02:00.0
+    Product Name                          : GRID A100-4C
+    GPU Virtualization Mode
+        Virtualization Mode               : VGPU
+        Host VGPU Mode                    : N/A
+"""
+
+_VGPU_TABLE = """\
+| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+|===============================+======================+======================|
+|   0  GRID T4-16Q         On   | 00000000:02:02.0 Off |                  N/A |
+| N/A   N/A    P8    N/A /  N/A |   2220MiB / 16384MiB |      0%      Default |
+"""
+
+
+def test_a_vgpu_is_virtual_and_its_machine_a_guest() -> None:
+    for text, bus in ((_VGPU_Q, "0000:02:00.0"), (_VGPU_TABLE, "0000:02:02.0")):
+        parsed = parse_any(text, "nvidia-smi.txt")
+        assert [s.facts.kind for s in parsed.sightings] == [GpuKind.VIRTUAL]
+        assert ("gpu.virtual_function", bus) in [(s.kind, s.detail) for s in parsed.signals]
+        assert {f.key: f.value for f in parsed.host_facts}["virtual_machine"] is True
+
+
+def test_pass_through_is_a_guest_with_a_whole_gpu() -> None:
+    text = _VGPU_Q.replace("GRID A100-4C", "NVIDIA A100-SXM4-40GB").replace(
+        ": VGPU", ": Pass-Through")
+    parsed = parse(text, "q.txt")
+    assert [s.facts.kind for s in parsed.sightings] == [GpuKind.DISCRETE]
+    assert {f.key: f.value for f in parsed.host_facts}["virtual_machine"] is True
+    assert not any(s.kind == "gpu.virtual_function" for s in parsed.signals)
