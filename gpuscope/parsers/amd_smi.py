@@ -14,8 +14,9 @@ amdgpu-dkms version; an in-tree driver shows the kernel release, which becomes t
 Signals emitted:
 - `gpu.partition_mode`: a compute/accelerator partition other than SPX; detail = the mode.
   Such sightings get `kind = partition`.
-- `gpu.virtual_function`: amd-smi names the GPU a VF ("AMD Instinct Mi325X VF"); detail = the
-  PCI address or the GPU number.
+- `gpu.virtual_function`: amd-smi names the GPU a VF ("AMD Instinct Mi325X VF") or its device
+  id is a VF's; detail = the PCI address or the GPU number. Such sightings get `kind =
+  virtual`; an APU's (MI300A, gfx1150, an iGPU device id) get `kind = integrated`.
 - `amdsmi.driver_not_loaded` (new): `AMDSMI_STATUS_DRIVER_NOT_LOADED` in the paste.
 - `amdsmi.library_missing` (new): "Unable to find libamd_smi.so".
 - `rocm.path_version`: a `/opt/rocm-X.Y.Z` path in the paste; detail = the version.

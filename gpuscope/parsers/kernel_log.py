@@ -4,11 +4,20 @@
 the month's language), printk caller ids (``[   T1343]``), syslog's ``#012`` for newlines,
 continuation lines of multi-line NVRM messages, or bare messages.
 
+GPUs: a log is often the only evidence of a GPU, so every GPU it names is a `Layer.PCI`
+sighting: by bus from the PCI scan (``pci 0000:03:00.0: [1002:744c] type 00 class 0x030000``,
+display classes only) and from driver lines (``amdgpu 0000:03:00.0: ...``, ``[drm] Initialized
+amdgpu ... for 0000:03:00.0``), by ids from amdgpu's and kfd's (``initializing kernel
+modesetting (... 0x1002:0x744C ...)``, ``added device 1002:744c``, ``skipped device 1002:67df``,
+``DID 7340 is missing``, ``Topology: Add APU node [0x15dd:0x1002]``, which makes it integrated).
+Ids without a bus join the one bus without ids of their vendor. Only the lines that name a GPU
+driver are read (found by one search over the whole paste), so a log of any size costs little.
+
 Stack facts: ``amdgpu_loaded``, ``amdgpu_driver_version`` (only amdgpu-dkms prints
 "[drm] amdgpu version: 6.2.4"; the in-tree driver does not), ``kfd_loaded``,
 ``nvidia_driver_version`` ("NVRM: loading NVIDIA UNIX ... Kernel Module  550.54.14").
-Host facts: ``kernel`` and ``os`` from "Linux version ...", ``virtual_machine`` from "Hypervisor
-detected".
+Host facts (parsers/host.py's traces): ``kernel``, ``os`` and ``distro_hint`` from "Linux
+version ...", ``virtual_machine`` from "Hypervisor detected", a hypervisor's "DMI:" line.
 
 Signal kinds emitted:
 
@@ -19,7 +28,10 @@ Signal kinds emitted:
   failed" (detail = the firmware file).
 - ``kfd.loaded``: "kfd kfd: amdgpu: added device 1002:744c" (detail = vendor:device).
 - ``kfd.device_unsupported``: "kfd kfd: amdgpu: PITCAIRN  not supported in kfd",
-  "kfd not supported on this ASIC" (detail = the ASIC named, or the bus).
+  "kfd not supported on this ASIC", "DID 7340 is missing in supported_devices" (detail = the
+  ASIC named, the bus, or "1002:<did>").
+- ``gpu.virtual_function`` (new): a driver running on an SR-IOV virtual function ("Running in
+  SR-IOV VF mode"; not the host's "VF(n) BAR" lines of a physical function); detail = bus.
 - ``kfd.pcie_atomics_missing``: "skipped device 1002:67df, PCI rejects atomics", "PCIE atomic
   ops is not supported" (detail = vendor:device or bus).
 - ``nvml.driver_library_mismatch``: "NVRM: API mismatch: the client has the version X, but this

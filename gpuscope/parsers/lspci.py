@@ -11,8 +11,20 @@ already a display controller of the same vendor (old Intel IGPs' 00:02.1) is the
 ``name`` is lspci's pci.ids device name ("Navi 22 [Radeon RX 6700/6700 XT/6750 XT /
 6800M/6850M XT]"); lspci's placeholder "Device 73df" is not a name but still gives the id.
 
+Also ``lspci -t``/``-tv`` (the tree: no classes, so GPUs by vendor and a name that is no
+audio, USB, bridge or PSP function; buses from the tree's brackets) and ``lshw -class display``
+(format "lshw": ``*-display`` nodes, ``bus info: pci@...``, ``UNCLAIMED`` = no driver bound).
+
+Kinds: an AMD GPU whose pci.ids name is an APU's codename (Raphael, Phoenix1, Picasso, ...),
+whose device id is an iGPU's, or whose name is an integrated one is integrated; an SR-IOV
+virtual function (VF/MxGPU names and device ids) is virtual. A hypervisor's emulated display
+adapter (VMware SVGA, Hyper-V virtual VGA, QEMU, virtio, VirtualBox) is no GPU: it makes the
+host facts ``virtual_machine`` and ``virtual_machine_hint``.
+
 Signal kinds emitted:
 
+- ``gpu.virtual_function``: an SR-IOV virtual function (detail = PCI bus).
+- ``platform.virtual_machine``: a hypervisor's display adapter (detail = the hypervisor).
 - ``platform.wsl``: Microsoft's paravirtual GPU (1414:008e, "Microsoft Corporation Device
   008e") is the display device: this is a WSL2 guest. It is not a GPU sighting.
 - ``pci.driver_not_bound``: ``-k`` output lists kernel modules for a display device but no

@@ -2,9 +2,15 @@
 
 What it yields:
 - one `Layer.ROCM` sighting per GPU agent (`Device Type: GPU`). CPU agents are not GPUs (the
-  first one's name becomes the host fact `cpu_model`); generic ISAs (`gfx11-generic`) are ISAs
-  of a GPU agent, not GPUs. An iGPU agent often carries the CPU's marketing name; it is kept
-  as the name, and `kind` is set only when the agent says so itself (`Memory Properties: APU`).
+  first one's name becomes the host fact `cpu_model`); generic ISAs (`gfx11-generic`,
+  `gfx9-4-generic` beside `gfx942`) are ISAs of a GPU agent, never GPUs nor its target. An
+  iGPU agent often carries the CPU's marketing name; it is kept as the name. `kind` is
+  integrated when the agent says so (`Memory Properties: APU`) or its gfx target, chip id or
+  name is an APU's (gfx1036, gfx1103, gfx1150, "Radeon 780M", "Instinct MI300A"), virtual for
+  an SR-IOV virtual function ("AMD Instinct MI300X VF", chip 0x74b5; signal
+  `gpu.virtual_function`).
+- `rocminfo | grep Name` (Name / Marketing Name lines without agent headers): each Name that
+  is no ISA's ("amdgcn-amd-amdhsa--...") starts an agent.
 - stack facts `kfd_loaded` (from the ROCk line), `amdgpu_driver_version` (from
   `ROCk module version X is loaded`, an out-of-tree amdgpu-dkms), `hsa_runtime_version`.
 - host facts `os` = "wsl" (the WSL banner) and `cpu_model`.
