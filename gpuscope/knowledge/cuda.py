@@ -89,7 +89,7 @@ class MinorCompat:
 
 @dataclass(frozen=True, slots=True)
 class ArchitectureInfo:
-    """One compute capability: its architecture and what facts.md says about it."""
+    """One compute capability: its architecture, example GPUs, the CUDA release dropping it."""
 
     cc: str  # "8.9"
     sm: str  # "sm_89"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
-from gpuscope.knowledge.provenance import has_internal_marks
+from gpuscope.knowledge.sources import has_internal_marks
 
 RESOURCE = "hsa_overrides.toml"
 _GFX = re.compile(r"gfx[0-9a-f]{3,4}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gpuscope.knowledge._resources import load_toml_resource
-from gpuscope.knowledge.provenance import has_internal_marks
+from gpuscope.knowledge.sources import has_internal_marks
 
 RESOURCE = "rocm_support.toml"
 OSES = ("linux", "windows")

@@ -43,6 +43,11 @@ def sources_text(sources: Iterable[Source]) -> str:
     return "; ".join(str(s) for s in dict.fromkeys(sources))
 
 
+def has_internal_marks(text: str) -> bool:
+    """Whether `text` cites the project's private notes (a user must never read that)."""
+    return INTERNAL_PROVENANCE.search(text) is not None
+
+
 def check_public_text(text: str, where: str) -> str:
     """`text` unchanged, or SourceError when it cites the project's private notes."""
     found = INTERNAL_PROVENANCE.search(text)

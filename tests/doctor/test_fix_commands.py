@@ -24,7 +24,7 @@ from gpuscope.doctor import DoctorInput, diagnose
 from gpuscope.evidence import ReplaySystem
 from gpuscope.importer import import_texts
 from gpuscope.inventory import build_device_index, collect_frameworks, collect_inventory
-from gpuscope.knowledge.provenance import INTERNAL_MARK_RE
+from gpuscope.knowledge.sources import INTERNAL_PROVENANCE as INTERNAL_MARK_RE
 from gpuscope.model import (
     DeviceNodeAccess,
     EvidenceRef,

@@ -1,4 +1,4 @@
-"""resources/rocm_support.toml and official_support (facts.md §1.1, §1.2)."""
+"""resources/rocm_support.toml and official_support."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpuscope.knowledge.provenance import has_internal_marks
 from gpuscope.knowledge.rocm_support import (
     LISTS,
     RocmTableError,
@@ -21,6 +20,7 @@ from gpuscope.knowledge.rocm_support import (
     support_table,
     version_key,
 )
+from gpuscope.knowledge.sources import has_internal_marks
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,11 +37,11 @@ def raw_table() -> dict[str, Any]:
 # ----------------------------------------------------------------------------- the table
 
 
-def test_table_has_every_release_facts_md_lists() -> None:
-    # facts.md §1.1 columns: 5.7, 6.0, 6.1, 6.2, 6.3, 6.4.0, 6.4.1+, 7.0.x, 7.1–7.2.
+def test_table_has_every_release_amd_lists() -> None:
+    # AMD's Linux lists: 5.7, 6.0, 6.1, 6.2, 6.3, 6.4.0, 6.4.1+, 7.0.x, 7.1–7.2.
     assert known_rocm_releases("linux") == (
         "5.7", "6.0", "6.1", "6.2", "6.3", "6.4.0", "6.4.1", "7.0", "7.1", "7.2")
-    # facts.md §1.2 columns: 5.7, 6.0 (6.0.2), 6.1–6.2, 6.4.2, 7.2.
+    # AMD's Windows lists: 5.7, 6.0 (6.0.2), 6.1–6.2, 6.4.2, 7.2.
     assert known_rocm_releases("windows") == (
         "5.7", "6.0.0", "6.0.2", "6.1", "6.2", "6.4.2", "7.2")
     assert known_rocm_releases("Linux") == known_rocm_releases("linux")
@@ -53,10 +53,10 @@ def test_every_release_row_is_sourced_and_typed() -> None:
     assert doc["schema_version"] == 1
     for os_name, body in doc["os"].items():
         assert os_name in ("linux", "windows")
-        assert "facts.md §1." in body["source"]
+        assert body["source"] and "facts.md" not in body["source"]
         for row in body["release"]:
             assert isinstance(row["version"], str) and version_key(row["version"])
-            assert "facts.md §1." in row["source"] and "[" in row["source"], row["version"]
+            assert "[" in row["source"] and "facts.md" not in row["source"], row["version"]
             # Users are pointed to AMD's public page of that release's list.
             assert row["url"].startswith("https://rocm.docs.amd.com/"), row["version"]
             for level in LISTS:
@@ -69,7 +69,7 @@ def test_every_release_row_is_sourced_and_typed() -> None:
 
 
 def test_aggregate_lists_match_the_compatibility_matrix() -> None:
-    """facts.md §1.1 "Aggregate GPU / LLVM target rows" [V]."""
+    """AMD's list folded per LLVM target."""
     linux = {r.version: r for r in support_table()["linux"].releases}
 
     def supported(version: str) -> set[str]:
@@ -152,7 +152,7 @@ def test_gfx1201_from_641() -> None:
     verdict = official_support("gfx1201", "6.4.1", "linux")
     assert verdict.supported is True
     assert verdict.first_supported_release == "6.4.1"
-    assert "Ubuntu 24.04.2" in verdict.note  # OS-gated from 6.4.1 (facts.md §1.1 note ³)
+    assert "Ubuntu 24.04.2" in verdict.note  # OS-gated from 6.4.1 (footnote of AMD's list)
     assert official_support("gfx1201", "6.3", "linux").supported is False
 
 
