@@ -150,9 +150,9 @@ def two_radeons_table(target_format: str = "7.0.2") -> dict[tuple[Any, ...], Any
     amdsmi 7.0.2 reports them; the 7800 XT answers NOT_SUPPORTED for its power cap.
 
     `target_format="24.7"` gives the target strings of the ROCm 6.3-era Python layer, which
-    formats the library's number as decimal ("gfx11000"; facts.md §1.6).
+    formats the library's number as decimal ("gfx11000", as amdsmi 6.x printed it).
 
-    PCI ids, CU counts and VRAM sizes are the real ones (facts.md §1.3, amdgpu's
+    PCI ids, CU counts and VRAM sizes are the real ones (pci.ids, ROCm's GPU specs, amdgpu's
     mem_info_vram_total); UUIDs, serials, VBIOS strings and subsystem ids are illustrative."""
     targets = ("gfx1100", "gfx1101") if target_format == "7.0.2" else ("gfx11000", "gfx11001")
     table: dict[tuple[Any, ...], Any] = {

@@ -7,7 +7,7 @@ NOT_SUPPORTED for its fan RPM and its memory clock (so those come from sysfs), "
 current socket power (the average is there); the 7800 XT answers NOT_SUPPORTED for the power cap
 (as in two_radeons_table) and for the gpu_metrics table.
 
-Values are illustrative; units as amdsmi.h documents them (facts.md §5.1).
+Values are illustrative; units as amdsmi.h documents them (github.com/ROCm/amdsmi).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ nvmlDeviceGetCurrentClocksEventReasons (FunctionNotFound) and answers the older
 ...ThrottleReasons, and its fan has no RPM reading.
 
 Values are illustrative, in NVML's units (mW, MHz, °C, KB/s); the call names and return shapes
-are those of nvidia-ml-py 13 (pynvml.py), facts.md §5.2.
+are those of nvidia-ml-py 13 (pynvml.py, pypi.org/project/nvidia-ml-py).
 """
 
 from __future__ import annotations
