@@ -169,7 +169,8 @@ SWITCH_GPU = f"{SWITCH_DOWN}/0000:03:00.0"
 
 
 def switch_tree(up_link: tuple[str, int, str, int]) -> dict[str, str]:
-    # RX 9070 XT in LACT #593 (github.com/ilya-zlobintsev/LACT/issues/593): the GPU says 32 GT/s x16, the slot is x2.
+    # RX 9070 XT in github.com/ilya-zlobintsev/LACT/issues/593: the GPU says 32 GT/s x16,
+    # the slot is x2.
     return {
         **pci_function(SWITCH_UP, "0x1002", "0x1478", up_link),
         **pci_function(SWITCH_DOWN, "0x1002", "0x1479", ("32.0 GT/s PCIe", 16,
