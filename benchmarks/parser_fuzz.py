@@ -288,6 +288,8 @@ class FormatStats:
     over_limit: int = 0
     seconds: list[float] = field(default_factory=list)
     worst: tuple[float, Mutant] | None = None
+    direct_worst: tuple[float, str] = (0.0, "")
+    direct_over_limit: int = 0
 
     def report(self, saved: str | None) -> dict[str, object]:
         worst_s, worst = self.worst if self.worst else (0.0, None)
@@ -303,6 +305,10 @@ class FormatStats:
             "worst_input": None if worst is None else {
                 "chars": len(worst.text), "base": worst.base, "mutations": worst.steps,
                 "saved": saved},
+            # every parser called on the small mutants, whichever parse_any would pick
+            "direct_worst_s": round(self.direct_worst[0], 4),
+            "direct_worst_parser": self.direct_worst[1] or None,
+            "direct_over_limit": self.direct_over_limit,
         }
 
 
@@ -386,6 +392,13 @@ def run(per_format: int, seed: int, *, formats: set[str] | None = None, large_ev
                         fail(f"{fmt}: {name} raised {type(exc).__name__}: {exc} "
                              f"({mutant.base}, {mutant.steps})")
                         continue
+                    spent = time.perf_counter() - begun
+                    if spent > entry.direct_worst[0]:
+                        entry.direct_worst = (spent, name)
+                    if spent > limit_s:
+                        entry.direct_over_limit += 1
+                        fail(f"{fmt}: {name} took {spent:.2f} s on {len(mutant.text):,} chars "
+                             f"({mutant.base}, {mutant.steps})")
                     problems = getattr(result, "problems", ())
                     if not expected_to_fail(mutant):
                         for problem in parser_errors(problems):
@@ -406,6 +419,7 @@ def run(per_format: int, seed: int, *, formats: set[str] | None = None, large_ev
     exceptions = sum(e.exceptions for e in stats.values())
     unexpected = sum(e.unexpected_parser_errors for e in stats.values())
     over = sum(e.over_limit for e in stats.values())
+    direct_over = sum(e.direct_over_limit for e in stats.values())
     worst_s = max((e.worst[0] for e in stats.values() if e.worst), default=0.0)
     return {
         "seed": seed,
@@ -420,9 +434,10 @@ def run(per_format: int, seed: int, *, formats: set[str] | None = None, large_ev
         "exceptions": exceptions,
         "unexpected_parser_errors": unexpected,
         "over_limit": over,
+        "direct_over_limit": direct_over,
         "worst_s": round(worst_s, 4),
         "seconds": round(time.perf_counter() - started, 1),
-        "verdict": "pass" if not (exceptions or unexpected or over) else "fail",
+        "verdict": "pass" if not (exceptions or unexpected or over or direct_over) else "fail",
         "failures": failures,
     }
 

@@ -43,6 +43,9 @@ SNIFF_CHARS = 200_000
 SNIFF_LINES = 5_000
 # Problems kept per parse: past these, one line says how many more there were.
 MAX_PROBLEMS = 50
+# Lines of evidence kept per signal: more only repeat it (and a list searched per line would
+# make a paste of repeated lines quadratic).
+MAX_EVIDENCE = 20
 
 _GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
 
@@ -241,11 +244,11 @@ class Collector:
     `ref`/`where` take 1-based line numbers of `lines` (or of `read`, the lines by their
     numbers, when a parser reads only some). Signals are kept one per
     (kind, detail) in order of first sight, each with its evidence once (at most
-    `max_evidence` refs); facts are first-wins per key."""
+    `max_evidence` refs, `MAX_EVIDENCE` unless said); facts are first-wins per key."""
 
     def __init__(self, source: str, lines: Sequence[str], *, max_line_chars: int = 300,
-                 max_evidence: int | None = None, read: Mapping[int, str] | None = None,
-                 ) -> None:
+                 max_evidence: int | None = MAX_EVIDENCE,
+                 read: Mapping[int, str] | None = None) -> None:
         self.source = source
         self.lines = lines
         self.read = read

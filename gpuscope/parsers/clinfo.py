@@ -197,12 +197,13 @@ def parse(text: str, source: str) -> ParsedOutput:
 
     if no_platforms_line is not None and not platforms:
         out.signal_at("opencl.no_platforms", None, no_platforms_line)
+    is_list = _is_list(text)  # once: a search of the whole text per platform is quadratic
     for name in order:
         entry = platforms[name]
         out.signal_at("opencl.platform_present", name, entry.line)
         if entry.device_count == 0:
             out.signal_at("opencl.no_devices", name, entry.count_line)
-        elif entry.device_count is None and entry.listed_devices == 0 and _is_list(text):
+        elif entry.device_count is None and entry.listed_devices == 0 and is_list:
             out.signal_at("opencl.no_devices", name, entry.line)
 
     sightings: list[GpuSighting] = []

@@ -50,6 +50,7 @@ Signal kinds emitted:
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from typing import Any
@@ -501,12 +502,13 @@ def _attach_loose_init_failures(out: Collector, indices: list[int]) -> None:
     """Lines that show a failed GPU init without naming the device join the bus-specific
     failure that follows them (the driver names the device on its next line); alone, they are
     a failure of an unnamed device."""
-    named = [(key, refs) for key, refs in out.signals.items() if key[0] == "amdgpu.init_failed"]
+    named = sorted(((refs[0].line or 0, refs) for key, refs in out.signals.items()
+                    if key[0] == "amdgpu.init_failed" and refs), key=lambda item: item[0])
+    firsts = [line for line, _ in named]
     for index in sorted(set(indices)):
-        following = [(refs[0].line or 0, refs) for _, refs in named
-                     if refs and (refs[0].line or 0) > index]
-        if following:
-            refs = min(following, key=lambda item: item[0])[1]
+        following = bisect.bisect_right(firsts, index)  # the first named failure after it
+        if following < len(named):
+            refs = named[following][1]
             if len(refs) < 20 and not any(r.line == index + 1 for r in refs):
                 refs.append(out.ref(index + 1))
                 refs.sort(key=lambda r: r.line or 0)
