@@ -66,7 +66,7 @@ _CONTAINERENV = ("/run/.containerenv", "podman")
 _CONTAINER_ENV_RE = re.compile(r"(?<![\w-])container=(?P<engine>[\w-]{1,30})")
 _CGROUP_RE = re.compile(r"^\s*\d{1,3}:[\w,=]{0,100}:/(?:[\w.@:-]{1,200}/){0,8}?"
                         r"(?P<engine>docker|kubepods|libpod|lxc|crio|containerd|actions_job)"
-                        r"(?:[/.:-]|$)")
+                        r"[/:-]")  # a container's scope, not the docker.service of a host
 _PROMPT_RE = re.compile(r"(?:^|\s)[\w.-]{1,32}@(?P<host>[0-9a-f]{12}):\S{0,200}[#$]")
 _ENGINE_COMMAND_RE = re.compile(
     r"(?:^|[\s$#>;&|(])(?:sudo )?(?P<engine>docker|podman|nerdctl)(?:-compose)?"
@@ -86,6 +86,8 @@ _DMI_RE = re.compile(
 _PARAVIRT_RE = re.compile(r"Booting paravirtualized kernel on (?P<name>KVM|Xen HVM|Xen PV|Xen|"
                           r"VMware hypervisor|Hyper-V)")
 _QEMU_RE = re.compile(r"(?<![\w/.-])qemu-system-[\w]{1,20}\b")
+# ... followed by its options: a command that starts a guest, not a package of a host.
+_QEMU_OPTION_RE = re.compile(r"\s-(?:enable-kvm|accel|machine|device|drive|cpu|smp|m)\b")
 _KVM_OPTIONS = ("-accel kvm", "-enable-kvm", "accel=kvm")
 _VIRTIO_RE = re.compile(r"\bvirtio[_-](?:gpu|pci|net|blk|scsi|balloon|console|vga)\b|"
                         r"Red Hat, Inc\. Virtio", re.IGNORECASE)
@@ -257,7 +259,8 @@ class HostTraces:
         if "paravirtualized kernel" in lowered and (match := _PARAVIRT_RE.search(line)):
             self.machines.append((match.group("name").replace(" hypervisor", ""),
                                   "paravirtualized kernel", number, 0))
-        if "qemu-system-" in lowered and (match := _QEMU_RE.search(lowered)) is not None:
+        if "qemu-system-" in lowered and (match := _QEMU_RE.search(lowered)) is not None and (
+                _QEMU_OPTION_RE.search(lowered, match.end())):
             accel = "kvm" in lowered[match.end():]
             self.machines.append(("QEMU/KVM" if accel else "QEMU", "qemu command", number, 1))
         elif any(word in lowered for word in _KVM_OPTIONS):

@@ -164,3 +164,14 @@ REAL_TEXTS = [read(path) for path in sorted(HOST.glob("*.txt"))]
 
 (test_random_text_never_raises, test_truncated_real_output_never_raises,
  test_shuffled_real_output_never_raises) = property_tests(sniff, parse, REAL_TEXTS)
+
+
+def test_a_hypervisor_host_is_no_guest() -> None:
+    # A host that runs VMs or containers: its packages and the docker daemon's own cgroup.
+    text = ("ii  qemu-system-x86  1:6.2+dfsg-2ubuntu6.22  amd64  QEMU full system emulation\n"
+            "0::/system.slice/docker.service\n")
+    found = facts(scan_host(text, "x")[0])
+    assert "virtual_machine" not in found and "container" not in found
+    guest = facts(scan_host("qemu-system-x86_64 -enable-kvm -m 8G -device vfio-pci,host=03:00.0",
+                            "x")[0])
+    assert guest["virtual_machine_hint"] == "QEMU/KVM (qemu command)"
