@@ -35,6 +35,8 @@ Signal kinds emitted:
   "Module build for kernel K was skipped" (detail = K); amdgpu-install's "amdgpu dkms failed
   for running kernel" (no detail).
 - ``dkms.error``: any other "Error! ..." line of dkms (detail = the message).
+- ``dkms.not_installed``: a module that ``dkms status`` lists only as ``added`` or ``built``,
+  never ``installed`` for any kernel (detail = "amdgpu/1.9-307: added", the first such row).
 - ``platform.wsl``: DKMS building for a WSL kernel (``microsoft-standard``).
 """
 
@@ -250,6 +252,8 @@ def _parse_nvcc(out: Collector, lines: list[str]) -> ParsedOutput:
 
 def _parse_dkms(out: Collector, lines: list[str]) -> ParsedOutput:
     installed: dict[str, list[tuple[str, int, str | None]]] = {}
+    # module -> (module/version: state, line) of its rows that were never installed
+    not_installed: dict[str, tuple[str, int]] = {}
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         match = _DKMS_NEW_RE.match(line) or _DKMS_OLD_RE.match(line)
@@ -257,6 +261,11 @@ def _parse_dkms(out: Collector, lines: list[str]) -> ParsedOutput:
             kernel = (match.group("kernel") or "").strip() or None
             installed.setdefault(match.group("module").lower(), []).append(
                 (match.group("version").split("-", 1)[0], number, kernel))
+            continue
+        if match:
+            not_installed.setdefault(match.group("module").lower(), (
+                f"{match.group('module')}/{match.group('version')}: {match.group('state')}",
+                number))
             continue
         failed = _DKMS_BUILD_FAILED_RE.search(line)
         if failed:
@@ -283,6 +292,11 @@ def _parse_dkms(out: Collector, lines: list[str]) -> ParsedOutput:
         if len(versions) > 1:
             out.problems.append(f"{modules[0]}: dkms has {', '.join(sorted(versions))} installed "
                             "for different kernels; the running kernel decides which is loaded")
+    # A module dkms knows but never installed for any kernel: added (sources only) or built
+    # without being installed, so no kernel can load it.
+    for module, (detail, number) in not_installed.items():
+        if module not in installed:
+            out.signal_at("dkms.not_installed", detail, number)
     return out.result("dkms-status")
 
 

@@ -82,6 +82,32 @@ def test_dkms_errors() -> None:
         ("dkms.build_failed", "5.13.18-21.09.16.amdgpu.ubuntu", 5)]
 
 
+def test_dkms_module_never_installed() -> None:
+    # Only "added" (sources registered, never built) or "built" (never installed): no kernel
+    # can load that module. Corpus 237 is the current kind beside a kernel it cannot build for.
+    signals = {}
+    for name in ("legacy-rocm-687-added-only.txt", "legacy-rocm-660-built-not-installed.txt"):
+        parsed = load(OUTPUTS / "dkms-status" / name)
+        assert parsed.format == "dkms-status" and facts(parsed) == {}
+        signals[name] = [(s.kind, s.detail, s.evidence[0].line) for s in parsed.signals]
+    assert signals == {
+        "legacy-rocm-687-added-only.txt": [("dkms.not_installed", "amdgpu/2.0-89: added", 1)],
+        "legacy-rocm-660-built-not-installed.txt": [
+            ("dkms.not_installed", "amdgpu/2.0-89: built", 1)]}
+    case = load(next(CORPUS.glob("237-*")) / "dkms-status.txt")
+    assert [(s.kind, s.detail) for s in case.signals] == [
+        ("dkms.not_installed", "amdgpu/1.9-307: added")]
+    current = parse("amdgpu/6.8.5-2009582.24.04: added\n", "dkms.txt")
+    assert [s.detail for s in current.signals] == ["amdgpu/6.8.5-2009582.24.04: added"]
+
+
+def test_dkms_a_version_installed_for_some_kernel_is_no_never_installed_module() -> None:
+    for name in ("legacy-rocm-774-added-and-installed.txt",
+                 "legacy-rocm-804-el7-built-and-installed.txt"):
+        parsed = load(OUTPUTS / "dkms-status" / name)
+        assert not [s for s in parsed.signals if s.kind == "dkms.not_installed"], name
+
+
 def test_dkms_nvidia_module() -> None:
     # The dkms line for the driver of open-gpu-kernel-modules#626 (550.67), current layout.
     parsed = parse("nvidia/550.67, 6.8.7-arch1-1, x86_64: installed\n", "dkms.txt")
