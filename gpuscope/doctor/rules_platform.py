@@ -16,7 +16,7 @@ from gpuscope.doctor.fixes import (
     kfd_loaded_but_node_missing,
 )
 from gpuscope.doctor.inputs import DoctorInput, refs
-from gpuscope.knowledge.distros import radeon_distro_support
+from gpuscope.knowledge.distros import distro_support, wsl_distro_support
 from gpuscope.model import (
     EvidenceRef,
     Finding,
@@ -47,6 +47,9 @@ def rule_wsl(data: DoctorInput) -> list[Finding]:
         return []
     working = any(layer in g.seen_by for g in data.gpus_of(Vendor.AMD)
                   for layer in (Layer.ROCM, Layer.KFD, Layer.TORCH))
+    # amdgpu-install's WSL use case exists for the Ubuntu releases AMD lists only.
+    listed = wsl_distro_support(data.inventory.stack.rocm_version,
+                                data.inventory.host.distro).supported is not False
     return [Finding(
         "rocm.wsl", Severity.INFO, "Running under WSL",
         detail=("Under WSL, GPUs are reached through the Windows driver (/dev/dxg): there is "
@@ -54,32 +57,38 @@ def rule_wsl(data: DoctorInput) -> list[Finding]:
                 "apply. ROCm on WSL supports only the GPUs AMD lists for WSL, with the "
                 "matching Windows Adrenalin driver."),
         fix=None if working else (
-            "Install ROCm's user-space for WSL without a kernel module: amdgpu-install -y "
+            ("Install" if listed else "In a distribution AMD lists for WSL (see the "
+             "distribution finding), install")
+            + " ROCm's user-space for WSL without a kernel module: amdgpu-install -y "
             "--usecase=wsl,rocm --no-dkms; keep the Windows Adrenalin driver current, and "
             "never build or load amdgpu inside WSL."),
-        fix_commands=() if working else ("sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms",),
+        fix_commands=() if working or not listed else (
+            "sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms",),
         evidence=refs(data.signals_of("platform.wsl")),
         sources=(ROCM_WSL_URL,),
     )]
 
 
 def rule_distro(data: DoctorInput) -> list[Finding]:
-    """From ROCm 6.4.1 on (and for the RX 7900 on 5.7), AMD supports Radeon GPUs only on
-    named distributions; judged only where the release, the distribution and the GPU are
-    known."""
+    """AMD supports ROCm only on named distributions for some releases (every GPU on ROCm
+    2.x; Radeon GPUs on 5.7 and from 6.4.1 on), and under WSL only on the Ubuntu releases it
+    lists; judged only where the distribution (and natively the release and GPU) is known."""
     host, stack = data.inventory.host, data.inventory.stack
+    if data.os == "wsl":
+        return _wsl_distro(data)
     if data.os != "linux" or not host.distro or not stack.rocm_version:
         return []
     for gpu in data.gpus_of(Vendor.AMD):
         if not gpu.gfx_target or gpu.kind is GpuKind.INTEGRATED:
             continue
-        verdict = radeon_distro_support(gpu.gfx_target, stack.rocm_version, host.distro)
+        verdict = distro_support(gpu.gfx_target, stack.rocm_version, host.distro)
         if verdict.supported is False:
+            scope = f" on {verdict.scope}" if verdict.scope else ""
             return [Finding(
                 "os.unsupported_distro", Severity.WARNING,
                 f"{verdict.distro} is not a supported distribution for ROCm "
-                f"{stack.rocm_version} on Radeon GPUs",
-                detail=(f"AMD supports ROCm {stack.rocm_version} on Radeon GPUs only on "
+                f"{stack.rocm_version}{scope}",
+                detail=(f"AMD supports ROCm {stack.rocm_version}{scope} only on "
                         f"{', '.join(verdict.listed)}. It often works elsewhere, but kernel "
                         "and library versions differ from what AMD tests."),
                 fix=f"Use one of {', '.join(verdict.listed)} for a supported setup.",
@@ -89,6 +98,30 @@ def rule_distro(data: DoctorInput) -> list[Finding]:
             )]
     return []
 
+
+def _wsl_distro(data: DoctorInput) -> list[Finding]:
+    """ROCm on WSL runs on the Ubuntu releases AMD lists for WSL, whatever the GPU; only
+    where something here uses ROCm (CUDA on WSL supports other distributions)."""
+    host = data.inventory.host
+    if not host.distro or not _rocm_evidence(data):
+        return []
+    verdict = wsl_distro_support(data.inventory.stack.rocm_version, host.distro)
+    if verdict.supported is not False:
+        return []
+    listed = " or ".join(verdict.listed)
+    return [Finding(
+        "os.unsupported_distro", Severity.WARNING,
+        f"{verdict.distro} is not a supported distribution for ROCm on WSL",
+        detail=(f"AMD supports ROCm on WSL only in {listed} distributions, with the "
+                "Windows Adrenalin driver AMD names for each ROCm release; the runtime reaches "
+                "the GPU through that Windows driver, not through a Linux kernel driver."),
+        fix=(f"Install {listed} as a WSL 2 distribution from Windows (for example wsl "
+             "--install -d Ubuntu-24.04 in PowerShell), then install ROCm's user space for "
+             "WSL in it as AMD's WSL guide describes. Do not install or load a Linux GPU "
+             "kernel driver inside WSL."),
+        evidence=(EvidenceRef(host.field_sources.get("distro", "/etc/os-release")),),
+        sources=tuple(dict.fromkeys(s for s in (verdict.source, ROCM_WSL_URL) if s)),
+    )]
 
 
 def rule_partitions(data: DoctorInput) -> list[Finding]:
