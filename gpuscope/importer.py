@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gpuscope.inventory import assemble
+from gpuscope.knowledge.hypervisors import hypervisor_of_cpu_model
 from gpuscope.model import (
     Fact,
     Framework,
@@ -264,6 +265,13 @@ def _host_from_facts(facts: Iterable[Fact]) -> Host | None:
         values["distro"] = values["distro_hint"]
         if "distro_hint" in sources:
             sources["distro"] = sources["distro_hint"]
+    hypervisor = hypervisor_of_cpu_model(_str(values.get("cpu_model")))
+    if hypervisor and os_name != "wsl" and not values.get("virtual_machine"):
+        # A virtual CPU model ("Common KVM processor", rocminfo's CPU agent) is a guest's trace.
+        values["virtual_machine"] = True
+        values["virtual_machine_hint"] = f"{hypervisor} (virtual CPU {values['cpu_model']})"
+        if "cpu_model" in sources:
+            sources["virtual_machine"] = sources["cpu_model"]
     return Host(
         os=os_name,
         distro=_str(values.get("distro")),

@@ -59,11 +59,13 @@ def diagnosis_document(data: DoctorInput, findings: tuple[Finding, ...]) -> dict
         "platform": {
             "os": host.os if host.os in ("linux", "windows", "wsl", "macos") else "unknown",
             # The doctor's reading of the evidence: a container can show only in its traces
-            # (KFD loaded but no /dev/kfd node), beside what the host facts say.
+            # (KFD loaded but no /dev/kfd node), beside what the host facts say. False needs
+            # a check that found nothing (a live probe's); pasted files that do not speak of
+            # it leave it unknown.
             "container": True if in_container(data) or kfd_loaded_but_node_missing(data)
-            else (host.container if host.field_sources else None),
+            else (host.container if "container" in host.field_sources else None),
             "virtual_machine": True if in_virtual_machine(data)
-            else (host.virtual_machine if host.field_sources else None),
+            else (host.virtual_machine if "virtual_machine" in host.field_sources else None),
             "distro": host.distro,
             "kernel": host.kernel,
         },
