@@ -28,10 +28,15 @@ from gpuscope.model import (
     GpuKind,
     Layer,
     Severity,
+    Signal,
     Vendor,
 )
 
 _GROUP_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+# rocminfo checked only the video group while /dev/kfd moved to render, and reported the EACCES
+# as OUT_OF_RESOURCES, until this change (first in ROCm 3.5).
+ROCMINFO_RENDER_GROUP_URL = (
+    "https://github.com/ROCm/rocminfo/commit/cd4b7cea858bb1169f1aa3b8bcdeca1ad0022c2e")
 
 
 def _amd_driver_serves_a_gpu(data: DoctorInput) -> bool:
@@ -48,16 +53,60 @@ def _not_passed_through(data: DoctorInput) -> bool:
     return Vendor.AMD in guest_without_gpu(data)[0]
 
 
+_DKMS_MODULE = re.compile(r"(amdgpu)/([A-Za-z0-9][\w.+~-]{0,80})")
+
+
+def _dkms_never_installed(data: DoctorInput) -> list[Signal]:
+    """dkms knows the amdgpu module but never installed it for any kernel ("added" or
+    "built" only): no kernel can load that driver."""
+    return [s for s in data.signals_of("dkms.not_installed")
+            if (s.detail or "").lower().startswith("amdgpu/")]
+
+
+def _runtime_failed(data: DoctorInput) -> bool:
+    return bool(data.signals_of("hsa.error") or data.signals_of("kfd.not_loaded")
+                or data.signals_of("hip.no_device"))
+
+
 def _driver_not_loaded(data: DoctorInput) -> bool:
     if data.os in ("wsl", "windows"):
         return False
+    stack = data.inventory.stack
     not_loaded = data.signals_of("kfd.not_loaded")
     unbound = [g for g in data.gpus_of(Vendor.AMD)
                if Layer.PCI in g.seen_by and g.kernel_driver not in (None, "amdgpu")
                and Layer.SYSFS not in g.seen_by]
-    return bool((not_loaded or data.inventory.stack.kfd_loaded is False)
-                and not _amd_driver_serves_a_gpu(data) and (not_loaded or unbound)
+    never_built = bool(_dkms_never_installed(data)) and stack.kfd_loaded is not True and (
+        _runtime_failed(data) or bool(data.gpus_of(Vendor.AMD)))
+    return bool((not_loaded or stack.kfd_loaded is False or never_built)
+                and not _amd_driver_serves_a_gpu(data) and (not_loaded or unbound or never_built)
                 and not _not_passed_through(data))
+
+
+def _never_built_finding(data: DoctorInput, dkms: list[Signal]) -> Finding:
+    detail_text = dkms[0].detail or "amdgpu"
+    module = _DKMS_MODULE.fullmatch(detail_text.partition(": ")[0])
+    kernel = data.inventory.host.kernel
+    on_kernel = f" ({kernel})" if kernel else ""
+    commands: tuple[str, ...] = ()
+    if module is not None:
+        name = f"{module.group(1)}/{module.group(2)}"
+        commands = (f'sudo dkms install {name} -k "$(uname -r)"',
+                    f"cat /var/lib/dkms/{name}/build/make.log")
+    return Finding(
+        "amdgpu.driver_not_loaded", Severity.ERROR,
+        "The amdgpu kernel driver is not loaded: dkms never built it",
+        detail=(f"dkms lists the ROCm kernel driver as \"{detail_text}\": it was never built "
+                "and installed for any kernel, so no amdgpu/KFD driver from it is running and "
+                "ROCm's runtime finds no GPU it can use."),
+        fix=(f"Build and install the module for the running kernel{on_kernel}. If the build "
+             "fails, this kernel is one the module does not support (its make.log says why): "
+             "boot a kernel that this ROCm release's install guide lists, then reinstall the "
+             "driver package so dkms builds it for that kernel."),
+        fix_commands=commands,
+        evidence=refs([*dkms, *data.signals_of("hsa.error"), *data.signals_of("kfd.not_loaded")]),
+        sources=(ROCM_AMDGPU_INSTALL_URL,),
+    )
 
 
 def rule_amdgpu_driver(data: DoctorInput) -> list[Finding]:
@@ -65,7 +114,12 @@ def rule_amdgpu_driver(data: DoctorInput) -> list[Finding]:
     if data.os in ("wsl", "windows"):
         return findings
     not_loaded = data.signals_of("kfd.not_loaded")
-    if _driver_not_loaded(data):
+    never_built = _dkms_never_installed(data)
+    # A dkms version installed for some kernel is another story (built for another kernel).
+    if never_built and not data.inventory.stack.amdgpu_driver_version and (
+            _driver_not_loaded(data)):
+        findings.append(_never_built_finding(data, never_built))
+    elif _driver_not_loaded(data):
         on_host = in_container(data)
         findings.append(Finding(
             "amdgpu.driver_not_loaded", Severity.ERROR,
@@ -159,8 +213,46 @@ def rule_kfd(data: DoctorInput) -> list[Finding]:
             evidence=refs(denied_signals) or tuple(EvidenceRef(n.path) for n in denied_nodes),
             sources=(ROCM_PERMISSIONS_URL,),
         ))
+    elif old_denied := _old_rocminfo_denied(data):
+        fix, commands = _node_fix(None, in_container(data))
+        version = installed_rocm_version(data)
+        findings.append(Finding(
+            "kfd.permission_denied", Severity.ERROR,
+            "This user most likely cannot open /dev/kfd",
+            detail=(f"rocminfo of ROCm {version} stopped with HSA_STATUS_ERROR_OUT_OF_RESOURCES "
+                    "although the kernel driver is loaded. Before ROCm 3.5 rocminfo reported a "
+                    "/dev/kfd it was not allowed to open this way, and it checked only the "
+                    "video group, while newer udev rules give /dev/kfd to the render group. If "
+                    "the same command works with sudo, this is the cause; if it fails as root "
+                    "too, the kernel log (dmesg | grep kfd) names a device problem instead."),
+            fix=fix, fix_commands=commands, evidence=refs(old_denied),
+            sources=(ROCM_PERMISSIONS_URL, ROCMINFO_RENDER_GROUP_URL),
+        ))
     findings += _kfd_kernel_findings(data)
     return findings
+
+
+# Signals that explain rocminfo's failure otherwise than by a permission.
+_OTHER_KFD_CAUSES = ("kfd.device_unsupported", "kfd.pcie_atomics_missing", "kfd.open_failed",
+                     "kfd.missing", "kfd.not_loaded", "rocm.runtime_missing")
+
+
+def _old_rocminfo_denied(data: DoctorInput) -> list[Signal]:
+    """rocminfo before ROCm 3.5 printed no reason when it could not open /dev/kfd: the error
+    is HSA_STATUS_ERROR_OUT_OF_RESOURCES right after "ROCk module is loaded" (later releases
+    say "Unable to open /dev/kfd read-write: ..."). Nothing else here may explain it."""
+    out_of_resources = [s for s in data.signals_of("hsa.error")
+                        if s.detail == "HSA_STATUS_ERROR_OUT_OF_RESOURCES"]
+    if not out_of_resources or data.os in ("wsl", "windows"):
+        return []
+    kfd_loaded = data.inventory.stack.kfd_loaded is True or bool(data.signals_of("kfd.loaded"))
+    version = version_tuple(installed_rocm_version(data))
+    if not kfd_loaded or version is None or version >= (3, 5):
+        return []
+    if any(data.signals_of(kind) for kind in _OTHER_KFD_CAUSES) or _driver_not_loaded(data) \
+            or _not_passed_through(data):
+        return []
+    return [*data.signals_of("kfd.loaded"), *out_of_resources]
 
 
 def _kfd_kernel_findings(data: DoctorInput) -> list[Finding]:
@@ -309,9 +401,28 @@ def _newer_release_lists(first: str | None, installed: str | None) -> bool:
 _ENUMERATING = (Layer.KFD, Layer.ROCM, Layer.AMDSMI, Layer.ROCM_SMI, Layer.OPENCL, Layer.TORCH)
 
 
+def _kfd_added(data: DoctorInput) -> dict[str, int]:
+    """vendor:device ids -> the order in which KFD added them ("kfd kfd: added device
+    1002:7340" in a kernel log); ROCm's runtime enumerates KFD's devices in that order."""
+    order: dict[str, int] = {}
+    for signal in data.signals_of("kfd.loaded"):
+        if signal.detail and ":" in signal.detail:
+            order.setdefault(signal.detail.lower(), len(order))
+    return order
+
+
+def _pci_ids(gpu: Gpu) -> str | None:
+    vendor, device = gpu.pci_vendor_id, gpu.pci_device_id
+    if not vendor or not device:
+        return None
+    return f"{vendor.lower().removeprefix('0x')}:{device.lower().removeprefix('0x')}"
+
+
 def rule_igpu(data: DoctorInput) -> list[Finding]:
+    added = _kfd_added(data)
     rocm_sees = [g for g in data.gpus_of(Vendor.AMD)
-                 if any(layer in g.seen_by for layer in _ENUMERATING)]
+                 if any(layer in g.seen_by for layer in _ENUMERATING)
+                 or _pci_ids(g) in added]
     igpus = [g for g in rocm_sees if g.kind is GpuKind.INTEGRATED]
     dgpus = [g for g in rocm_sees if g.kind is GpuKind.DISCRETE]
     if not (igpus and dgpus):
@@ -322,6 +433,7 @@ def rule_igpu(data: DoctorInput) -> list[Finding]:
         return []
     order = sorted(rocm_sees, key=lambda g: (
         g.kfd_node if g.kfd_node is not None else 99,
+        added.get(_pci_ids(g) or "", 99),
         g.smi_index if g.smi_index is not None else 99, g.index))
     keep = ",".join(str(order.index(g)) for g in dgpus)
     return [Finding(
@@ -335,6 +447,8 @@ def rule_igpu(data: DoctorInput) -> list[Finding]:
              "lower); or disable the iGPU in the firmware setup."),
         fix_commands=(f"export HIP_VISIBLE_DEVICES={keep}",),
         gpu=igpus[0].index,
-        evidence=gpu_refs(igpus[0], "gfx_target", "name"),
+        evidence=refs(s for s in data.signals_of("kfd.loaded")
+                      if s.detail and s.detail.lower() in {_pci_ids(g) for g in rocm_sees})
+        or gpu_refs(igpus[0], "gfx_target", "name"),
         sources=(ROCM_GPU_ISOLATION_URL,),
     )]

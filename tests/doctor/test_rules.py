@@ -379,3 +379,127 @@ def test_an_apu_beside_a_dgpu_in_smi_output_is_enumerated_too() -> None:
     finding = ids(diagnose(machine([dgpu, igpu], Stack(rocm_version="6.4.1"))))[
         "rocm.igpu_enumerated"]
     assert finding.fix_commands == ("export HIP_VISIBLE_DEVICES=0",) and finding.gpu == 1
+
+
+# ---------------------------------------------------------- AMD held-out kinds (issue #10)
+
+def corpus_case(number: str, *files: str) -> DoctorInput:
+    from fixture_paths import CORPUS_DIR
+
+    folder = next(CORPUS_DIR.glob(f"{number}-*"))
+    imported = import_files([str(folder / name) for name in files])
+    return DoctorInput(imported.inventory, imported.frameworks, imported.signals)
+
+
+def test_kfd_adding_an_igpu_and_a_dgpu_is_rocm_enumerating_both() -> None:
+    # Corpus 236: a kernel log whose only GPU lines are "kfd kfd: added device 1002:xxxx".
+    data = corpus_case("236", "dmesg.txt")
+    finding = ids(diagnose(data))["rocm.igpu_enumerated"]
+    # KFD added the Navi 14 first: HIP numbers it 0.
+    assert finding.fix_commands == ("export HIP_VISIBLE_DEVICES=0",)
+    assert [ref.label() for ref in finding.evidence] == ["dmesg.txt:2", "dmesg.txt:4"]
+    # Corpus 113: KFD skipped the APU ("missing in supported_devices"), so ROCm lists one GPU.
+    skipped = corpus_case("113", "dmesg.txt", "uname.txt", "lspci-tv.txt", "rocminfo.txt")
+    assert "rocm.igpu_enumerated" not in ids(diagnose(skipped))
+
+
+def test_kfd_order_decides_which_index_the_dgpu_keeps() -> None:
+    dgpu = Gpu(index=0, vendor=Vendor.AMD, name="AMD Radeon RX 5500M", gfx_target="gfx1012",
+               kind=GpuKind.DISCRETE, seen_by=(Layer.PCI,), pci_vendor_id="0x1002",
+               pci_device_id="0x7340")
+    igpu = Gpu(index=1, vendor=Vendor.AMD, name="Renoir", gfx_target="gfx90c",
+               kind=GpuKind.INTEGRATED, seen_by=(Layer.PCI,), pci_vendor_id="0x1002",
+               pci_device_id="0x1636")
+    base = machine([dgpu, igpu], Stack(kfd_loaded=True))
+    igpu_first = with_signals(base, signal("kfd.loaded", "1002:1636"),
+                              signal("kfd.loaded", "1002:7340"))
+    assert ids(diagnose(igpu_first))["rocm.igpu_enumerated"].fix_commands == (
+        "export HIP_VISIBLE_DEVICES=1",)
+    only_dgpu = with_signals(base, signal("kfd.loaded", "1002:7340"))
+    assert "rocm.igpu_enumerated" not in ids(diagnose(only_dgpu))
+
+
+def test_a_dkms_driver_that_was_never_built_is_a_driver_not_loaded() -> None:
+    # Corpus 237: dkms "amdgpu, 1.9-307: added", kernel 4.4, rocminfo's 4104.
+    data = corpus_case("237", "uname.txt", "dmesg.txt", "lspci-vga.txt", "dkms-status.txt",
+                       "rocminfo.txt")
+    found = ids(diagnose(data))
+    driver = found["amdgpu.driver_not_loaded"]
+    assert "kernel" in (driver.fix or "") and "4.4.0-139-generic" in (driver.fix or "")
+    assert driver.fix_commands == ('sudo dkms install amdgpu/1.9-307 -k "$(uname -r)"',
+                                   "cat /var/lib/dkms/amdgpu/1.9-307/build/make.log")
+    assert "modprobe" not in " ".join(driver.fix_commands)
+    assert "kfd.permission_denied" not in found and "gpu.usable" not in found
+    # The same dkms line where ROCk is loaded: the in-tree driver runs, nothing to build.
+    loaded = with_signals(machine([], Stack(kfd_loaded=True)),
+                          signal("dkms.not_installed", "amdgpu/1.9-307: added"),
+                          signal("kfd.loaded"))
+    assert "amdgpu.driver_not_loaded" not in ids(diagnose(loaded))
+    # A module name that is no dkms name gives words, not a command.
+    odd = with_signals(machine([], Stack()), signal("dkms.not_installed", "amdgpu/x;y: added"),
+                       signal("hsa.error", "HSA_STATUS_ERROR_OUT_OF_RESOURCES"))
+    assert ids(diagnose(odd))["amdgpu.driver_not_loaded"].fix_commands == ()
+
+
+def test_old_rocminfo_out_of_resources_with_rock_loaded_is_a_kfd_permission() -> None:
+    # Corpus 202: ROCm 3.3's rocminfo says nothing but OUT_OF_RESOURCES for an EACCES.
+    found = ids(diagnose(corpus_case("202", "rocminfo.txt")))
+    denied = found["kfd.permission_denied"]
+    assert "render" in (denied.fix or "") and denied.fix_commands == (
+        "sudo usermod -aG render,video $USER",)
+    assert any("rocminfo" in url for url in denied.sources)
+    assert "rocm.runtime_missing" not in found and "amdgpu.driver_not_loaded" not in found
+    signals = (signal("kfd.loaded"), signal("hsa.error", "HSA_STATUS_ERROR_OUT_OF_RESOURCES"))
+    # From ROCm 3.5 rocminfo names the open error itself: this status alone says nothing.
+    newer = with_signals(machine([], Stack(rocm_version="3.5", kfd_loaded=True)), *signals)
+    assert "kfd.permission_denied" not in ids(diagnose(newer))
+    # A device KFD does not support gives the same status: that finding explains it.
+    unsupported = with_signals(machine([], Stack(rocm_version="2.1", kfd_loaded=True)),
+                               *signals, signal("kfd.device_unsupported", "1002:15d8"))
+    found = ids(diagnose(unsupported))
+    assert "kfd.permission_denied" not in found and "kfd.device_unsupported" in found
+
+
+def test_wsl_on_a_distribution_amd_does_not_list_for_wsl() -> None:
+    # Corpus 235: Oracle Linux 9.4 as a WSL 2 distribution.
+    found = ids(diagnose(corpus_case("235", "rocminfo.txt", "etc-release.txt")))
+    distro = found["os.unsupported_distro"]
+    assert "WSL" in distro.title and "Oracle Linux 9.4" in distro.title
+    assert any("wsl_compatibility" in url for url in distro.sources)
+    words = f"{distro.fix} {' '.join(distro.fix_commands)}"
+    assert "modprobe" not in words and "dkms" not in words
+    # amdgpu-install's WSL use case is not offered where the distribution cannot take it.
+    assert found["rocm.wsl"].fix_commands == ()
+    assert not {"amdgpu.driver_not_loaded", "kfd.missing", "kfd.permission_denied"} & set(found)
+    ubuntu = with_signals(machine([], Stack(), Host(os="wsl", distro="Ubuntu 22.04.4 LTS")),
+                          signal("platform.wsl"),
+                          signal("hsa.error", "HSA_STATUS_ERROR_OUT_OF_RESOURCES"))
+    assert "os.unsupported_distro" not in ids(diagnose(ubuntu))
+    # CUDA on WSL is not ROCm's list: an NVIDIA-only WSL on Debian gets no distribution finding.
+    nvidia = Gpu(index=0, vendor=Vendor.NVIDIA, name="RTX 3060", kind=GpuKind.DISCRETE,
+                 seen_by=(Layer.NVML,))
+    debian = machine([nvidia], Stack(nvidia_driver_version="551.86"),
+                     Host(os="wsl", distro="Debian GNU/Linux 12 (bookworm)"))
+    assert "os.unsupported_distro" not in ids(diagnose(debian))
+
+
+def test_rocm_2_on_fedora_is_an_unsupported_distribution() -> None:
+    # Corpus 113: Fedora 29 (fc29 kernel) with ROCm 2.1; ROCm 2.x listed Ubuntu, CentOS, RHEL.
+    data = corpus_case("113", "dmesg.txt", "uname.txt", "lspci-tv.txt", "rocminfo.txt")
+    distro = ids(diagnose(data))["os.unsupported_distro"]
+    assert distro.title == "Fedora 29 is not a supported distribution for ROCm 2.1"
+    assert "Ubuntu 18.04" in (distro.fix or "") and distro.sources
+
+
+def test_a_virtual_cpu_model_makes_a_vm_guest_and_silence_leaves_it_unknown() -> None:
+    from gpuscope.doctor.document import diagnosis_document
+
+    # Corpus 233: rocminfo's CPU agent is "Common KVM processor" (a Proxmox guest).
+    guest = corpus_case("233", "rocminfo.txt")
+    platform = diagnosis_document(guest, diagnose(guest))["platform"]
+    assert platform["virtual_machine"] is True
+    assert "KVM" in (guest.inventory.host.virtual_machine_hint or "")
+    # A real CPU agent says nothing either way: unknown, not a definite "no".
+    bare = corpus_case("101", "rocminfo.txt")
+    platform = diagnosis_document(bare, diagnose(bare))["platform"]
+    assert platform["virtual_machine"] is None and platform["container"] is None
