@@ -13,6 +13,7 @@ import datetime as _dt
 import importlib
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -442,6 +443,10 @@ def _identify(gpu: Gpu) -> Gpu:
             if table_value and getattr(gpu, field_name) is None:
                 changes[field_name] = table_value
                 sources[field_name] = source
+        overridden = _overridden_target(gpu, identity.gfx_target)
+        if overridden is not None:
+            changes["gfx_target"] = identity.gfx_target
+            sources["gfx_target"] = f"{source}; {overridden}"
         if identity.kind and gpu.kind is None:
             changes["kind"] = GpuKind(identity.kind)
             sources["kind"] = source
@@ -459,6 +464,27 @@ def _identify(gpu: Gpu) -> Gpu:
 
 
 _PCI_VENDOR_IDS = {Vendor.AMD: "0x1002", Vendor.NVIDIA: "0x10de", Vendor.INTEL: "0x8086"}
+# Layers that show the target ROCm's runtime reports, which HSA_OVERRIDE_GFX_VERSION changes
+# (KFD's topology, sysfs and amd-smi show the chip's own).
+_RUNTIME_TARGET_LAYERS = frozenset({Layer.ROCM.value, Layer.OPENCL.value, Layer.TORCH.value})
+_GFX_GENERATION = re.compile(r"gfx(\d{1,2})[0-9a-f]{2}")
+
+
+def _overridden_target(gpu: Gpu, chip_target: str | None) -> str | None:
+    """Why the runtime's target is not this chip's, or None. A runtime reporting another
+    generation than the chip's device id (gfx1201 on a 0x1586 Strix Halo, gfx1151) runs under
+    HSA_OVERRIDE_GFX_VERSION: the chip's target is the real one. Within one generation (an
+    RX 6700 XT's gfx1031 run as gfx1030) the id alone does not say which is meant."""
+    reported = gpu.gfx_target
+    if not chip_target or not reported or reported == chip_target:
+        return None
+    layer = gpu.field_sources.get("gfx_target", "").partition(":")[0]
+    ours, theirs = _GFX_GENERATION.fullmatch(chip_target), _GFX_GENERATION.fullmatch(reported)
+    if layer not in _RUNTIME_TARGET_LAYERS or ours is None or theirs is None \
+            or ours.group(1) == theirs.group(1):
+        return None
+    return (f"{layer} reported {reported}, another generation than this chip's "
+            f"{chip_target}: HSA_OVERRIDE_GFX_VERSION is set for it")
 
 
 def _is_pci_ids_name(gpu: Gpu) -> bool:

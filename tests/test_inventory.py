@@ -55,6 +55,24 @@ def test_layers_seeing_one_bus_become_one_gpu() -> None:
     assert gpu.name == "Radeon RX 7900 XTX"
 
 
+def test_a_runtime_target_of_another_generation_than_the_chip_is_an_override() -> None:
+    # Corpus 101: rocminfo says gfx1201 for chip 0x1586 (Strix Halo, gfx1151) because
+    # HSA_OVERRIDE_GFX_VERSION=12.0.1 was set; dmesg (gfx_v11_0) and Vulkan say gfx1151.
+    strix = join_gpus([sighting(Layer.ROCM, pci_bus="0000:c8:00.0", pci_device_id="0x1586",
+                                vendor=Vendor.AMD, gfx_target="gfx1201")])[0]
+    assert strix.gfx_target == "gfx1151"
+    assert "rocm reported gfx1201" in strix.field_sources["gfx_target"]
+    assert "HSA_OVERRIDE_GFX_VERSION" in strix.field_sources["gfx_target"]
+    # Within one generation (an RX 6700 XT, 0x73df gfx1031, run as gfx1030) the id does not
+    # say which is meant; the kernel's own layers are never overruled.
+    navi22 = join_gpus([sighting(Layer.ROCM, pci_bus="0000:03:00.0", pci_device_id="0x73df",
+                                 vendor=Vendor.AMD, gfx_target="gfx1030")])[0]
+    assert navi22.gfx_target == "gfx1030"
+    kfd = join_gpus([sighting(Layer.KFD, pci_bus="0000:c8:00.0", pci_device_id="0x1586",
+                              vendor=Vendor.AMD, gfx_target="gfx1201")])[0]
+    assert kfd.gfx_target == "gfx1201"
+
+
 def test_nvml_bus_ids_join_sysfs_bus_ids() -> None:
     gpus = join_gpus([
         sighting(Layer.NVML, pci_bus="00000000:01:00.0", name="NVIDIA GeForce RTX 4090",
