@@ -76,8 +76,10 @@ def _driver_not_loaded(data: DoctorInput) -> bool:
     unbound = [g for g in data.gpus_of(Vendor.AMD)
                if Layer.PCI in g.seen_by and g.kernel_driver not in (None, "amdgpu")
                and Layer.SYSFS not in g.seen_by]
+    # The in-tree amdgpu may run without any dkms module: a never-built one speaks only where
+    # the runtime failed or a GPU is known to have no amdgpu bound.
     never_built = bool(_dkms_never_installed(data)) and stack.kfd_loaded is not True and (
-        _runtime_failed(data) or bool(data.gpus_of(Vendor.AMD)))
+        _runtime_failed(data) or bool(unbound))
     return bool((not_loaded or stack.kfd_loaded is False or never_built)
                 and not _amd_driver_serves_a_gpu(data) and (not_loaded or unbound or never_built)
                 and not _not_passed_through(data))

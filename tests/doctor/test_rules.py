@@ -503,3 +503,15 @@ def test_a_virtual_cpu_model_makes_a_vm_guest_and_silence_leaves_it_unknown() ->
     bare = corpus_case("101", "rocminfo.txt")
     platform = diagnosis_document(bare, diagnose(bare))["platform"]
     assert platform["virtual_machine"] is None and platform["container"] is None
+
+
+def test_a_never_built_dkms_module_alone_does_not_say_the_in_tree_driver_is_missing() -> None:
+    # lspci without -k and a stale "added" line: the in-tree amdgpu may well drive the GPU.
+    gpu = Gpu(index=0, vendor=Vendor.AMD, name="Vega 10", gfx_target="gfx900",
+              kind=GpuKind.DISCRETE, seen_by=(Layer.PCI,), pci_bus="0000:0b:00.0")
+    quiet = with_signals(machine([gpu], Stack()),
+                         signal("dkms.not_installed", "amdgpu/1.9-307: added"))
+    assert "amdgpu.driver_not_loaded" not in ids(diagnose(quiet))
+    unbound = with_signals(machine([replace(gpu, kernel_driver="radeon")], Stack()),
+                           signal("dkms.not_installed", "amdgpu/1.9-307: added"))
+    assert "dkms never built it" in ids(diagnose(unbound))["amdgpu.driver_not_loaded"].title
