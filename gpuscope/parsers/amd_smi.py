@@ -79,7 +79,8 @@ _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4,
                "KIB": 1024, "MIB": 1024**2, "GIB": 1024**3, "TIB": 1024**4}
 _MAX_JSON_FAILURES = 50
 _MAX_JSON_DEPTH = 12  # amd-smi nests 4 deep; records deeper are no amd-smi's
-_KEY_IN_LINE = re.compile(r'"((?:[^"\\\n]|\\.){1,200})"[ \t]{0,20}:')
+# A key starts at a quote no backslash escapes: a line of escaped quotes is read once.
+_KEY_IN_LINE = re.compile(r'(?<!\\)"((?:[^"\\\n]|\\.){1,200})"[ \t]{0,20}:')
 _MAX_RECORD_LINES = 50_000
 _GPU_KEY = re.compile(r'"gpu"\s*:\s*\d')
 _MAX_VALUE_CHARS = 300

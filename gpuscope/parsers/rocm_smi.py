@@ -309,9 +309,11 @@ def _parse_json(text: str, source: str) -> ParsedOutput | None:
     return collector.finish("rocm-smi-json")
 
 
-# Keys and values of rocm-smi are short: the bounds keep a paste of quotes linear.
+# Keys and values of rocm-smi are short: the bounds, and a key that starts only at a quote no
+# backslash escapes, keep a paste of quotes linear (each start reads at most 200 characters).
 _PAIR = re.compile(
-    r'"((?:[^"\\\n]|\\.){0,400})"[ \t]{0,20}:[ \t]{0,20}(\{|"((?:[^"\\\n]|\\.){0,400})")')
+    r'(?<!\\)"((?:[^"\\\n]|\\.){0,200})"[ \t]{0,20}:[ \t]{0,20}'
+    r'(\{|"((?:[^"\\\n]|\\.){0,200})")')
 
 
 def _scan_pairs(text: str) -> dict[str, tuple[int, dict[str, tuple[str, int]]]]:
