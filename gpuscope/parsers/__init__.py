@@ -12,7 +12,7 @@ import importlib
 import logging
 from types import ModuleType
 
-from gpuscope.model import Fact, ParsedOutput, Signal
+from gpuscope.model import Fact, GpuSighting, ParsedOutput, Signal
 from gpuscope.parsers._common import parser_error
 
 log = logging.getLogger(__name__)
@@ -146,14 +146,17 @@ def _with_host_traces(parsed: ParsedOutput, facts: tuple[Fact, ...],
 
 def _with_scans(parsed: ParsedOutput, text: str, source: str,
                 parser: ModuleType | None) -> ParsedOutput:
-    """`parsed` with the facts and signals of `SCANNER_MODULES` that its parser did not
-    report (per fact key, and per signal kind and target: the parser's own win)."""
+    """`parsed` with the facts, signals and GPUs of `SCANNER_MODULES` that its parser did not
+    report (per fact key, per signal kind and target, and per GPU name for a GPU without a bus
+    address: the parser's own win)."""
     stack = {f.key for f in parsed.stack_facts}
     host_keys = {f.key for f in parsed.host_facts}
     seen = {(s.kind, s.gfx_target) for s in parsed.signals}
+    named = {(s.facts.vendor, s.facts.name) for s in parsed.sightings if s.facts.name}
     facts: list[Fact] = []
     host_facts: list[Fact] = []
     signals: list[Signal] = []
+    sightings: list[GpuSighting] = []
     for name in SCANNER_MODULES:
         try:
             module = importlib.import_module(f"gpuscope.parsers.{name}")
@@ -174,8 +177,12 @@ def _with_scans(parsed: ParsedOutput, text: str, source: str,
             if (signal.kind, signal.gfx_target) not in seen:
                 seen.add((signal.kind, signal.gfx_target))
                 signals.append(signal)
-    if not facts and not host_facts and not signals:
+        # A GPU with a bus address joins the parser's GPU at that address in the inventory.
+        sightings += [s for s in scanned.sightings
+                      if s.facts.pci_bus or (s.facts.vendor, s.facts.name) not in named]
+    if not facts and not host_facts and not signals and not sightings:
         return parsed
     return dataclasses.replace(parsed, stack_facts=parsed.stack_facts + tuple(facts),
                                host_facts=parsed.host_facts + tuple(host_facts),
-                               signals=parsed.signals + tuple(signals))
+                               signals=parsed.signals + tuple(signals),
+                               sightings=parsed.sightings + tuple(sightings))

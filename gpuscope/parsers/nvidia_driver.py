@@ -19,15 +19,51 @@ branch: that is ``nvidia_l4t_version``, and no driver version is claimed. Host f
 (``/proc/driver/nvidia`` and NVRM kernel messages exist only there among the systems gpuscope
 names).
 
-Signal kinds emitted: ``nvml.driver_library_mismatch`` (detail = "client X, kernel module Y")
-for an NVRM API mismatch.
+The kernel's words for a GPU the loaded driver will not drive, whatever the driver generation
+(each message is joined over the NVRM lines it spans):
+
+- the legacy notice, ``NVRM: The NVIDIA GeForce GT 710 GPU installed in this system is`` /
+  ``supported through the NVIDIA 470.xx Legacy drivers. ... The 535.129.03 NVIDIA driver will
+  ignore`` / ``this GPU.`` (branches "1.0-96xx", "96.43.xx", "173.14.xx", "304.xx", "340.xx",
+  "390.xx", "470.xx", "580.xx"; the GPU's name as the kernel prints it, the ignoring driver's
+  version);
+- ``NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:139a)`` followed by "is not supported by
+  open nvidia.ko because it does not include the required GPU System Processor (GSP)" (the open
+  module), "requires use of the NVIDIA open kernel modules" (the proprietary module), "is not
+  supported by the NVIDIA 535.54.03 driver release" / "by the 280.13 NVIDIA Linux graphics
+  driver release", or "has fallen off the bus".
+
+Each names a GPU: a `Layer.PCI` sighting (vendor NVIDIA, the printed name, the bus, the device
+id; the vendor half of "PCI ID" is not read, as only NVIDIA's GPUs reach this driver).
+
+NVIDIA Container Toolkit errors (``nvidia-container-cli: initialization error: ...``), which
+speak of the host's driver: "WSL environment detected but no adapters were found" (a WSL guest
+without a GPU adapter), "nvml error: driver not loaded", "load library failed:
+libnvidia-ml.so.1", "nvml error: driver/library version mismatch".
+
+Signal kinds emitted:
+
+- ``nvml.driver_library_mismatch`` (detail = "client X, kernel module Y") for an NVRM API
+  mismatch or the container toolkit's NVML mismatch (no detail);
+- ``nvidia.legacy_gpu`` (detail = the legacy branch as printed: "580.xx"): the loaded driver
+  ignores a GPU that only a legacy branch supports;
+- ``nvidia.open_module_unsupported`` (detail = bus): the open module refuses a GPU (no GSP);
+- ``nvidia.open_module_required`` (detail = bus): the proprietary module refuses a GPU that
+  only the open module drives;
+- ``nvidia.device_unsupported`` (detail = bus): this driver release does not know the GPU;
+- ``nvidia.gpu_unreachable`` (detail = bus): the GPU fell off the bus;
+- ``wsl.no_gpu_adapter``, ``nvidia.driver_not_loaded``, ``nvml.library_missing``: the container
+  toolkit's errors above.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
+from typing import Any
 
-from gpuscope.model import ParsedOutput
+from gpuscope.model import GpuFacts, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import Collector, never_raises, none_on_error
 
 FORMATS: tuple[str, ...] = ("nvidia-driver-version",)
@@ -36,6 +72,8 @@ _MAX_LINES = 200_000
 _MAX_LINE_CHARS = 2000
 _MAX_SHOWN_CHARS = 400
 _MESSAGE_LINES = 6  # NVRM lines one API-mismatch message spans at most
+_GPU_MESSAGE_LINES = 9  # NVRM lines one message about a GPU spans at most (the GSP one: 8)
+_MAX_GPUS = 64  # more GPUs are not one machine's kernel log
 _SNIFF_LINES = 20
 
 _MODULE = re.compile(
@@ -46,6 +84,38 @@ _MISMATCH = re.compile(
     r"API mismatch: the client (?:'[^']{0,200}' \(pid \d{1,10}\) )?has the version "
     r"(?P<client>\d{1,4}(?:\.\d{1,4}){1,3}), but this kernel module has the version "
     r"(?P<kernel>\d{1,4}(?:\.\d{1,4}){1,3})")
+
+# A message about one GPU: "The NVIDIA GPU <bus> (PCI ID: <vendor>:<device>)" or, in the
+# legacy notice, "The NVIDIA <name> GPU installed in this system".
+_GPU_BUS = re.compile(
+    r"^The NVIDIA GPU (?P<bus>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+    r"(?:\s{1,4}\(PCI ID: [0-9a-fA-F]{4}:(?P<device>[0-9a-fA-F]{4})\))?")
+_LEGACY_NAME_END = " GPU installed in this system"
+_LEGACY_BRANCH = re.compile(r"supported through the NVIDIA (?P<branch>[\w.-]{1,20}) Legacy driver")
+_VERSION = r"\d{1,4}(?:\.\d{1,4}){1,3}|1\.0-\d{4}"
+_IGNORES = re.compile(rf"The (?P<version>{_VERSION}) NVIDIA driver will ignore")
+_UNSUPPORTED_RELEASE = re.compile(
+    rf"not supported by the(?: NVIDIA)? (?P<version>{_VERSION})?(?: NVIDIA)?(?: Linux)?"
+    r"(?: graphics)? ?driver release")
+# What the kernel says of the GPU, in the message after its bus: (words, signal kind, the
+# flavour of the module that prints it).
+_GPU_VERDICTS: tuple[tuple[str, str, str | None], ...] = (
+    ("not supported by open nvidia.ko", "nvidia.open_module_unsupported", "open"),
+    ("requires use of the NVIDIA open kernel modules", "nvidia.open_module_required",
+     "proprietary"),
+    ("driver release", "nvidia.device_unsupported", None),
+    ("fallen off the bus", "nvidia.gpu_unreachable", None),
+)
+# NVRM lines that begin another message: a message about a GPU stops before them.
+_OTHER_MESSAGES = ("The NVIDIA ", "GPU 0", "No NVIDIA", "None of the", "loading NVIDIA",
+                   "API mismatch", "Xid", "RmInit", "rm_init")
+# The NVIDIA Container Toolkit's errors (libnvidia-container), words -> signal kind.
+_TOOLKIT_ERRORS: tuple[tuple[str, str], ...] = (
+    ("WSL environment detected but no adapters were found", "wsl.no_gpu_adapter"),
+    ("nvml error: driver not loaded", "nvidia.driver_not_loaded"),
+    ("load library failed: libnvidia-ml.so", "nvml.library_missing"),
+    ("nvml error: driver/library version mismatch", "nvml.driver_library_mismatch"),
+)
 
 
 def _lines(text: str) -> list[str]:
@@ -64,9 +134,20 @@ def sniff(text: str) -> tuple[str, float] | None:
     return None
 
 
+@dataclasses.dataclass
+class _Gpu:
+    """One GPU the kernel's messages name, by bus or (the legacy notice) by name."""
+
+    line: int  # 1-based, the first message naming it
+    bus: str | None = None
+    device_id: str | None = None
+    name: str | None = None
+
+
 class _Out(Collector):
     def __init__(self, source: str, lines: list[str]) -> None:
         super().__init__(source, lines, max_line_chars=_MAX_SHOWN_CHARS, max_evidence=20)
+        self.gpus: dict[str, _Gpu] = {}
 
     def module_line(self, line: str, number: int) -> None:
         found = _MODULE.search(line)
@@ -86,6 +167,28 @@ class _Out(Collector):
                         self.where(number))
         self.host_fact("os", "linux", self.where(number))
 
+    def gpu(self, key: str, number: int) -> _Gpu | None:
+        if key not in self.gpus and len(self.gpus) < _MAX_GPUS:
+            self.gpus[key] = _Gpu(number)
+        return self.gpus.get(key)
+
+    def sightings(self) -> list[GpuSighting]:
+        built = []
+        for gpu in self.gpus.values():
+            where = self.where(gpu.line)
+            values: dict[str, Any] = {"vendor": Vendor.NVIDIA, "pci_vendor_id": "0x10de"}
+            if gpu.bus is not None:
+                values["pci_bus"] = gpu.bus
+            if gpu.device_id is not None:
+                values["pci_device_id"] = gpu.device_id
+            if gpu.name is not None:
+                values["name"] = gpu.name
+            missing = {"kernel_driver": "the NVIDIA driver refused this GPU (kernel log)"}
+            built.append(GpuSighting(
+                layer=Layer.PCI, facts=dataclasses.replace(GpuFacts(), **values),
+                field_sources={key: where for key in values}, missing_reasons=missing))
+        return built
+
 
 def _fragment(line: str) -> str | None:
     """The text after the last "NVRM:" of a line (each piece of a syslog "#012" line is one)."""
@@ -93,13 +196,97 @@ def _fragment(line: str) -> str | None:
     return line[index + 5:].strip() if index >= 0 else None
 
 
+def _message(lines: Sequence[str], number: int, first: str, limit: int) -> tuple[str, int]:
+    """The message that starts with `first` (the text after NVRM: on line `number`, with the
+    rest of a syslog "#012" line), joined with the NVRM lines that go on with it (at most
+    `limit`), and its last line's number."""
+    pieces = [first]
+    last = number
+    for following in lines[number:number + (0 if "#012" in first else limit)]:
+        piece = _fragment(following)
+        if not piece or piece.startswith(_OTHER_MESSAGES):
+            break
+        pieces.append(piece)
+        last += 1
+    return " ".join(" ".join(pieces).split()), last
+
+
+def _gpu_message(out: _Out, first: str, number: int) -> None:
+    """A message naming one GPU: a sighting, what the kernel says of it, the driver version."""
+    message, last = _message(out.lines, number, first, _GPU_MESSAGE_LINES)
+    # ">" ends a line journalctl cut at the terminal's width
+    message = " ".join(message.replace("#012", " ").replace(">", " ").split())
+    where = out.where(number)
+    refs = [out.ref(n) for n in range(number, last + 1)][:4]
+    found = _GPU_BUS.match(message)
+    if found is not None:
+        bus = _bus(found.group("bus"))
+        gpu = out.gpu(bus, number)
+        if gpu is not None:
+            gpu.bus = bus
+            device = found.group("device")
+            gpu.device_id = gpu.device_id or (f"0x{device.lower()}" if device else None)
+        rest = message[found.end():]
+        for words, kind, flavour in _GPU_VERDICTS:
+            if words in rest:
+                out.signal(kind, bus, *refs)
+                if flavour is not None:
+                    out.stack_fact("nvidia_kernel_module", flavour, where)
+                break
+        release = _UNSUPPORTED_RELEASE.search(rest) if "driver release" in rest else None
+        if release is not None and release.group("version"):
+            out.stack_fact("nvidia_driver_version", release.group("version"), where)
+        out.host_fact("os", "linux", where)
+        return
+    end = message.find(_LEGACY_NAME_END, 0, 200)
+    branch = _LEGACY_BRANCH.search(message)
+    if end < 0 or branch is None:
+        return
+    name = message[len("The NVIDIA "):end].strip()
+    gpu = out.gpu(f"name:{name.lower()}", number) if name else None
+    if gpu is not None:
+        gpu.name = name
+    out.signal("nvidia.legacy_gpu", branch.group("branch"), *refs)
+    ignores = _IGNORES.search(message)
+    if ignores is not None:
+        out.stack_fact("nvidia_driver_version", ignores.group("version"), where)
+    out.host_fact("os", "linux", where)
+
+
+def _bus(bus: str) -> str:
+    """'0000:01:00.0' / '00000000:01:00.0' -> '0000:01:00.0' (lower-case, 4-digit domain)."""
+    domain, rest = bus.lower().split(":", 1)
+    domain = domain[-4:] if int(domain, 16) <= 0xFFFF else domain.lstrip("0")
+    return f"{domain.rjust(4, '0')}:{rest}"
+
+
+def _toolkit_line(out: _Out, line: str, number: int) -> None:
+    for words, kind in _TOOLKIT_ERRORS:
+        if words in line:
+            out.signal_at(kind, None, number)
+            if kind == "wsl.no_gpu_adapter":
+                out.host_fact("os", "wsl", out.where(number))
+            return
+
+
 def _read(out: _Out) -> None:
     lines = out.lines
     for number, line in enumerate(lines, start=1):
+        if "nvidia-container-cli" in line:
+            _toolkit_line(out, line, number)
+            continue
         if "NVRM" not in line:
             continue
         if "Kernel Module" in line:
             out.module_line(line, number)
+        if "The NVIDIA " in line:
+            parts = line.split("#012")
+            for index, part in enumerate(parts):
+                first = _fragment(part)
+                if first is not None and first.startswith("The NVIDIA "):
+                    rest = (_fragment(p) or p.strip() for p in parts[index + 1:])
+                    _gpu_message(out, "#012".join([first, *rest]), number)
+                    break
         if "API mismatch" not in line:
             continue
         # The message goes on over the next NVRM lines (or "#012"-joined pieces of this one).
@@ -129,16 +316,18 @@ def parse(text: str, source: str) -> ParsedOutput:
     _read(out)
     if "nvidia_driver_version" not in out.stack and "nvidia_l4t_version" not in out.stack:
         out.problems.append("no 'NVRM version: NVIDIA UNIX ... Kernel Module <version>' line")
-    return out.result("nvidia-driver-version")
+    return out.result("nvidia-driver-version", out.sightings())
 
 
 def scan(text: str, source: str) -> ParsedOutput:
     """The NVRM lines inside text of any format (a journal, dmesg, a pasted session): the
-    loaded module's version, an API mismatch and its two versions. Never raises."""
+    loaded module's version, an API mismatch and its two versions, the GPUs the driver refuses
+    and why; and the NVIDIA Container Toolkit's errors. Never raises."""
     try:
         out = _Out(source, _lines(text))
         _read(out)
         return ParsedOutput(format="nvidia-driver-version", source=source,
+                            sightings=tuple(out.sightings()),
                             stack_facts=tuple(out.stack.values()),
                             host_facts=tuple(out.host.values()), signals=out.built_signals())
     except Exception:  # a scanner bug must not lose the file's parse

@@ -1,6 +1,7 @@
-"""The loaded NVIDIA kernel module's version: /proc/driver/nvidia/version and NVRM lines, over
-real pastes (tests/fixtures/outputs/nvidia-driver-version/, SOURCES.md there; corpus cases 206
-to 208; the kernel-log captures with NVRM API mismatches)."""
+"""The loaded NVIDIA kernel module's version, and the GPUs it refuses: /proc/driver/nvidia/version
+and NVRM lines, over real pastes (tests/fixtures/outputs/nvidia-driver-version/, SOURCES.md
+there; corpus cases 206 to 208, 231, 232 and 240; the kernel-log captures with NVRM API
+mismatches); and the NVIDIA Container Toolkit's errors (corpus case 153)."""
 
 from __future__ import annotations
 
@@ -97,5 +98,120 @@ def load_text_problem(text: str) -> str:
     return problem
 
 
+# ----------------------------------------------------------------------- GPUs the driver refuses
+
+
+def sightings(parsed: ParsedOutput) -> list[tuple[str | None, str | None, str | None]]:
+    """(name, bus, device id) of the GPUs NVRM lines name."""
+    return [(s.facts.name, s.facts.pci_bus, s.facts.pci_device_id) for s in parsed.sightings]
+
+
+@pytest.mark.parametrize(("path", "name", "branch", "version"), [
+    (case("231", "journalctl.txt"), "NVIDIA GeForce GTX 1050", "580.xx", "595.58.03"),
+    (case("240", "dmesg.txt"), "NVIDIA GeForce GTX 1050", "580.xx", "595.71.05"),
+    (OUTPUTS / "talos-8764-gt710-legacy-470-kern-err.txt", "GeForce GT 710", "470.xx",
+     "535.129.03"),
+    (OUTPUTS / "negativo17-nvidia-driver-30-geforce320m-legacy-340-repeated.txt",
+     "GeForce 320M", "340.xx", "384.69"),
+    (OUTPUTS / "plex-media-player-71-ion-legacy-340-dmesg.txt", "Second Generation ION",
+     "340.xx", "346.72"),
+])
+def test_a_gpu_only_a_legacy_branch_drives(path: Path, name: str, branch: str,
+                                           version: str) -> None:
+    text = read(path)
+    scanned = scan(text, path.name)
+    # one GPU however often the driver probed it, named as the kernel prints it
+    assert sightings(scanned) == [(name, None, None)]
+    assert scanned.sightings[0].facts.vendor is not None
+    assert [s.detail for s in signals_of(scanned, "nvidia.legacy_gpu")] == [branch]
+    assert fact(scanned, "nvidia_driver_version") == version
+    assert fact(scanned, "os") == "linux"
+    parsed = parse_any(text, path.name)  # a kernel log: the scan's GPU joins its parse
+    assert (name, None, None) in sightings(parsed)
+    assert fact(parsed, "nvidia_driver_version") == version
+
+
+@pytest.mark.parametrize(("path", "bus", "device"), [
+    (case("232", "dmesg.txt"), "0000:01:00.0", "0x139a"),  # "18de:139a" as the reporter typed
+    (OUTPUTS / "negativo17-nvidia-driver-158-gt1030-open-no-gsp-journal.txt", "0000:09:00.0",
+     "0x1d01"),
+    (OUTPUTS / "open-gpu-kernel-modules-696-gtx1080-open-no-gsp.txt", "0000:02:00.0",
+     "0x1b82"),
+    (OUTPUTS / "open-gpu-kernel-modules-587-h100-snp-guest-gsp-message.txt", "0000:01:00.0",
+     "0x2331"),
+])
+def test_the_open_module_refusing_a_gpu_without_gsp(path: Path, bus: str, device: str) -> None:
+    scanned = scan(read(path), path.name)
+    assert sightings(scanned) == [(None, bus, device)]
+    (signal,) = signals_of(scanned, "nvidia.open_module_unsupported")
+    assert signal.detail == bus and len(signal.evidence) >= 3  # the message's lines
+    assert fact(scanned, "nvidia_kernel_module") == "open"
+    assert not signals_of(scanned, "nvidia.device_unsupported")
+
+
+def test_the_proprietary_module_refusing_a_gpu_only_the_open_one_drives() -> None:
+    path = OUTPUTS / "autonomy-kilted-rtx5090-laptop-open-required-580.txt"
+    scanned = scan(read(path), path.name)
+    assert sightings(scanned) == [(None, "0000:02:00.0", "0x2c58")]
+    assert [s.detail for s in signals_of(scanned, "nvidia.open_module_required")] == [
+        "0000:02:00.0"]
+    assert fact(scanned, "nvidia_kernel_module") == "proprietary"
+    assert fact(scanned, "nvidia_driver_version") == "580.105.08"
+
+
+@pytest.mark.parametrize(("path", "bus", "device", "version"), [
+    (OUTPUTS / "flatcar-1283-p40-not-supported-535-release.txt", "0000:02:00.0", "0x1b38",
+     "535.104.05"),
+    (OUTPUTS / "bumblebee-583-gt520m-not-supported-280-graphics-release.txt", "0000:01:00.0",
+     "0x1050", "280.13"),
+    (OUTPUTS / "bumblebee-537-syslog-not-supported-280.txt", "0000:01:00.0", "0x0a75",
+     "280.04"),
+])
+def test_a_gpu_this_release_does_not_know(path: Path, bus: str, device: str,
+                                          version: str) -> None:
+    scanned = scan(read(path), path.name)
+    assert sightings(scanned) == [(None, bus, device)]
+    assert [s.detail for s in signals_of(scanned, "nvidia.device_unsupported")] == [bus]
+    assert fact(scanned, "nvidia_driver_version") == version
+
+
+def test_a_syslog_line_with_the_message_joined_by_012() -> None:
+    # rsyslog writes a multi-line printk as one line, "#012" for each newline: the plex capture
+    # in that layout
+    lines = read(OUTPUTS / "plex-media-player-71-ion-legacy-340-dmesg.txt").splitlines()[:5]
+    text = "Oct 27 10:00:00 host kernel: " + "#012".join(
+        line.split("] ", 1)[1] for line in lines) + "\n"
+    scanned = scan(text, "syslog")
+    assert sightings(scanned) == [("Second Generation ION", None, None)]
+    assert [s.detail for s in signals_of(scanned, "nvidia.legacy_gpu")] == ["340.xx"]
+    assert fact(scanned, "nvidia_driver_version") == "346.72"
+
+
+def test_the_container_toolkit_finds_no_wsl_adapter() -> None:
+    path = case("153", "docker-compose-up.txt")
+    scanned = scan(read(path), path.name)
+    assert [s.kind for s in scanned.signals] == ["wsl.no_gpu_adapter"]
+    assert fact(scanned, "os") == "wsl"
+    assert not scanned.sightings
+
+
+def test_other_nvrm_lines_name_no_gpu() -> None:
+    for text in ("NVRM: The NVIDIA probe routine was not called for 1 device(s).\n",
+                 "NVRM: The NVIDIA probe routine failed for 1 device(s).\n",
+                 "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:884)\n",
+                 "The NVIDIA GeForce GT 710 GPU installed in this system is\n"):  # no NVRM
+        scanned = scan(text, "x")
+        assert not scanned.sightings and not scanned.signals, text
+
+
 test_random_text_never_raises, test_truncated_real_output_never_raises, \
     test_shuffled_real_output_never_raises = property_tests(sniff, parse, [read(p) for p in REAL])
+
+
+def _scan_clean(parsed: ParsedOutput) -> None:
+    assert_clean(parsed)
+
+
+test_scan_random_text_never_raises, test_scan_truncated_real_output_never_raises, \
+    test_scan_shuffled_real_output_never_raises = property_tests(
+        sniff, lambda text, source: scan(text, source), [read(p) for p in REAL], _scan_clean)
