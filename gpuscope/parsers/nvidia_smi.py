@@ -1,5 +1,6 @@
 """nvidia-smi as people paste it: the default table (drivers 3xx to 5xx, the pre-MIG, MIG-era
-and 530+ layouts), ``-q`` text, ``-q -x`` XML, ``-L`` and its error messages.
+and 530+ layouts), ``-q`` text, ``-q -x`` XML, ``-L``, ``--query-gpu`` CSV (nvidia_smi_csv.py)
+and its error messages.
 
 Every physical GPU becomes a sighting of the NVML layer (nvidia-smi is NVML's command line);
 MIG devices are instances of a GPU, never GPUs. The header's "CUDA Version" is the newest CUDA
@@ -33,7 +34,8 @@ from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, 
 from gpuscope.parsers._common import Collector, never_raises, read_lines, sniff_lines
 
 FORMATS: tuple[str, ...] = (
-    "nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-list", "nvidia-smi-error",
+    "nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-list", "nvidia-smi-csv",
+    "nvidia-smi-error",
 )
 
 _SNIFF_CHARS = 200_000
@@ -47,7 +49,7 @@ _TABLE_HEADER_RE = re.compile(
 _BUS_RE = re.compile(r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
 _ROW_MODES = ("On", "Off", "WDDM", "TCC", "MCDM", "N/A")
 # vGPU profiles as a guest sees them: GRID boards and "<board>-<framebuffer GB><series>".
-_VGPU_NAME_RE = re.compile(r"^(?:NVIDIA )?GRID\b|\b[A-Z]{1,3}\d{1,4}[A-Za-z]{0,3}-\d{1,3}[QCABS]$")
+VGPU_NAME_RE = re.compile(r"^(?:NVIDIA )?GRID\b|\b[A-Z]{1,3}\d{1,4}[A-Za-z]{0,3}-\d{1,3}[QCABS]$")
 # Numbers found by search start only where a number starts (the lookbehind): linear.
 _MEMORY_RE = re.compile(
     r"(?<!\d)(?P<used>\d+)[ \t]{0,8}MiB[ \t]{0,8}/[ \t]{0,8}(?P<total>\d+)[ \t]{0,8}MiB")
@@ -96,6 +98,11 @@ def sniff(text: str) -> tuple[str, float] | None:
         return ("nvidia-smi-q", 0.95)
     if _LIST_UUID_RE.search(head):
         return ("nvidia-smi-list", 0.9)
+    from gpuscope.parsers import nvidia_smi_csv  # it builds on this module's helpers
+
+    csv = nvidia_smi_csv.sniff(head)
+    if csv is not None:
+        return ("nvidia-smi-csv", csv)
     lines = sniff_lines(head)
     if len(lines) <= 30 and any(
             pattern.search(line) for line in lines for pattern in _ERROR_SNIFF_RES):
@@ -114,7 +121,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     fmt = found[0] if found else "nvidia-smi-error"
     lines, cut = read_lines(text)
     lines = [line[:_MAX_SCAN] for line in lines]
-    out = _Output(source, lines)
+    out = Output(source, lines)
     if cut:
         out.problems.append(cut)
     if fmt == "nvidia-smi-xml":
@@ -125,13 +132,18 @@ def parse(text: str, source: str) -> ParsedOutput:
         _parse_q(out)
     elif fmt == "nvidia-smi-list":
         _parse_list(out)
+    elif fmt == "nvidia-smi-csv":
+        from gpuscope.parsers import nvidia_smi_csv  # it builds on this module's helpers
+
+        out.lines = nvidia_smi_csv.read_lines(text)  # a wide query's lines are long
+        out.sightings = nvidia_smi_csv.read(out)
     _scan_errors(out)
     if found is None and not out.signals:
         out.problems.append(f"{source}: not nvidia-smi output")
     return out.result(fmt, out.sightings)
 
 
-class _Output(Collector):
+class Output(Collector):
     """The readers below count lines from 0 (`index`); `where`, `ref` and `signal_at` take
     1-based line numbers. Evidence is capped at 20 lines a signal."""
 
@@ -152,10 +164,10 @@ class _Output(Collector):
             self.stack_fact(key, value, self.where(index + 1))
 
 
-class _Facts:
+class Facts:
     """GpuFacts being filled, with where each value came from."""
 
-    def __init__(self, out: _Output) -> None:
+    def __init__(self, out: Output) -> None:
         self.out = out
         self.values: dict[str, Any] = {}
         self.sources: dict[str, str] = {}
@@ -217,7 +229,7 @@ def _q_kv(body: str) -> tuple[str, str] | None:
     return key, body[separator + 2:].strip()
 
 
-def _clean(value: str | None) -> str | None:
+def clean(value: str | None) -> str | None:
     if value is None:
         return None
     value = value.strip()
@@ -239,7 +251,7 @@ def normalise_bus(bus: str | None) -> str | None:
 
 
 def _bytes(value: str | None) -> int | None:
-    value = _clean(value)
+    value = clean(value)
     if value is None:
         return None
     match = re.match(r"^([\d.]+)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|B)?\b", value)
@@ -250,17 +262,17 @@ def _bytes(value: str | None) -> int | None:
     return int(float(match.group(1)) * scale)
 
 
-def _number(value: str | None) -> float | None:
-    value = _clean(value)
+def first_number(value: str | None) -> float | None:
+    value = clean(value)
     if value is None:
         return None
     match = re.match(r"^(-?\d+(?:\.\d+)?)", value)
     return float(match.group(1)) if match else None
 
 
-def _pci_id_pair(value: str | None) -> tuple[str, str] | None:
+def pci_id_pair(value: str | None) -> tuple[str, str] | None:
     """0x20B210DE -> ("0x20b2", "0x10de"): NVML packs device id over vendor id."""
-    value = _clean(value)
+    value = clean(value)
     if value is None:
         return None
     hex_digits = value.lower().removeprefix("0x")
@@ -269,14 +281,14 @@ def _pci_id_pair(value: str | None) -> tuple[str, str] | None:
     return f"0x{hex_digits[:4]}", f"0x{hex_digits[4:]}"
 
 
-def _pcie(max_gen: str | None, cur_gen: str | None, max_width: str | None,
+def pcie_link(max_gen: str | None, cur_gen: str | None, max_width: str | None,
           cur_width: str | None) -> PcieLink | None:
     def speed(gen: str | None) -> float | None:
-        number = _number(gen)
+        number = first_number(gen)
         return _GEN_SPEED_GT_S.get(int(number)) if number is not None else None
 
     def width(value: str | None) -> int | None:
-        number = _number(value)
+        number = first_number(value)
         return int(number) if number is not None else None
 
     link = PcieLink(current_speed_gt_s=speed(cur_gen), current_width=width(cur_width),
@@ -288,23 +300,23 @@ def _pcie(max_gen: str | None, cur_gen: str | None, max_width: str | None,
     return link
 
 
-def _common_gpu_facts(facts: _Facts) -> None:
+def common_gpu_facts(facts: Facts) -> None:
     facts.values.setdefault("vendor", Vendor.NVIDIA)
     facts.values.setdefault("kind", GpuKind.DISCRETE)
 
 
 # ----------------------------------------------------------------------------------- table
 
-def _parse_table(out: _Output) -> None:
+def _parse_table(out: Output) -> None:
     header_index = None
     for index, line in enumerate(out.lines):
         match = _TABLE_HEADER_RE.search(line)
         if match:
             header_index = index
-            driver = _clean(match.group("driver"))
+            driver = clean(match.group("driver"))
             out.fact("nvidia_driver_version", driver, index)
-            out.fact("cuda_driver_version", _clean(match.group("cuda")), index)
-            smi = _clean(match.group("smi"))
+            out.fact("cuda_driver_version", clean(match.group("cuda")), index)
+            smi = clean(match.group("smi"))
             if smi and driver and smi != driver:
                 # Only WSL2 pairs a Linux nvidia-smi with a (Windows) driver of another version.
                 out.signal_at("platform.wsl", None, index + 1)
@@ -321,17 +333,17 @@ def _parse_table(out: _Output) -> None:
             continue
         if out.full():
             break
-        facts = _Facts(out)
+        facts = Facts(out)
         where = out.where(index + 1)
         facts.set("smi_index", row[0], index)
         facts.set("name", row[1], index)
-        if _VGPU_NAME_RE.search(row[1]):  # a vGPU profile: "GRID T4-16Q", "NVIDIA A100-4C"
+        if VGPU_NAME_RE.search(row[1]):  # a vGPU profile: "GRID T4-16Q", "NVIDIA A100-4C"
             facts.set("kind", GpuKind.VIRTUAL, index)
             out.signal_at("gpu.virtual_function", normalise_bus(bus.group("bus")), index + 1)
         facts.set("pci_bus", normalise_bus(bus.group("bus")), index)
         for name in ("vendor", "kind"):
             facts.sources[name] = where
-        _common_gpu_facts(facts)
+        common_gpu_facts(facts)
         if row[2] in ("WDDM", "TCC", "MCDM"):
             out.host_fact("os", "windows", out.where(index + 1))
         memory_cells = _cells(out.lines[index + 1]) if index + 1 < len(out.lines) else []
@@ -369,7 +381,7 @@ class _QGpu:
         return (value[0], value[1]) if value else (None, None)
 
 
-def _parse_q(out: _Output) -> None:
+def _parse_q(out: Output) -> None:
     gpus: list[_QGpu] = []
     current: _QGpu | None = None
     stack: list[tuple[int, str]] = []
@@ -392,11 +404,11 @@ def _parse_q(out: _Output) -> None:
             if kv:
                 key, value = kv
                 if key == "Driver Version":
-                    out.fact("nvidia_driver_version", _clean(value), index)
+                    out.fact("nvidia_driver_version", clean(value), index)
                 elif key == "CUDA Version":
-                    out.fact("cuda_driver_version", _clean(value), index)
+                    out.fact("cuda_driver_version", clean(value), index)
                 elif key == "Attached GPUs":
-                    number = _number(value)
+                    number = first_number(value)
                     attached = (int(number), index) if number is not None else None
             continue
         if current is None:
@@ -418,25 +430,25 @@ def _parse_q(out: _Output) -> None:
                             "are present (output cut?)")
 
 
-def _q_sighting(out: _Output, gpu: _QGpu, order: int) -> GpuSighting:
-    facts = _Facts(out)
+def _q_sighting(out: Output, gpu: _QGpu, order: int) -> GpuSighting:
+    facts = Facts(out)
     bus = normalise_bus(gpu.get("PCI", "Bus Id")[0]) or normalise_bus(gpu.bus)
     facts.set("pci_bus", bus, gpu.get("PCI", "Bus Id")[1] or gpu.line)
     facts.set("smi_index", order, gpu.line)
     for field_name in ("vendor", "kind"):
         facts.sources[field_name] = out.where(gpu.line + 1)
-    _common_gpu_facts(facts)
+    common_gpu_facts(facts)
     product, line = gpu.get("Product Name")
-    facts.set("name", _clean(product), line)
+    facts.set("name", clean(product), line)
     arch, line = gpu.get("Product Architecture")
-    facts.set("architecture", _clean(arch), line)
+    facts.set("architecture", clean(arch), line)
     ids, line = gpu.get("PCI", "Device Id")
-    pair = _pci_id_pair(ids)
+    pair = pci_id_pair(ids)
     if pair:
         facts.set("pci_device_id", pair[0], line)
         facts.set("pci_vendor_id", pair[1], line)
     sub, line = gpu.get("PCI", "Sub System Id")
-    sub_pair = _pci_id_pair(sub)
+    sub_pair = pci_id_pair(sub)
     if sub_pair:
         facts.set("pci_subsystem_device_id", sub_pair[0], line)
         facts.set("pci_subsystem_vendor_id", sub_pair[1], line)
@@ -445,38 +457,38 @@ def _q_sighting(out: _Output, gpu: _QGpu, order: int) -> GpuSighting:
     for field_name, key in (("uuid", "GPU UUID"), ("serial_number", "Serial Number"),
                             ("vbios_version", "VBIOS Version")):
         value, line = gpu.get(key)
-        facts.set(field_name, _clean(value), line)
+        facts.set(field_name, clean(value), line)
     for field_name, section, key in (("max_graphics_clock_mhz", "Max Clocks", "Graphics"),
                                      ("max_memory_clock_mhz", "Max Clocks", "Memory")):
         value, line = gpu.get(section, key)
-        number = _number(value)
+        number = first_number(value)
         facts.set(field_name, int(number) if number is not None else None, line)
     for section in ("GPU Power Readings", "Power Readings"):
         for field_name, key in (("power_cap_w", "Current Power Limit"),
                                 ("power_cap_w", "Power Limit"),
                                 ("power_cap_max_w", "Max Power Limit")):
             value, line = gpu.get(section, key)
-            facts.set(field_name, _number(value), line)
+            facts.set(field_name, first_number(value), line)
     link_path = ("PCI", "GPU Link Info")
     max_gen, gen_line = gpu.get(*link_path, "PCIe Generation", "Max")
-    link = _pcie(max_gen, gpu.get(*link_path, "PCIe Generation", "Current")[0],
+    link = pcie_link(max_gen, gpu.get(*link_path, "PCIe Generation", "Current")[0],
                  gpu.get(*link_path, "Link Width", "Max")[0],
                  gpu.get(*link_path, "Link Width", "Current")[0])
     facts.set("pcie_link", link, gen_line)
     driver_model, line = gpu.get("Driver Model", "Current")
-    if _clean(driver_model) in ("WDDM", "TCC", "MCDM") and line is not None:
+    if clean(driver_model) in ("WDDM", "TCC", "MCDM") and line is not None:
         out.host_fact("os", "windows", out.where(line + 1))
     mig, line = gpu.get("MIG Mode", "Current")
-    if _clean(mig) == "Enabled" and line is not None:
+    if clean(mig) == "Enabled" and line is not None:
         out.signal_at("nvidia.mig_enabled", bus, line + 1)
     mode, line = gpu.get("GPU Virtualization Mode", "Virtualization Mode")
-    _virtualization(out, facts, _clean(mode), line, bus)
+    _virtualization(out, facts, clean(mode), line, bus)
     return facts.sighting()
 
 
 # ----------------------------------------------------------------------------------- XML
 
-def _parse_xml(text: str, out: _Output) -> None:
+def _parse_xml(text: str, out: Output) -> None:
     start = text.find("<nvidia_smi_log")
     body = text[start:] if start >= 0 else text
     if "<!ENTITY" in body:  # nvidia-smi never declares entities; refuse expansion games
@@ -501,7 +513,7 @@ def _parse_xml(text: str, out: _Output) -> None:
     finder = _LineFinder(out.lines)
     for key, tag in (("nvidia_driver_version", "driver_version"),
                      ("cuda_driver_version", "cuda_version")):
-        value = _clean(root.findtext(tag))
+        value = clean(root.findtext(tag))
         if value:
             out.fact(key, value, finder.find(f"<{tag}>", 0, len(out.lines)))
     gpu_lines = [i for i, line in enumerate(out.lines)
@@ -513,7 +525,7 @@ def _parse_xml(text: str, out: _Output) -> None:
         begin = gpu_lines[order] if order < len(gpu_lines) else line_offset
         stop = gpu_lines[order + 1] if order + 1 < len(gpu_lines) else len(out.lines)
         out.sightings.append(_xml_sighting(out, gpu, order, finder, begin, stop))
-    attached = _number(root.findtext("attached_gpus"))
+    attached = first_number(root.findtext("attached_gpus"))
     if attached is not None and int(attached) > len(gpus) and not out.has_signal(
             "nvidia.mig_enabled"):
         out.problems.append(f"attached_gpus says {int(attached)} but {len(gpus)} <gpu> "
@@ -528,13 +540,13 @@ def _try_xml(xml_text: str) -> ET.Element | None:
         return None
 
 
-def _xml_versions_by_regex(out: _Output) -> None:
+def _xml_versions_by_regex(out: Output) -> None:
     for index, line in enumerate(out.lines):
         for key, tag in (("nvidia_driver_version", "driver_version"),
                          ("cuda_driver_version", "cuda_version")):
             match = re.search(rf"<{tag}>([^<]+)</{tag}>", line)
             if match:
-                out.fact(key, _clean(match.group(1)), index)
+                out.fact(key, clean(match.group(1)), index)
 
 
 class _LineFinder:
@@ -548,12 +560,12 @@ class _LineFinder:
         return begin
 
 
-def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder,
+def _xml_sighting(out: Output, gpu: ET.Element, order: int, finder: _LineFinder,
                   begin: int, stop: int) -> GpuSighting:
-    facts = _Facts(out)
+    facts = Facts(out)
 
     def text_at(path: str) -> tuple[str | None, int]:
-        value = _clean(gpu.findtext(path))
+        value = clean(gpu.findtext(path))
         tag = path.rsplit("/", 1)[-1]
         return value, finder.find(f"<{tag}>", begin, stop)
 
@@ -563,21 +575,21 @@ def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder
     facts.set("smi_index", order, begin)
     for name in ("vendor", "kind"):
         facts.sources[name] = out.where(begin + 1)
-    _common_gpu_facts(facts)
+    common_gpu_facts(facts)
     for field_name, path in (("name", "product_name"), ("architecture", "product_architecture"),
                              ("uuid", "uuid"), ("serial_number", "serial"),
                              ("vbios_version", "vbios_version")):
         value, line = text_at(path)
         facts.set(field_name, value, line)
     ids, line = text_at("pci/pci_device_id")
-    pair = _pci_id_pair(ids)
+    pair = pci_id_pair(ids)
     if pair:
         facts.set("pci_device_id", pair[0], line)
         facts.set("pci_vendor_id", pair[1], line)
     else:
         facts.miss("pci_device_id", "no <pci_device_id> in this capture")
     sub, line = text_at("pci/pci_sub_system_id")
-    sub_pair = _pci_id_pair(sub)
+    sub_pair = pci_id_pair(sub)
     if sub_pair:
         facts.set("pci_subsystem_device_id", sub_pair[0], line)
         facts.set("pci_subsystem_vendor_id", sub_pair[1], line)
@@ -586,17 +598,17 @@ def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder
     for field_name, path in (("max_graphics_clock_mhz", "max_clocks/graphics_clock"),
                              ("max_memory_clock_mhz", "max_clocks/mem_clock")):
         value, line = text_at(path)
-        number = _number(value)
+        number = first_number(value)
         facts.set(field_name, int(number) if number is not None else None, line)
     for field_name, path in (("power_cap_w", "gpu_power_readings/current_power_limit"),
                              ("power_cap_w", "power_readings/power_limit"),
                              ("power_cap_max_w", "gpu_power_readings/max_power_limit"),
                              ("power_cap_max_w", "power_readings/max_power_limit")):
         value, line = text_at(path)
-        facts.set(field_name, _number(value), line)
+        facts.set(field_name, first_number(value), line)
     link_base = "pci/pci_gpu_link_info/"
     max_gen, line = text_at(link_base + "pcie_gen/max_link_gen")
-    link = _pcie(max_gen, text_at(link_base + "pcie_gen/current_link_gen")[0],
+    link = pcie_link(max_gen, text_at(link_base + "pcie_gen/current_link_gen")[0],
                  text_at(link_base + "link_widths/max_link_width")[0],
                  text_at(link_base + "link_widths/current_link_width")[0])
     facts.set("pcie_link", link, line)
@@ -611,7 +623,7 @@ def _xml_sighting(out: _Output, gpu: ET.Element, order: int, finder: _LineFinder
     return facts.sighting()
 
 
-def _virtualization(out: _Output, facts: _Facts, mode: str | None, index: int | None,
+def _virtualization(out: Output, facts: Facts, mode: str | None, index: int | None,
                     bus: str | None) -> None:
     """nvidia-smi's "Virtualization Mode": VGPU is a vGPU in a guest (a virtual GPU, and a
     VM), Pass-Through a whole GPU given to a guest (a VM); None and Host VGPU say nothing of
@@ -630,21 +642,21 @@ def _virtualization(out: _Output, facts: _Facts, mode: str | None, index: int | 
 
 # ----------------------------------------------------------------------------------- -L
 
-def _parse_list(out: _Output) -> None:
+def _parse_list(out: Output) -> None:
     current_uuid: str | None = None
     for index, line in enumerate(out.lines):
         match = _listed(line) if line.startswith("GPU ") else None
         if match and out.full():
             break
         if match:
-            facts = _Facts(out)
+            facts = Facts(out)
             facts.set("smi_index", match[0], index)
             facts.set("name", match[1], index)
             current_uuid = match[2]
             facts.set("uuid", current_uuid, index)
             for name in ("vendor", "kind"):
                 facts.sources[name] = out.where(index + 1)
-            _common_gpu_facts(facts)
+            common_gpu_facts(facts)
             facts.miss("pci_bus", "nvidia-smi -L does not show PCI addresses")
             out.sightings.append(facts.sighting())
             continue
@@ -654,7 +666,7 @@ def _parse_list(out: _Output) -> None:
 
 # ----------------------------------------------------------------------------------- errors
 
-def _scan_errors(out: _Output) -> None:
+def _scan_errors(out: Output) -> None:
     for index, line in enumerate(out.lines):
         if not any(word in line for word in _ERROR_WORDS):
             continue

@@ -40,7 +40,7 @@ def assert_nvml_gpu(sighting: GpuSighting) -> None:
 
 def test_formats_are_declared() -> None:
     assert set(nvidia_smi.FORMATS) == {"nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml",
-                                       "nvidia-smi-list", "nvidia-smi-error"}
+                                       "nvidia-smi-list", "nvidia-smi-csv", "nvidia-smi-error"}
 
 
 # ----------------------------------------------------------------------------- table
