@@ -1,5 +1,5 @@
-"""NVIDIA rules: the driver, NVML, MIG, a CUDA toolkit newer than the driver, and a driver
-PyTorch itself calls too old."""
+"""NVIDIA rules: the driver (and the GPUs its kernel module refuses, rules_nvidia_kernel), NVML,
+MIG, a CUDA toolkit newer than the driver, and a driver PyTorch itself calls too old."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from gpuscope.doctor.fixes import (
     in_container,
 )
 from gpuscope.doctor.inputs import DoctorInput, refs, version_tuple
+from gpuscope.doctor.rules_nvidia_kernel import refusal_findings
 from gpuscope.doctor.rules_platform import guest_without_gpu
 from gpuscope.doctor.torch_fixes import install_fix
 from gpuscope.model import (
@@ -31,10 +32,14 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
     mismatch = data.signals_of("nvml.driver_library_mismatch")
     if mismatch:
         findings.append(_mismatch_finding(data, mismatch))
+    # The kernel module's own word on a GPU it refuses says why, and its fix replaces the
+    # generic one (under WSL there is no NVIDIA kernel module to refuse anything).
+    refused = refusal_findings(data) if data.os != "wsl" else []
+    findings += refused
     not_loaded = data.signals_of("nvidia.driver_not_loaded")
     unbound = [g for g in data.gpus_of(Vendor.NVIDIA)
                if g.kernel_driver not in (None, "nvidia") and Layer.NVML not in g.seen_by]
-    if (not_loaded or unbound) and not mismatch and (
+    if (not_loaded or unbound) and not mismatch and not refused and (
             Vendor.NVIDIA not in guest_without_gpu(data)[0]):
         findings.append(_not_loaded_finding(data, not_loaded, unbound))
     mig = data.signals_of("nvidia.mig_enabled")

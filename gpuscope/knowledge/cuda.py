@@ -106,6 +106,10 @@ class CudaTable:
     toolkits: tuple[Toolkit, ...]
     minor_compat: Mapping[int, MinorCompat]
     architectures: Mapping[tuple[int, int], ArchitectureInfo]
+    # The first PCI device id of a GPU with a GSP (the open kernel modules' floor), and where
+    # that is written.
+    open_module_first_device_id: int | None = None
+    kernel_module_urls: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -178,7 +182,22 @@ def parse_cuda_table(doc: Mapping[str, Any]) -> CudaTable:
             if key in architectures:
                 raise CudaTableError(f"compute capability {info.cc} in two rows")
             architectures[key] = info
-    return CudaTable(toolkits=toolkits, minor_compat=minor, architectures=architectures)
+    first_device, module_urls = _kernel_modules(doc)
+    return CudaTable(toolkits=toolkits, minor_compat=minor, architectures=architectures,
+                     open_module_first_device_id=first_device, kernel_module_urls=module_urls)
+
+
+def _kernel_modules(doc: Mapping[str, Any]) -> tuple[int | None, tuple[str, ...]]:
+    row = doc.get("kernel_modules")
+    if row is None:
+        return None, ()
+    if not isinstance(row, dict):
+        raise CudaTableError("[kernel_modules] is not a table")
+    first = row.get("open_first_device_id")
+    if not isinstance(first, str) or not re.fullmatch(r"0x[0-9a-f]{4}", first):
+        raise CudaTableError("[kernel_modules] open_first_device_id must look like '0x1e00'")
+    _source(row, "kernel_modules")
+    return int(first, 16), _urls(row, "kernel_modules")
 
 
 def _dk(version: str) -> tuple[int, ...]:
@@ -464,3 +483,24 @@ def cuda_dropped(cc: str) -> str | None:
     None when it is still supported or the table does not know it (see cc_info)."""
     info = cc_info(cc)
     return info.dropped_in if info else None
+
+
+# ----------------------------------------------------------------------------- kernel modules
+
+
+def has_gsp(device_id: str | None) -> bool | None:
+    """Whether the NVIDIA GPU with this PCI device id ("0x139a", "1E04") has a GPU System
+    Processor, which NVIDIA's open kernel modules need (Turing and later do; Volta and earlier
+    do not); None when the id cannot be read or the table does not say."""
+    if not isinstance(device_id, str):
+        return None
+    text = device_id.strip().lower()[:10].removeprefix("0x")
+    first = cuda_table().open_module_first_device_id
+    if first is None or not re.fullmatch(r"[0-9a-f]{4}", text):
+        return None
+    return int(text, 16) >= first
+
+
+def kernel_module_urls() -> tuple[str, ...]:
+    """Public pages on NVIDIA's two kernel module flavours (open and proprietary)."""
+    return cuda_table().kernel_module_urls

@@ -389,6 +389,10 @@ def parse(text: str, source: str) -> ParsedOutput:
             elif (device.device_name and _APU_CODENAME.search(device.device_name)) or (
                     integrated_reason(device.device_name, None, device.device_id)):
                 values["kind"], sources["kind"] = GpuKind.INTEGRATED, header
+        elif device.vendor_id == "0x10de" and device.class_code == "0302":
+            # NVIDIA's 3D controllers are display-less GPUs of their own: a laptop's (Optimus)
+            # or a data-center card, never an integrated one
+            values["kind"], sources["kind"] = GpuKind.DISCRETE, header
         if device.device_id is None:
             missing["pci_device_id"] = "lspci printed no numeric ids (use lspci -nn)"
         if device.device_name is None:

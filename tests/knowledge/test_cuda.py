@@ -307,3 +307,14 @@ def test_cc_lookups_never_raise(text: str) -> None:
     architecture_for_cc(text)
     sm_name(text)
     cuda_dropped(text)
+
+
+def test_which_gpus_have_a_gsp() -> None:
+    # the open kernel modules' README: Turing and later (its table starts at 1E02, TITAN RTX)
+    from gpuscope.knowledge.cuda import has_gsp, kernel_module_urls
+
+    assert [has_gsp(i) for i in ("0x1e02", "1E04", "0x2331", "0x2c58")] == [True] * 4
+    assert [has_gsp(i) for i in ("0x139a", "0x1b82", "0x1d01", "0x1db1")] == [False] * 4
+    assert [has_gsp(i) for i in (None, "", "0x12", "GPU-1234", "0x1e02 ")] == [
+        None, None, None, None, True]
+    assert all(url.startswith("https://") for url in kernel_module_urls())

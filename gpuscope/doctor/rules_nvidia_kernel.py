@@ -1,0 +1,217 @@
+"""The NVIDIA kernel module's own word that it will not drive a GPU: a GPU only a legacy
+branch supports, the open module without the GPU's GSP, a GPU only the open module drives, a GPU
+this release does not know. Each is `nvidia.driver_not_loaded` for that GPU, with the fix the
+kernel's words point to (never a newer driver for a GPU that newer branches dropped)."""
+
+from __future__ import annotations
+
+import re
+
+from gpuscope.doctor.inputs import DoctorInput, refs
+from gpuscope.knowledge.cuda import has_gsp, kernel_module_urls
+from gpuscope.model import Finding, Gpu, Layer, Severity, Signal, Vendor
+
+NVIDIA_LEGACY_GPUS_URL = "https://www.nvidia.com/object/IO_32667.html"
+NVIDIA_DRIVER_DOWNLOADS_URL = "https://www.nvidia.com/Download/index.aspx"
+NVIDIA_MODULE_SWITCH_URL = (
+    "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/advanced-options.html")
+NIXOS_NVIDIA_URL = "https://wiki.nixos.org/wiki/NVIDIA"
+
+REFUSAL_KINDS = ("nvidia.legacy_gpu", "nvidia.open_module_unsupported",
+                 "nvidia.open_module_required", "nvidia.device_unsupported")
+
+# Ubuntu and the distributions built on its packages (nvidia-driver-<branch>[-open]).
+_UBUNTU_FAMILY = re.compile(r"ubuntu|pop!?_?os|linux mint|elementary|zorin|kubuntu|xubuntu",
+                            re.IGNORECASE)
+_BRANCH = re.compile(r"^(\d{3})\.")
+# The oldest branches Ubuntu's current releases package, and NixOS's nvidiaPackages.legacy_*.
+_UBUNTU_OLDEST_BRANCH = 470
+_UBUNTU_OLDEST_OPEN_BRANCH = 515  # the first branch with the open kernel modules
+_NIXOS_OLDEST_LEGACY = 340
+# The last branch whose proprietary module drives Maxwell, Pascal and Volta GPUs.
+_LAST_BRANCH_BEFORE_TURING = 580
+_NOUVEAU_ERA = 390  # legacy branches older than this run only on old kernels and X servers
+
+
+def refusal_findings(data: DoctorInput) -> list[Finding]:
+    """One `nvidia.driver_not_loaded` per GPU the kernel module refuses, in its own words."""
+    findings: list[Finding] = []
+    seen: set[int | None] = set()
+    for kind in REFUSAL_KINDS:
+        for signal in data.signals_of(kind):
+            gpu = _gpu_of(data, signal)
+            key = gpu.index if gpu else None
+            if key in seen:
+                continue
+            seen.add(key)
+            findings.append(_finding(data, kind, signal, gpu))
+    return findings
+
+
+def _gpu_of(data: DoctorInput, signal: Signal) -> Gpu | None:
+    """The GPU a kernel message names: by its bus, else by the line that named it."""
+    nvidia = [g for g in data.gpus_of(Vendor.NVIDIA) if Layer.NVML not in g.seen_by]
+    bus = (signal.detail or "").lower()
+    if re.fullmatch(r"[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", bus):
+        by_bus = [g for g in nvidia if g.pci_bus and g.pci_bus.lower()[-7:] == bus[-7:]]
+        if by_bus:
+            return by_bus[0]
+    labels = {ref.label() for ref in signal.evidence}
+    named = [g for g in nvidia if any(source.partition(": ")[2] in labels
+                                      for source in g.field_sources.values())]
+    if named:
+        return named[0]
+    return nvidia[0] if len(nvidia) == 1 else None
+
+
+def _distro(data: DoctorInput) -> str | None:
+    """"ubuntu" (Ubuntu and its derivatives), "nixos", or None when not known."""
+    name = data.inventory.host.distro or ""
+    if _UBUNTU_FAMILY.search(name):
+        return "ubuntu"
+    if "nixos" in name.lower():
+        return "nixos"
+    return None
+
+
+def _major(version: str | None) -> int | None:
+    found = _BRANCH.match(version or "")
+    return int(found.group(1)) if found else None
+
+
+def _finding(data: DoctorInput, kind: str, signal: Signal, gpu: Gpu | None) -> Finding:
+    if kind == "nvidia.legacy_gpu":
+        return _legacy(data, signal, gpu)
+    if kind == "nvidia.open_module_unsupported":
+        return _open_without_gsp(data, signal, gpu)
+    if kind == "nvidia.open_module_required":
+        return _open_required(data, signal, gpu)
+    return _unknown_to_release(data, signal, gpu)
+
+
+def _which(gpu: Gpu | None, signal: Signal) -> str:
+    """How the text names the GPU: its name, else its bus and device id."""
+    if gpu is not None and gpu.name and not gpu.name.startswith("NVIDIA GPU "):
+        return gpu.name
+    bus = gpu.pci_bus if gpu and gpu.pci_bus else signal.detail
+    device = f" (device id {gpu.pci_device_id})" if gpu and gpu.pci_device_id else ""
+    return f"the GPU at {bus}{device}" if bus else "this GPU"
+
+
+def _legacy(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Finding:
+    branch = signal.detail or "legacy"
+    major = _major(branch)
+    version = data.inventory.stack.nvidia_driver_version
+    which = _which(gpu, signal)
+    detail = (f"The kernel log says {which} is supported only through NVIDIA's {branch} legacy "
+              f"drivers, and the installed {version + ' ' if version else ''}driver ignores it: "
+              "no NVIDIA driver drives this GPU, so neither CUDA nor nvidia-smi can use it. "
+              "Newer driver branches dropped this GPU generation; a newer driver does not help.")
+    fix = (f"Install NVIDIA's {branch} legacy driver in place of the "
+           f"{version + ' ' if version else 'current '}driver, then reboot.")
+    commands: tuple[str, ...] = ()
+    sources = [NVIDIA_LEGACY_GPUS_URL]
+    distro = _distro(data)
+    ubuntu = major is not None and major >= _UBUNTU_OLDEST_BRANCH
+    nixos = major is not None and major >= _NIXOS_OLDEST_LEGACY
+    nix_line = ("hardware.nvidia.package = "
+                f"config.boot.kernelPackages.nvidiaPackages.legacy_{major};")
+    if distro == "ubuntu" and ubuntu:
+        fix += f" On Ubuntu its package is nvidia-driver-{major}."
+        commands = (f"sudo apt install nvidia-driver-{major}", "sudo reboot")
+    elif distro == "nixos" and nixos:
+        fix += f" On NixOS set {nix_line} in configuration.nix, then run nixos-rebuild switch."
+        sources.append(NIXOS_NVIDIA_URL)
+    elif distro is None and (ubuntu or nixos):
+        examples = ([f"nvidia-driver-{major} on Ubuntu"] if ubuntu else []) + (
+            [f"{nix_line.rstrip(';')} on NixOS"] if nixos else [])
+        fix += (" Use your distribution's package of that branch (for example "
+                + " or ".join(examples) + ").")
+    if major is not None and major < _NOUVEAU_ERA:
+        fix += (" Legacy branches this old run only on old kernels and X servers; the "
+                "open-source nouveau driver still drives the display, but not CUDA.")
+    return Finding(
+        "nvidia.driver_not_loaded", Severity.ERROR,
+        f"The NVIDIA driver ignores this GPU: it needs the {branch} legacy driver",
+        detail=detail, fix=fix, fix_commands=commands, gpu=gpu.index if gpu else None,
+        evidence=refs([signal, *data.signals_of("nvidia.driver_not_loaded")]),
+        sources=tuple(sources),
+    )
+
+
+def _open_without_gsp(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Finding:
+    which = _which(gpu, signal)
+    device = gpu.pci_device_id if gpu else None
+    evidence = refs([signal, *data.signals_of("nvidia.driver_not_loaded")])
+    if has_gsp(device):
+        return Finding(
+            "nvidia.driver_not_loaded", Severity.ERROR,
+            "The NVIDIA driver could not identify this GPU",
+            detail=(f"The open NVIDIA kernel module says {which} has no GSP (GPU System "
+                    f"Processor), but device id {device} is a Turing or later GPU, which has "
+                    "one: the driver could not read the chip at all. That happens when the GPU "
+                    "has dropped off the bus or lacks power, or in a virtual machine that does "
+                    "not get the whole device."),
+            fix=("Power the machine off completely and on again, and check the GPU's power "
+                 "cables and seating; in a virtual machine, check that the whole GPU is passed "
+                 "through (VFIO). Then read the kernel log again for this GPU's errors."),
+            gpu=gpu.index if gpu else None, evidence=evidence, sources=kernel_module_urls(),
+        )
+    major = _major(data.inventory.stack.nvidia_driver_version)
+    branch = min(major, _LAST_BRANCH_BEFORE_TURING) if major else _LAST_BRANCH_BEFORE_TURING
+    commands: tuple[str, ...] = ()
+    if _distro(data) == "ubuntu" and major and major >= _UBUNTU_OLDEST_OPEN_BRANCH:
+        commands = (f"sudo apt install nvidia-driver-{branch}", "sudo reboot")
+    return Finding(
+        "nvidia.driver_not_loaded", Severity.ERROR,
+        "The open NVIDIA kernel module cannot drive this GPU",
+        detail=(f"The kernel log says NVIDIA's open kernel module refuses {which}: the GPU has "
+                "no GSP (GPU System Processor), which the open modules require. They drive "
+                "only Turing (GeForce GTX 16xx, RTX 20xx) and newer GPUs; Maxwell, Pascal and "
+                "Volta GPUs need NVIDIA's proprietary kernel module."),
+        fix=("Replace the open kernel module with the proprietary one of a driver branch that "
+             f"supports this GPU ({_LAST_BRANCH_BEFORE_TURING} is the last branch for Maxwell, "
+             "Pascal and Volta GPUs), then reboot: for example "
+             f"nvidia-driver-{branch} instead of nvidia-driver-{branch}-open on Ubuntu and "
+             "Pop!_OS, or --kernel-module-type=proprietary with NVIDIA's .run installer."),
+        fix_commands=commands, gpu=gpu.index if gpu else None, evidence=evidence,
+        sources=(*kernel_module_urls(), NVIDIA_MODULE_SWITCH_URL),
+    )
+
+
+def _open_required(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Finding:
+    major = _major(data.inventory.stack.nvidia_driver_version)
+    commands: tuple[str, ...] = ()
+    if _distro(data) == "ubuntu" and major and major >= _UBUNTU_OLDEST_OPEN_BRANCH:
+        commands = (f"sudo apt install nvidia-driver-{major}-open", "sudo reboot")
+    branch = major or _LAST_BRANCH_BEFORE_TURING
+    package = f"nvidia-driver-{branch}-open instead of nvidia-driver-{branch}"
+    return Finding(
+        "nvidia.driver_not_loaded", Severity.ERROR, "This GPU needs NVIDIA's open kernel module",
+        detail=(f"The kernel log says the proprietary NVIDIA kernel module cannot drive "
+                f"{_which(gpu, signal)}: the newest GPUs (Blackwell, such as the GeForce RTX "
+                "50 series) are supported only by the open kernel modules."),
+        fix=(f"Install the open flavour of the driver, then reboot: for example {package} on "
+             "Ubuntu, or --kernel-module-type=open with NVIDIA's .run installer."),
+        fix_commands=commands, gpu=gpu.index if gpu else None,
+        evidence=refs([signal, *data.signals_of("nvidia.driver_not_loaded")]),
+        sources=(*kernel_module_urls(), NVIDIA_MODULE_SWITCH_URL),
+    )
+
+
+def _unknown_to_release(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Finding:
+    version = data.inventory.stack.nvidia_driver_version
+    return Finding(
+        "nvidia.driver_not_loaded", Severity.ERROR,
+        "This NVIDIA driver release does not support this GPU",
+        detail=(f"The kernel log says {_which(gpu, signal)} is not supported by the "
+                f"{version + ' ' if version else ''}driver release, so the driver does not "
+                "take it; usually the GPU is newer than the driver."),
+        fix=("Install an NVIDIA driver branch that lists this GPU among its supported "
+             "products, usually a newer one (NVIDIA's driver download page finds the branch by "
+             "GPU model; a virtual GPU in a VM needs NVIDIA's vGPU guest driver instead), then "
+             "reboot."),
+        gpu=gpu.index if gpu else None,
+        evidence=refs([signal, *data.signals_of("nvidia.driver_not_loaded")]),
+        sources=(NVIDIA_DRIVER_DOWNLOADS_URL,),
+    )
