@@ -23,7 +23,7 @@ REFUSAL_KINDS = ("nvidia.legacy_gpu", "nvidia.open_module_unsupported",
 # Ubuntu and the distributions built on its packages (nvidia-driver-<branch>[-open]).
 _UBUNTU_FAMILY = re.compile(r"ubuntu|pop!?_?os|linux mint|elementary|zorin|kubuntu|xubuntu",
                             re.IGNORECASE)
-_BRANCH = re.compile(r"^(\d{3})\.")
+_BRANCH = re.compile(r"^(\d{2,3})\.")
 # The oldest branches Ubuntu's current releases package, and NixOS's nvidiaPackages.legacy_*.
 _UBUNTU_OLDEST_BRANCH = 470
 _UBUNTU_OLDEST_OPEN_BRANCH = 515  # the first branch with the open kernel modules
