@@ -5,16 +5,23 @@ corpus) with the checks of its expect.json, evaluated like the corpus scorer eva
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fixture_paths import FIXTURES_DIR
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 from gpuscope.doctor import DoctorInput, diagnose, diagnosis_document
 from gpuscope.importer import import_files
 
 CORPUS = FIXTURES_DIR / "corpus"
+KNOWN_GAPS = Path(__file__).with_name("corpus_known_gaps.toml")
 CASES = sorted(p for p in CORPUS.iterdir() if (p / "expect.json").is_file())
 
 
@@ -66,8 +73,9 @@ def check_passes(doc: dict[str, Any], check: dict[str, Any]) -> bool:
         pattern = {"id": check["finding"], **{k: v for k, v in check.items()
                                               if k not in ("finding", "what")}}
         return any(_matches(f, pattern) for f in findings)
-    if "no_finding" in check:
-        return not any(f.get("id") == check["no_finding"] for f in findings)
+    if "no_finding" in check:  # as the scorer: an "ok" finding is no alarm
+        return not any(f.get("id") == check["no_finding"] and f.get("severity") != "ok"
+                       for f in findings)
     raise AssertionError(f"unknown check {check}")
 
 
@@ -78,13 +86,37 @@ def diagnose_case(case: Path) -> dict[str, Any]:
     return diagnosis_document(data, diagnose(data))
 
 
+def known_gaps() -> dict[str, dict[str, str]]:
+    """case -> {check's what: why gpuscope does not pass it yet}, from corpus_known_gaps.toml."""
+    table = tomllib.loads(KNOWN_GAPS.read_text(encoding="utf-8"))
+    return {case: dict(checks) for case, checks in table.items()}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_corpus_case(case: Path) -> None:
+    """Every check passes, but for the gaps listed (with the reason) in corpus_known_gaps.toml;
+    a listed gap that now passes must be taken off the list."""
     expect = json.loads((case / "expect.json").read_text())
     doc = diagnose_case(case)
     assert doc["origin"] == "imported"
-    failed = [check["what"] for check in expect["checks"] if not check_passes(doc, check)]
+    gaps = known_gaps().get(case.name, {})
+    whats = [check["what"] for check in expect["checks"]]
+    unknown = set(gaps) - set(whats)
+    assert not unknown, f"known gaps that are no check of the case: {unknown}"
+    failed = [check["what"] for check in expect["checks"]
+              if not check_passes(doc, check) and check["what"] not in gaps]
+    fixed = [check["what"] for check in expect["checks"]
+             if check_passes(doc, check) and check["what"] in gaps]
+    assert not fixed, f"these pass now; take them off corpus_known_gaps.toml: {fixed}"
     assert not failed, (f"{len(failed)} of {len(expect['checks'])} checks failed: {failed}\n"
                         + json.dumps({k: doc[k] for k in ("platform", "gpus", "stack",
                                                            "frameworks", "findings")},
                                      indent=1)[:6000])
+
+
+def test_known_gaps_stay_under_five_percent() -> None:
+    """The issue's bar: at least 95% of the corpus's checks pass."""
+    total = sum(len(json.loads((c / "expect.json").read_text())["checks"]) for c in CASES)
+    gaps = sum(len(checks) for checks in known_gaps().values())
+    assert len(CASES) >= 40
+    assert gaps <= total * 0.05, f"{gaps} known gaps of {total} checks"
