@@ -65,24 +65,9 @@ def rule_torch_builds(data: DoctorInput) -> list[Finding]:
                 f"PyTorch {torch.version}{where} is a CPU-only build",
                 detail=detail, fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
                 evidence=torch.evidence, framework=link))
-        elif torch.build == "cuda" and amd and not nvidia:
-            fix = install_fix(data, Vendor.AMD, torch.python, torch.python_version,
-                              replace=True)
-            findings.append(Finding(
-                "torch.cuda_build_on_amd", Severity.ERROR,
-                f"PyTorch {torch.version}{where} is a CUDA build, but the GPUs are AMD",
-                detail="A CUDA build cannot use AMD GPUs; install a ROCm build.",
-                fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
-                evidence=torch.evidence, framework=link))
-        elif torch.build == "rocm" and nvidia and not amd:
-            fix = install_fix(data, Vendor.NVIDIA, torch.python, torch.python_version,
-                              replace=True)
-            findings.append(Finding(
-                "torch.rocm_build_on_nvidia", Severity.ERROR,
-                f"PyTorch {torch.version}{where} is a ROCm build, but the GPUs are NVIDIA",
-                detail="A ROCm build cannot use NVIDIA GPUs; install a CUDA build.",
-                fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
-                evidence=torch.evidence, framework=link))
+        elif (torch.build == "cuda" and amd and not nvidia) or (
+                torch.build == "rocm" and nvidia and not amd):
+            findings.append(_wrong_vendor(data, torch, where, link))
         elif torch.build in ("rocm", "cuda") and torch.gpu_available is False:
             findings.append(_no_gpu(data, torch, where))
         findings += _rocm_mismatch(data, torch)
@@ -131,6 +116,21 @@ def _no_gpu(data: DoctorInput, torch: Framework, where: str) -> Finding:
         detail=detail, fix=fix, fix_commands=commands,
         sources=(PYTORCH_HIP_URL if torch.build == "rocm" else PYTORCH_CUDA_URL,),
         evidence=torch.evidence, framework=FrameworkRef.of(torch))
+
+
+def _wrong_vendor(data: DoctorInput, torch: Framework, where: str,
+                  link: FrameworkRef) -> Finding:
+    """A CUDA build where the GPUs are AMD, or a ROCm build where they are NVIDIA."""
+    on_amd = torch.build == "cuda"
+    fix = install_fix(data, Vendor.AMD if on_amd else Vendor.NVIDIA, torch.python,
+                      torch.python_version, replace=True)
+    build, vendor, wanted = ("CUDA", "AMD", "ROCm") if on_amd else ("ROCm", "NVIDIA", "CUDA")
+    return Finding(
+        "torch.cuda_build_on_amd" if on_amd else "torch.rocm_build_on_nvidia", Severity.ERROR,
+        f"PyTorch {torch.version}{where} is a {build} build, but the GPUs are {vendor}",
+        detail=f"A {build} build cannot use {vendor} GPUs; install a {wanted} build.",
+        fix=fix.fix, fix_commands=fix.commands, sources=fix.sources,
+        evidence=torch.evidence, framework=link)
 
 
 def _rocm_mismatch(data: DoctorInput, torch: Framework) -> list[Finding]:
