@@ -23,6 +23,7 @@ from gpuscope import __version__
 from gpuscope.evidence import ReplaySystem, System
 from gpuscope.knowledge.devices import identify_device
 from gpuscope.model import (
+    DEVICE_TABLE_SOURCE,
     DeviceIndexEntry,
     DeviceNodeAccess,
     Framework,
@@ -429,7 +430,7 @@ def _identify(gpu: Gpu) -> Gpu:
             revision=gpu.pci_revision,
         )
     if identity is not None:
-        source = f"gpuscope device table ({identity.source})"
+        source = f"{DEVICE_TABLE_SOURCE} ({identity.source})"
         name_from_table = identity.name
         if _name_is_generic(gpu.name) or (
             len(identity.candidates) <= 1 and _is_pci_ids_name(gpu)

@@ -183,6 +183,11 @@ class GpuFacts:
     power_cap_max_w: float | None = None
 
 
+# The `field_sources` prefix of a fact gpuscope took from its own device table (its public
+# sources follow in parentheses).
+DEVICE_TABLE_SOURCE = "gpuscope device table"
+
+
 @dataclass(frozen=True, slots=True)
 class GpuSighting:
     """One GPU as one layer saw it. `field_sources` maps a GpuFacts field name to where the

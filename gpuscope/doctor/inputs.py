@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gpuscope.model import (
+    DEVICE_TABLE_SOURCE,
     EvidenceRef,
     Framework,
     Gpu,
@@ -55,7 +56,11 @@ def gpu_refs(gpu: Gpu, *fields: str) -> tuple[EvidenceRef, ...]:
     refs = []
     for name in fields:
         source = gpu.field_sources.get(name)
-        if source:
+        if source and source.startswith(DEVICE_TABLE_SOURCE):
+            # The table's public sources are long prose; the evidence is the id it matched.
+            refs.append(EvidenceRef(f"{DEVICE_TABLE_SOURCE}: {gpu.pci_device_id}"
+                                    if gpu.pci_device_id else DEVICE_TABLE_SOURCE))
+        elif source:
             layer, _, where = source.partition(": ")
             label = where or layer
             file, _, line = label.rpartition(":")
