@@ -58,6 +58,12 @@ _BARE_RELEASE_RE = re.compile(r"^\d{1,2}\.\d{1,3}\.\d{1,4}[-+][\w.+~-]{1,80}$")
 
 _OS_RELEASE_RE = re.compile(r'^(?P<key>PRETTY_NAME|NAME|VERSION|DISTRIB_DESCRIPTION)="?'
                             r'(?P<value>[^"]{1,120})"?\s*$')
+# lsb_release's "Description:" names a distribution; a package's (apt show) does not.
+_DISTRIBUTION_RE = re.compile(
+    r"\b(?:Ubuntu|Debian|Fedora|CentOS|Red Hat|RHEL|Rocky|AlmaLinux|openSUSE|SUSE|Arch Linux|"
+    r"Manjaro|Gentoo|Linux Mint|Pop!_OS|elementary|Zorin|Kali|NixOS|Amazon Linux|Oracle Linux|"
+    r"Alpine|Void|EndeavourOS|CachyOS|Garuda|Nobara|Bazzite|Slackware|Clear Linux|Mageia|"
+    r"openEuler|Kylin|Deepin|UOS)\b")
 _CPU_MODEL_RE = re.compile(r"^\s*model name\s*:\s*(?P<model>\S.{0,120}?)\s*$")
 _DESCRIPTION_RE = re.compile(r"^\s*(?:Description|Operating System):\s+(?P<value>\S.{0,120})$")
 
@@ -192,7 +198,9 @@ class HostTraces:
             elif self.distro is not None and self.distro.rank == 3:  # NAME, then VERSION
                 self.distro = _Candidate(f"{self.distro.value} {match.group('value')}",
                                          self.distro.number, 2)
-        if ":" in line and (match := _DESCRIPTION_RE.match(line)) is not None:
+        if ":" in line and (match := _DESCRIPTION_RE.match(line)) is not None and (
+                line.lstrip().startswith("Operating System")
+                or _DISTRIBUTION_RE.search(match.group("value"))):
             self._distro(match.group("value"), number, 1)
         if self.cpu is None and "model name" in lowered and (
                 match := _CPU_MODEL_RE.match(line)) is not None:

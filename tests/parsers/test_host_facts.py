@@ -175,3 +175,10 @@ def test_a_hypervisor_host_is_no_guest() -> None:
     guest = facts(scan_host("qemu-system-x86_64 -enable-kvm -m 8G -device vfio-pci,host=03:00.0",
                             "x")[0])
     assert guest["virtual_machine_hint"] == "QEMU/KVM (qemu command)"
+
+
+def test_lsb_release_names_the_distribution_and_a_package_description_does_not() -> None:
+    lsb = "Distributor ID:\tUbuntu\nDescription:\tUbuntu 22.04.3 LTS\nRelease:\t22.04\n"
+    assert facts(parse(lsb, "lsb.txt")) == {"distro": "Ubuntu 22.04.3 LTS"}
+    apt = "Package: rocm-core\nDescription: Radeon Open Compute (ROCm) Runtime software stack\n"
+    assert "distro" not in facts(scan_host(apt, "apt.txt")[0])
