@@ -25,7 +25,7 @@ PARSER_MODULES: tuple[str, ...] = (
 
 # Modules whose `scan(text, source)` reads what shows inside any format (NVRM lines in a
 # journal, PyTorch's messages in a log): it joins every parse where the parser did not say it.
-SCANNER_MODULES: tuple[str, ...] = ("nvidia_driver", "python_text")
+SCANNER_MODULES: tuple[str, ...] = ("nvidia_driver", "python_text", "container_engine")
 
 # The paste limit: characters of one input that are parsed. Every parser is linear in the size
 # of its input (benchmarks/parser_fuzz.py measures it), so the limit bounds the time too.
