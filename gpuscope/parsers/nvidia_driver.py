@@ -53,7 +53,16 @@ Signal kinds emitted:
 - ``nvidia.device_unsupported`` (detail = bus): this driver release does not know the GPU;
 - ``nvidia.gpu_unreachable`` (detail = bus): the GPU fell off the bus;
 - ``wsl.no_gpu_adapter``, ``nvidia.driver_not_loaded``, ``nvml.library_missing``: the container
-  toolkit's errors above.
+  toolkit's errors above;
+- ``nvidia.module_missing`` (detail = the kernel release whose module directory lacks it, or
+  None): modprobe or modinfo finds no NVIDIA kernel module for the running kernel, or finds
+  one built for another kernel: ``modprobe: FATAL: Module nvidia not found in directory
+  /lib/modules/5.17.5-76051705-generic`` (also ``nvidia_drm``, ``nvidia_uvm``, Debian's
+  ``nvidia-current``, the 2011 ``FATAL: Module nvidia not found.``, ``modinfo: ERROR: Module
+  nvidia not found.``) and a module file this kernel cannot load: ``modprobe: ERROR: could not
+  insert 'nvidia': Invalid module format`` / ``Exec format error``, insmod's ``could not insert
+  module nvidia.ko: ...`` and module-init-tools' ``FATAL: Error inserting nvidia (/lib/modules/
+  .../nvidia.ko): Invalid module format``.
 """
 
 from __future__ import annotations
@@ -116,6 +125,17 @@ _TOOLKIT_ERRORS: tuple[tuple[str, str], ...] = (
     ("load library failed: libnvidia-ml.so", "nvml.library_missing"),
     ("nvml error: driver/library version mismatch", "nvml.driver_library_mismatch"),
 )
+
+
+# modprobe/modinfo: an NVIDIA module missing from the kernel's module directory, and a module
+# file that this kernel cannot load (built for another one).
+_MODULE_NOT_FOUND = re.compile(
+    r"(?:FATAL|ERROR): (?:Module )?nvidia[\w-]{0,30} not found"
+    r"(?: in directory \S{0,300}?/lib/modules/(?P<release>[\w.+~-]{1,80}))?", re.IGNORECASE)
+_MODULE_WRONG_KERNEL = re.compile(
+    r"(?:could not insert (?:module )?'?|Error inserting )(?:[^\s':]{0,200}/)?nvidia[\w-]{0,30}"
+    r"(?:\.ko)?'?(?: \([^)]{0,300}\))?: (?:Invalid module format|Exec format error)",
+    re.IGNORECASE)
 
 
 def _lines(text: str) -> list[str]:
@@ -269,12 +289,26 @@ def _toolkit_line(out: _Out, line: str, number: int) -> None:
             return
 
 
+def _module_line(out: _Out, line: str, number: int) -> None:
+    """modprobe's or modinfo's word that no NVIDIA module fits the running kernel."""
+    missing = _MODULE_NOT_FOUND.search(line)
+    if missing is not None:
+        out.signal_at("nvidia.module_missing", missing.group("release"), number)
+        out.host_fact("os", "linux", out.where(number))
+    elif _MODULE_WRONG_KERNEL.search(line) is not None:
+        out.signal_at("nvidia.module_missing", None, number)
+        out.host_fact("os", "linux", out.where(number))
+
+
 def _read(out: _Out) -> None:
     lines = out.lines
     for number, line in enumerate(lines, start=1):
         if "nvidia-container-cli" in line:
             _toolkit_line(out, line, number)
             continue
+        if ("not found" in line or "could not insert" in line or "rror inserting" in line) \
+                and "vidia" in line.lower():
+            _module_line(out, line, number)
         if "NVRM" not in line:
             continue
         if "Kernel Module" in line:

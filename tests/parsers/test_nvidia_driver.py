@@ -204,6 +204,50 @@ def test_other_nvrm_lines_name_no_gpu() -> None:
         assert not scanned.sightings and not scanned.signals, text
 
 
+@pytest.mark.parametrize(("path", "release", "lines"), [
+    (case("268", "modprobe-nvidia.txt"), "5.17.5-76051705-generic", [1]),
+    (OUTPUTS / "nvidia-xrun-135-fedora30-modprobe-module-not-found.txt",
+     "5.2.13-200.fc30.x86_64", [2, 4, 6, 8]),  # nvidia, nvidia_uvm, nvidia_modeset, nvidia_drm
+    (OUTPUTS / "nvidia-xrun-148-debian10-nvidia-current-not-found.txt", "4.19.0-9-amd64", [2]),
+    (OUTPUTS / "compiler-explorer-infra-1413-aws-kernel-module-not-found.txt",
+     "6.8.0-1015-aws", [1]),
+    (OUTPUTS / "nvidia-xrun-144-arch-zen-nvidia-drm-not-found.txt", "5.5.9-zen1-2-zen", [1]),
+    (OUTPUTS / "bumblebee-old-71-2011-module-not-found.txt", None, [1]),  # no directory named
+])
+def test_no_module_for_the_running_kernel(path: Path, release: str | None,
+                                          lines: list[int]) -> None:
+    text = read(path)
+    (signal,) = signals_of(scan(text, path.name), "nvidia.module_missing")
+    assert signal.detail == release
+    assert [ref.line for ref in signal.evidence] == lines
+    assert signals_of(parse_any(text, path.name), "nvidia.module_missing")  # any format
+
+
+@pytest.mark.parametrize("line", [
+    "modprobe: ERROR: could not insert 'nvidia': Invalid module format",
+    "modprobe: ERROR: could not insert 'nvidia_uvm': Exec format error",
+    "insmod: ERROR: could not insert module /lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko: "
+    "Invalid module format",
+    "FATAL: Error inserting nvidia_current (/lib/modules/2.6.38-8-generic/updates/dkms/"
+    "nvidia-current.ko): Invalid module format",
+])
+def test_a_module_built_for_another_kernel(line: str) -> None:
+    assert [s.detail for s in signals_of(scan(line + "\n", "x"), "nvidia.module_missing")] == [
+        None]
+
+
+@pytest.mark.parametrize("line", [
+    "modprobe: FATAL: Module amdgpu not found in directory /lib/modules/6.8.0-45-generic",
+    "modprobe: ERROR: could not insert 'nvidia': Operation not permitted",  # Secure Boot
+    "FATAL: Error inserting nvidia_current (/lib/modules/2.6.38-8-generic/updates/dkms/"
+    "nvidia-current.ko): No such device",  # no GPU for it
+    "modprobe: ERROR: could not insert 'nvhda': Exec format error",  # not NVIDIA's driver
+    "Package nvidia-driver-535 not found",
+])
+def test_other_module_messages_are_not_a_missing_driver(line: str) -> None:
+    assert not signals_of(scan(line + "\n", "x"), "nvidia.module_missing")
+
+
 test_random_text_never_raises, test_truncated_real_output_never_raises, \
     test_shuffled_real_output_never_raises = property_tests(sniff, parse, [read(p) for p in REAL])
 
