@@ -1,8 +1,8 @@
 """Where a pasted Python text says PyTorch lives, for `python_text`: the interpreter of the
 environment a file of the torch package sits in (Windows, venv, conda, Debian and per-user
-layouts), the OS such a path belongs to, the CUDA version of the driver API number PyTorch prints,
-and ROCm libraries missing a symbol PyTorch wanted. String operations and bounded regexes: linear
-in the line."""
+layouts) and its Python version, the OS such a path belongs to, a Windows library (DLL) a line
+names, the CUDA version of the driver API number PyTorch prints, and ROCm libraries missing a
+symbol PyTorch wanted. String operations and bounded regexes: linear in the line."""
 
 from __future__ import annotations
 
@@ -75,6 +75,57 @@ def interpreter_of(path: str) -> str | None:
         if prefix == "/usr/local" and kind == "dist":  # Debian's pip target for /usr/bin
             return f"/usr/bin/python{version}"
         return f"{prefix}/bin/python{version}"
+    return None
+
+
+def python_version_of(path: str) -> str | None:
+    """The Python version of the environment a POSIX site-packages path belongs to
+    ("/env/lib/python3.11/site-packages/torch" -> "3.11"); None for other layouts."""
+    for marker in ("/site-packages", "/dist-packages"):
+        index = path.find(marker)
+        if index >= 0:
+            layout = _ENV_POSIX.match(path[:index + len(marker)])
+            version = layout.group(2) if layout else None
+            return version if version and "." in version else None
+    return None
+
+
+# Where Linux itself names Windows libraries: WSL's view of the Windows driver store, Wine,
+# Mono and .NET. A line naming one of these says nothing of the OS.
+_DLL_HOSTS_ON_LINUX = ("/.wine", "wineprefix", "wine64", "wine ", "wine:", "/mono/", "mono ",
+                       "proton", "dotnet", "/usr/lib/wsl", "/mnt/")
+_TOKEN_STOPS = " \t\"'`(=[<,;"
+_MAX_DLLS_PER_LINE = 8
+_MAX_PATH_CHARS = 300
+
+
+def windows_library(line: str) -> str | None:
+    """The first Windows library a line names as a program loads or looks for it
+    ("c10.dll" of 'Error loading "C:\\...\\torch\\lib\\c10.dll"', "cudnn_ops_infer64_8.dll" of
+    "Could not locate cudnn_ops_infer64_8.dll"); None when it names none, or names one inside
+    a POSIX path or a Wine/WSL context. Linear in the line."""
+    lowered = line.lower()
+    if ".dll" not in lowered or any(host in lowered for host in _DLL_HOSTS_ON_LINUX):
+        return None
+    start = 0
+    for _ in range(_MAX_DLLS_PER_LINE):
+        at = lowered.find(".dll", start)
+        if at < 0:
+            return None
+        start = at + 4
+        after = lowered[at + 4:at + 5]
+        if after.isalnum() or after == "_":
+            continue  # ".dllx", not a library name
+        begin = at
+        while begin > 0 and at - begin < _MAX_PATH_CHARS and \
+                lowered[begin - 1] not in _TOKEN_STOPS:
+            begin -= 1
+        token = line[begin:at + 4]
+        name = token.replace("\\", "/").rsplit("/", 1)[-1]
+        if token.startswith(("/", "~")) or len(name) <= 4 or not (
+                name[0].isalnum() or name[0] == "_"):
+            continue  # a POSIX path, or no name before the extension
+        return name
     return None
 
 

@@ -23,8 +23,11 @@ of the torch layer:
   compiled with CUDA enabled" (CPU);
 - the interpreter: a ``.../site-packages/torch/...`` path (``D:\\app\\runtime\\lib\\site-packages``
   is ``D:\\app\\runtime\\python.exe``; ``/env/lib/python3.11/site-packages`` is
-  ``/env/bin/python3.11``), ``sys.executable``, or the prompt line that started it; the host OS
-  from the banner (``on linux``, ``on win32``, ``on darwin``) or from those paths;
+  ``/env/bin/python3.11`` of Python 3.11), ``sys.executable``, or the prompt line that started
+  it; the host OS from the banner (``on linux``, ``on win32``, ``on darwin``), from those
+  paths, or from a Windows library a line names (``torch\\lib\\c10.dll``, ``nvcuda.dll``,
+  ``cudnn64_9.dll``: Windows, unless the text is from WSL, which shows the Windows driver's
+  files);
 - an ``import torch`` that failed: the framework's `error`.
 
 Signal kinds emitted (also by `scan`, over text of any format):
@@ -98,7 +101,7 @@ _TORCH_MARKERS = (*_CUDA_MARKERS, *_CPU_MARKERS, "which is of cuda capability",
                   "site-packages/torch/", "site-packages\\torch\\",
                   "dist-packages/torch/", "libtorch_hip", "import torch", "torch.cuda.",
                   "torch/lib/")
-_SCAN_KEYWORDS = ("undefined symbol", "cuda capability", "too old (found version")
+_SCAN_KEYWORDS = ("undefined symbol", "cuda capability", "too old (found version", ".dll")
 
 
 # ----------------------------------------------------------------------------------- sniff
@@ -214,6 +217,8 @@ class _Reader:
         self.outputs: list[tuple[str, int]] = []
         self.one_liner = False
         self.dropped = 0  # PyTorch sessions past _MAX_FRAMEWORKS
+        # WSL shows the Windows driver's files: a library name there says nothing of the OS.
+        self.wsl = any("wsl" in line.lower() for line in lines)
 
     @property
     def torch(self) -> _Torch:
@@ -486,6 +491,8 @@ class _Reader:
             torch.available = False if torch.available is None else torch.available
         if "undefined symbol" in lowered:
             env.undefined_symbol(self.out, raw, number)
+        if ".dll" in lowered and not self.wsl and env.windows_library(raw) is not None:
+            self.host_os("windows", number)
 
     def capability_warning(self, raw: str, number: int) -> None:
         torch = self.torch
@@ -537,6 +544,7 @@ class _Reader:
             self.boundary()
         if self.torch.python is None:
             self.torch.python = interpreter
+            self.torch.python_version = self.torch.python_version or env.python_version_of(path)
             self.torch.saw(number)
 
 
@@ -548,7 +556,7 @@ def _may_be_message(lowered: str) -> bool:
     the cheap test before the others (no regex: this runs on every line)."""
     return ("hip" in lowered or "cuda" in lowered or "torch" in lowered or "nvidia" in lowered
             or "rocm" in lowered or "-packages" in lowered or "undefined symbol" in lowered
-            or "kernel image" in lowered)
+            or "kernel image" in lowered or ".dll" in lowered)
 
 
 def _clean_version(value: str | None) -> str | None:
@@ -682,8 +690,9 @@ def parse(text: str, source: str) -> ParsedOutput:
 
 def scan(text: str, source: str) -> ParsedOutput:
     """What PyTorch's messages say inside text of any format (a traceback pasted after
-    rocminfo): the signals above, `rocm_version` from an undefined ROCm symbol and
-    `cuda_driver_version` from "found version N". Never raises."""
+    rocminfo): the signals above, `rocm_version` from an undefined ROCm symbol,
+    `cuda_driver_version` from "found version N", and the host fact `os` "windows" from a
+    Windows library or path. Never raises."""
     try:
         lines = _lines(text)
         reader = _Reader(source, lines)
@@ -692,7 +701,11 @@ def scan(text: str, source: str) -> ParsedOutput:
             if any(keyword in lowered for keyword in _SCAN_KEYWORDS):
                 reader.message(raw, number)
         out = reader.out
+        if reader.os is not None and reader.os[0] == "windows":
+            # (a POSIX path is also WSL's or a container's: only Windows is said from here)
+            out.host_fact("os", reader.os[0], out.where(reader.os[1]))
         return ParsedOutput(format="python-output", source=source,
-                            stack_facts=tuple(out.stack.values()), signals=out.built_signals())
+                            stack_facts=tuple(out.stack.values()),
+                            host_facts=tuple(out.host.values()), signals=out.built_signals())
     except Exception:  # a scanner bug must not lose the file's parse
         return ParsedOutput(format="python-output", source=source)

@@ -304,3 +304,49 @@ def test_device_argument(argument: str, index: int | None) -> None:
 
     call = "torch.cuda.get_device_name"
     assert device_argument(call + argument, call) == index
+
+
+# ----------------------------------------------------------------------------- Windows DLLs
+
+
+@pytest.mark.parametrize(("path", "line", "scanned_line"), [
+    (case("271", "whisper-gui-output.txt"), 1, 1),  # "Could not locate cudnn_ops_infer64_8.dll"
+    (OUTPUTS / "dictate-wizard-2-ctranslate2-cudnn8-dll-error-126.txt", 1, 1),
+    (OUTPUTS / "comfyui-reactor-396-cudnn8-dll-not-located.txt", 6, 6),
+    (OUTPUTS / "lightweight-mmm-23-tensorflow-cudart-dll-not-found.txt", 1, 1),
+    (OUTPUTS / "diffusers-5247-winerror-126-c10-dll-french.txt", 1, 1),
+    # the parser reads its torch path first (line 4), the scan only the DLL's line
+    (OUTPUTS / "framepack-zluda-5-winerror-126-cudnn64-9-dll.txt", 4, 8),
+])
+def test_a_windows_library_means_windows(path: Path, line: int, scanned_line: int) -> None:
+    text = read(path)
+    for parsed, number in ((parse_any(text, path.name), line),
+                           (scan(text, path.name), scanned_line)):
+        found = [f for f in parsed.host_facts if f.key == "os"]
+        assert [(f.value, f.source) for f in found] == [("windows", f"{path.name}:{number}")]
+
+
+def test_a_windows_library_inside_another_format() -> None:
+    # the scan reads it inside any paste: nvidia-smi's table, then a DLL error
+    nvidia_smi = read(FIXTURES / "outputs" / "nvidia-smi-table" / sorted(
+        p.name for p in (FIXTURES / "outputs" / "nvidia-smi-table").glob("*.txt"))[0])
+    text = nvidia_smi + "\nCould not locate cudnn_ops_infer64_8.dll. Please make sure it is " \
+                        "in your library path!\n"
+    assert "windows" in [f.value for f in parse_any(text, "x").host_facts if f.key == "os"]
+
+
+@pytest.mark.parametrize("text", [
+    "ls /usr/lib/wsl/drivers/nv_dispi.inf_amd64_1234/\nnvcuda.dll  nvapi64.dll\n",  # WSL
+    "Linux version 5.15.153.1-microsoft-standard-WSL2\nCould not locate cudnn64_9.dll\n",
+    "wine: could not load L\"C:\\\\windows\\\\system32\\\\nvcuda.dll\"\n",
+    "/home/me/.wine/drive_c/windows/system32/nvcuda.dll\n",  # a POSIX path
+    "the .dll extension\n", "see readme.dllx\n",
+])
+def test_no_windows_from_these_library_mentions(text: str) -> None:
+    assert not [f for f in scan(text, "x").host_facts if f.key == "os"]
+
+
+def test_the_python_version_of_a_site_packages_path() -> None:
+    # corpus 269: "/opt/python11Venv/lib/python3.11/site-packages/torch/cuda/__init__.py"
+    torch = only_torch(load(case("269", "torch-warning.txt")))
+    assert (torch.python, torch.python_version) == ("/opt/python11Venv/bin/python3.11", "3.11")
