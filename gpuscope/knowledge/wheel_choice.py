@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpuscope.knowledge.cuda import driver_supports
+from gpuscope.knowledge.cuda import driver_supports, min_driver_for_cuda
 from gpuscope.knowledge.overrides import OverrideAdvice, hsa_override_for
 from gpuscope.knowledge.torch_builds import (
     Build,
@@ -216,14 +216,27 @@ _COVERAGE_RANK = {"native": 0, None: 1, "ptx": 2}
 
 
 def choose_cuda_wheel(driver_version: str | None, compute_capability: str | None,
-                      os: str = "linux", python_version: str | None = None) -> WheelChoice:
+                      os: str = "linux", python_version: str | None = None, *,
+                      driver_cuda: str | None = None) -> WheelChoice:
     """The CUDA wheel for a GPU: from the newest release with a flavour that this driver runs
     (fully, or through minor-version compatibility) and that carries code for the GPU's
-    compute capability; never a flavour the driver table says is too new for the driver. With
-    the driver unknown, the newest release's default flavour, saying so."""
+    compute capability; never a flavour the driver table says is too new for the driver.
+    Without the driver's version, `driver_cuda` (the CUDA version the driver reports, "11.4"
+    of PyTorch's "found version 11040") stands for the oldest driver that reports it. With
+    neither, the newest release's default flavour, saying so."""
     table = wheel_table()
     releases = _releases(python_version)
     os_name = "windows" if os in ("windows", "wsl") else "linux"
+    driver_text = f"Driver {driver_version}"
+    ceiling = major_minor(driver_cuda) if not driver_version else None
+    if ceiling is not None:
+        cuda = f"{ceiling[0]}.{ceiling[1]}"
+        floor = _driver_floor(cuda, os_name)
+        if floor is None:  # a CUDA older than every row: only flavours up to it can run
+            return _cuda_up_to(releases, ceiling, compute_capability)
+        driver_version = floor
+        driver_text = (f"A driver that supports CUDA {cuda} (its version is not known "
+                       f"here; {floor} at least)")
     if not driver_version:
         return _cuda_without_driver(releases, compute_capability)
     best: _CudaCandidate | None = None
@@ -242,14 +255,15 @@ def choose_cuda_wheel(driver_version: str | None, compute_capability: str | None
         return WheelChoice(
             build="cuda", flavour=None, torch_release=release.version, pin=False,
             covers_target=False if compute_capability else None, override=None,
-            note=f"No official CUDA wheel is known to run on driver {driver_version}"
+            note=f"No official CUDA wheel is known to run on {driver_text[0].lower()}"
+                 f"{driver_text[1:]}"
                  + (f" with a GPU of compute capability {compute_capability}"
                     if compute_capability else "")
                  + ": update the NVIDIA driver first.",
             urls=tuple(dict.fromkeys(table.index_urls + _driver_urls(release.cuda[-1], os_name))))
     release, flavour, status, coverage = best.release, best.flavour, best.status, best.coverage
     newest = next(r for r in releases if flavour in r.cuda)
-    note = f"Driver {driver_version} runs the CUDA {flavour} wheels of PyTorch {release.version}"
+    note = f"{driver_text} runs the CUDA {flavour} wheels of PyTorch {release.version}"
     note += "." if status == "ok" else (
         " through minor-version compatibility" + (
             f" (it is older than their minimum, {best.minimum})." if best.minimum else "."))
@@ -274,6 +288,39 @@ def choose_cuda_wheel(driver_version: str | None, compute_capability: str | None
         covers_target=None if coverage is None else True, override=None, note=note,
         urls=tuple(dict.fromkeys(table.index_urls + release.urls + cuda_urls
                                  + _driver_urls(flavour, os_name))))
+
+
+def _driver_floor(cuda: str, os_name: str) -> str | None:
+    """The oldest driver that reports CUDA `cuda` ("11.4" -> 470.42.01 on Linux, the minimum
+    of that release's first row): every driver reporting it runs what that one runs."""
+    requirement = min_driver_for_cuda(cuda, os_name)
+    return requirement.min_driver if requirement is not None and requirement.exact else None
+
+
+def _cuda_up_to(releases: Sequence[TorchRelease], ceiling: tuple[int, int],
+                compute_capability: str | None) -> WheelChoice:
+    """For a driver that reports a CUDA the driver table has no row for: the newest flavour
+    up to that CUDA (which the driver fully runs), else none."""
+    cuda = f"{ceiling[0]}.{ceiling[1]}"
+    for release in releases:
+        fitting = [f for f in release.cuda if _flavour_key(f)[:2] <= ceiling and (
+            not compute_capability or official_wheel_coverage(
+                release.version, "cuda", f, compute_capability) != "none")]
+        if fitting:
+            flavour = fitting[-1]
+            newest = next(r for r in releases if flavour in r.cuda)
+            return WheelChoice(
+                build="cuda", flavour=flavour, torch_release=release.version,
+                pin=newest.version != release.version, covers_target=None, override=None,
+                note=(f"A driver that supports CUDA {cuda} runs the CUDA {flavour} wheels of "
+                      f"PyTorch {release.version}."),
+                urls=tuple(dict.fromkeys(wheel_table().index_urls + release.urls)))
+    return WheelChoice(
+        build="cuda", flavour=None, torch_release=releases[0].version, pin=False,
+        covers_target=None, override=None,
+        note=(f"No official CUDA wheel is known to run on a driver that supports only CUDA "
+              f"{cuda}: update the NVIDIA driver first."),
+        urls=wheel_table().index_urls)
 
 
 def _cuda_without_driver(releases: Sequence[TorchRelease],

@@ -109,6 +109,31 @@ def test_the_driver_unknown_names_the_default_and_an_older_driver_alternative() 
     assert f"{PYTORCH}cu128" in choice.note
 
 
+@pytest.mark.parametrize(("driver_cuda", "os", "flavour"), [
+    ("11.4", "linux", "11.8"),  # an R470 driver: CUDA 11 wheels through minor compatibility
+    ("11.8", "linux", "11.8"),
+    ("12.4", "linux", "12.6"),  # 12.x through minor compatibility, never CUDA 13 (580+)
+    ("12.8", "windows", "12.6"),  # Windows: full support only
+    ("13.0", "linux", "13.0"),
+])
+def test_the_cuda_version_the_driver_reports_stands_for_its_oldest_driver(
+        driver_cuda: str, os: str, flavour: str) -> None:
+    """PyTorch's "found version 11040" names the driver's CUDA, not the driver: the oldest
+    driver reporting it (the table's minimum for that release) chooses the wheel."""
+    choice = choose_cuda_wheel(None, None, os, driver_cuda=driver_cuda)
+    assert choice.flavour == flavour, choice.note
+    assert f"supports CUDA {driver_cuda}" in choice.note
+    assert choice.commands()[-1].endswith(f"/whl/cu{flavour.replace('.', '')}")
+
+
+def test_a_driver_cuda_no_wheel_runs_on_gets_none() -> None:
+    assert choose_cuda_wheel(None, None, "windows", driver_cuda="11.4").commands() == ()
+    old = choose_cuda_wheel(None, "6.1", driver_cuda="10.2")  # older than every row
+    assert old.flavour is None and "update the NVIDIA driver" in old.note
+    assert choose_cuda_wheel("575.57.08", "6.1", driver_cuda="10.2").flavour == "12.6"  # the
+    # driver's own version wins
+
+
 def test_commands_install_into_the_interpreter_and_replace_an_installed_torch() -> None:
     choice = choose_rocm_wheel("6.2.4", "gfx1100")
     assert choice.commands("/home/me/my env/bin/python", replace=True) == (
