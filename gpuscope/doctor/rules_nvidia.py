@@ -12,7 +12,7 @@ from gpuscope.doctor.fixes import (
     in_container,
 )
 from gpuscope.doctor.inputs import DoctorInput, refs, version_tuple
-from gpuscope.doctor.rules_nvidia_kernel import refusal_findings
+from gpuscope.doctor.rules_nvidia_kernel import module_missing_finding, refusal_findings
 from gpuscope.doctor.rules_platform import guest_without_gpu
 from gpuscope.doctor.torch_fixes import install_fix
 from gpuscope.model import (
@@ -39,9 +39,15 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
     not_loaded = data.signals_of("nvidia.driver_not_loaded")
     unbound = [g for g in data.gpus_of(Vendor.NVIDIA)
                if g.kernel_driver not in (None, "nvidia") and Layer.NVML not in g.seen_by]
-    if (not_loaded or unbound) and not mismatch and not refused and (
+    # modprobe's "Module nvidia not found in directory /lib/modules/<release>" speaks of the
+    # running kernel only on a host (a container has its image's /lib/modules, WSL none).
+    missing = [] if data.os == "wsl" or in_container(data) or any(
+        Layer.NVML in g.seen_by for g in data.gpus_of(Vendor.NVIDIA)) else (
+        data.signals_of("nvidia.module_missing"))
+    if (not_loaded or unbound or missing) and not mismatch and not refused and (
             Vendor.NVIDIA not in guest_without_gpu(data)[0]):
-        findings.append(_not_loaded_finding(data, not_loaded, unbound))
+        findings.append(module_missing_finding(data, missing, not_loaded) if missing
+                        else _not_loaded_finding(data, not_loaded, unbound))
     mig = data.signals_of("nvidia.mig_enabled")
     # Live NVML records MIG as a stack extra per bus; pasted nvidia-smi as a signal.
     # Compare buses by "bb:dd.f": nvidia-smi writes 8-digit domains, sysfs 4.
@@ -208,7 +214,8 @@ def _driver_insufficient(data: DoctorInput) -> list[Finding]:
              "or install a PyTorch built for a CUDA this driver runs.")
     commands: tuple[str, ...] = ()
     sources: tuple[str, ...] = (NVIDIA_CUDA_COMPATIBILITY_URL,)
-    if stack.nvidia_driver_version:  # else no wheel can be chosen for this driver
+    # The driver's version, or the CUDA version it reports, chooses a wheel it can run.
+    if stack.nvidia_driver_version or stack.cuda_driver_version:
         install = install_fix(data, Vendor.NVIDIA, torch.python if torch else None,
                               torch.python_version if torch else None, replace=True)
         words += " " + install.fix

@@ -16,6 +16,7 @@ NVIDIA_DRIVER_DOWNLOADS_URL = "https://www.nvidia.com/Download/index.aspx"
 NVIDIA_MODULE_SWITCH_URL = (
     "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/advanced-options.html")
 NIXOS_NVIDIA_URL = "https://wiki.nixos.org/wiki/NVIDIA"
+DKMS_MANUAL_URL = "https://man.archlinux.org/man/dkms.8.en"
 
 REFUSAL_KINDS = ("nvidia.legacy_gpu", "nvidia.open_module_unsupported",
                  "nvidia.open_module_required", "nvidia.device_unsupported")
@@ -23,6 +24,12 @@ REFUSAL_KINDS = ("nvidia.legacy_gpu", "nvidia.open_module_unsupported",
 # Ubuntu and the distributions built on its packages (nvidia-driver-<branch>[-open]).
 _UBUNTU_FAMILY = re.compile(r"ubuntu|pop!?_?os|linux mint|elementary|zorin|kubuntu|xubuntu",
                             re.IGNORECASE)
+# Distributions whose kernel headers are the package linux-headers-<release> (Debian's and
+# Ubuntu's families).
+_APT_HEADERS_FAMILY = re.compile(r"ubuntu|debian|pop!?_?os|linux mint|elementary|zorin|kali|"
+                                 r"kubuntu|xubuntu|neon|proxmox", re.IGNORECASE)
+# A kernel release a command may name bare ("5.17.5-76051705-generic").
+_RELEASE_WORD = re.compile(r"[0-9][\w.+~-]{0,79}")
 _BRANCH = re.compile(r"^(\d{2,3})\.")
 # The oldest branches Ubuntu's current releases package, and NixOS's nvidiaPackages.legacy_*.
 _UBUNTU_OLDEST_BRANCH = 470
@@ -214,4 +221,48 @@ def _unknown_to_release(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> F
         gpu=gpu.index if gpu else None,
         evidence=refs([signal, *data.signals_of("nvidia.driver_not_loaded")]),
         sources=(NVIDIA_DRIVER_DOWNLOADS_URL,),
+    )
+
+
+# ----------------------------------------------------------------------------- module missing
+
+
+def module_missing_finding(data: DoctorInput, missing: list[Signal],
+                           not_loaded: list[Signal]) -> Finding:
+    """modprobe finds no NVIDIA module for the running kernel (or one built for another): the
+    driver was never built for this kernel, usually a kernel update its DKMS build missed.
+    Loading it again cannot help; building it for this kernel, or booting the old one, does."""
+    release = next((s.detail for s in missing if s.detail), None) or data.inventory.host.kernel
+    on_kernel = f" {release}" if release else ""
+    reason = data.inventory.stack.missing_reasons.get("nvidia_driver_version")
+    detail = (("nvidia-smi cannot talk to the driver, and " if not_loaded else "")
+              + f"modprobe finds no NVIDIA kernel module for the running kernel{on_kernel}: "
+              "the driver was not built for the kernel that is running. That usually follows "
+              "a kernel update whose DKMS build of the NVIDIA module failed or never ran; the "
+              "module usually still exists for the previous kernel.")
+    if reason and "dkms" in reason:
+        detail += f" Here {reason}."
+    word = release if release and _RELEASE_WORD.fullmatch(release) else '"$(uname -r)"'
+    commands: list[str] = []
+    distro = data.inventory.host.distro or ""
+    if _APT_HEADERS_FAMILY.search(distro):
+        commands.append(f"sudo apt install linux-headers-{word}" if word != '"$(uname -r)"'
+                        else 'sudo apt install "linux-headers-$(uname -r)"')
+    commands += [f"sudo dkms autoinstall -k {word}", "dkms status"]
+    return Finding(
+        "nvidia.driver_not_loaded", Severity.ERROR,
+        f"The NVIDIA driver is not built for the running kernel{on_kernel}",
+        detail=detail,
+        fix=(f"Build the NVIDIA module for the running kernel{on_kernel}: install that "
+             "kernel's headers and let DKMS build the modules it knows for it (the lines "
+             "below), then reboot. If the build fails, this driver branch does not support "
+             "that kernel yet: boot the previous kernel from the boot menu, where the module "
+             "exists, and reinstall the distribution's NVIDIA driver package (or a newer "
+             "branch) so that it is built for the new kernel. If dkms status lists no NVIDIA "
+             "module at all, no driver is installed: install the distribution's NVIDIA driver "
+             "package. Loading the module again cannot help while it does not exist for this "
+             "kernel."),
+        fix_commands=tuple(commands),
+        evidence=refs([*not_loaded, *missing]),
+        sources=(DKMS_MANUAL_URL, NVIDIA_MODULE_SWITCH_URL),
     )

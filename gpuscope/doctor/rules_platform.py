@@ -28,6 +28,14 @@ from gpuscope.model import (
     Vendor,
 )
 
+# Public pages behind the advice for a container engine on Windows: AMD's PyTorch on WSL
+# guide (its Docker option passes /dev/dxg), AMD's WSL bridge library, and Docker Desktop's
+# GPU support (NVIDIA through the WSL 2 backend).
+ROCM_WSL_PYTORCH_URL = (
+    "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/wsl/install-pytorch.html")
+ROCM_DXG_URL = "https://github.com/ROCm/librocdxg"
+DOCKER_DESKTOP_GPU_URL = "https://docs.docker.com/desktop/features/gpu/"
+
 _AMD_SIGNAL_PREFIXES = ("rocm.", "kfd.", "amdgpu.", "hsa.", "hip.", "rocminfo.", "amdsmi.")
 
 
@@ -196,14 +204,44 @@ def _unreachable(data: DoctorInput, vendor: Vendor) -> list[Gpu]:
             if g.seen_by and set(g.seen_by) <= _PRESENCE_ONLY]
 
 
+# What a container engine said while it started a container, and its Windows traces
+# (parsers/container_engine): an engine's error is about a container even where no other
+# trace of one was pasted.
+_ENGINE_KINDS = ("container.device_missing", "container.gpu_request_failed",
+                 "container.windows_host")
+
+
 def _guest_kind(data: DoctorInput) -> str | None:
     if data.os == "wsl":
         return "wsl"
-    if data.os == "windows":
-        return None
-    if in_container(data) or kfd_loaded_but_node_missing(data):
+    engine = bool(data.signals_of("container.device_missing")
+                  or data.signals_of("container.gpu_request_failed"))
+    if data.os == "windows" and not engine and not (
+            in_container(data) and data.signals_of("container.windows_host")):
+        return None  # (a Linux container started from a Windows prompt is still a container)
+    if in_container(data) or engine or kfd_loaded_but_node_missing(data):
         return "container"
     return "virtual machine" if in_virtual_machine(data) else None
+
+
+def _missing_devices(data: DoctorInput) -> list[str]:
+    """The GPU device nodes a container engine could not add: its host has none of them."""
+    return [device for signal in data.signals_of("container.device_missing")
+            for device in (signal.detail or "").split()]
+
+
+def _vendors_of_devices(data: DoctorInput, devices: list[str]) -> set[Vendor]:
+    """/dev/kfd and /dev/dxg are ROCm's, /dev/nvidia* NVIDIA's; /dev/dri belongs to any GPU,
+    so it names AMD only beside other ROCm evidence."""
+    vendors: set[Vendor] = set()
+    for device in devices:
+        if device.startswith(("/dev/kfd", "/dev/dxg")):
+            vendors.add(Vendor.AMD)
+        elif device.startswith("/dev/nvidia"):
+            vendors.add(Vendor.NVIDIA)
+    if any(d.startswith("/dev/dri") for d in devices) and _rocm_evidence(data):
+        vendors.add(Vendor.AMD)
+    return vendors
 
 
 def guest_without_gpu(data: DoctorInput) -> tuple[set[Vendor], bool]:
@@ -221,6 +259,10 @@ def guest_without_gpu(data: DoctorInput) -> tuple[set[Vendor], bool]:
         vendors.add(Vendor.AMD)
         strong = True
     if where == "container":
+        missing = _vendors_of_devices(data, _missing_devices(data))
+        if missing:  # the engine's own word that its host has no such node
+            vendors |= missing
+            strong = True
         for vendor in (Vendor.AMD, Vendor.NVIDIA):
             if _unreachable(data, vendor):
                 vendors.add(vendor)
@@ -240,7 +282,7 @@ def rule_not_passed_through(data: DoctorInput) -> list[Finding]:
     where = _guest_kind(data)
     if not vendors or where is None:
         return []
-    signals = [s for kind in ("kfd.loaded", *_NOTHING_TO_USE[where])
+    signals = [s for kind in ("kfd.loaded", *_NOTHING_TO_USE[where], *_ENGINE_KINDS)
                for s in data.signals_of(kind)]
     severity = Severity.ERROR if strong else Severity.WARNING
     if where == "wsl":
@@ -283,6 +325,11 @@ def _vm_without_gpu(data: DoctorInput, signals: list[Signal], severity: Severity
 
 def _container_without_gpu(data: DoctorInput, vendors: set[Vendor], strong: bool,
                            signals: list[Signal], severity: Severity) -> Finding:
+    if data.signals_of("container.windows_host"):
+        return _windows_engine_without_gpu(data, vendors, signals, severity)
+    missing = _missing_devices(data)
+    if missing and _vendors_of_devices(data, missing):
+        return _host_without_node(data, vendors, missing, signals, severity)
     parts, commands, sources = [], [], []
     if Vendor.AMD in vendors:
         parts.append("for an AMD GPU add --device=/dev/kfd --device=/dev/dri (and the video "
@@ -308,4 +355,88 @@ def _container_without_gpu(data: DoctorInput, vendors: set[Vendor], strong: bool
              + ". Add these flags to your own docker run (or compose devices:) command; the "
              "lines below are a complete example."),
         evidence=refs(signals), fix_commands=tuple(commands), sources=tuple(sources),
+    )
+
+
+def _engine_words(data: DoctorInput) -> str:
+    """The engine's own line about a device it could not add, quoted ("" when none)."""
+    for signal in data.signals_of("container.device_missing"):
+        for ref in signal.evidence:
+            if ref.text:
+                words = ref.text.split("daemon: ", 1)[-1].rstrip(".")
+                return f'"{words}"'
+    return ""
+
+
+def _windows_engine_without_gpu(data: DoctorInput, vendors: set[Vendor],
+                                signals: list[Signal], severity: Severity) -> Finding:
+    """A container engine on Windows (Docker Desktop): its Linux containers run in a VM with no
+    /dev/kfd or /dev/dri. NVIDIA GPUs reach them through the WSL 2 backend and --gpus; ROCm
+    runs under WSL 2 itself, where the GPU is /dev/dxg."""
+    how = data.signals_of("container.windows_host")[0].detail or "its traces"
+    words = _engine_words(data)
+    detail = (f"The container engine runs on Windows ({how}): Docker Desktop runs Linux "
+              "containers in its own virtual machine (WSL 2 or Hyper-V), which has no "
+              "/dev/kfd or /dev/dri. "
+              + (f"So the device flags fail (the engine: {words}) and, without them, "
+                 if words else "So device flags cannot pass a GPU in and, without them, ")
+              + "the container sees no GPU: PyTorch in it runs on the CPU.")
+    parts, sources = [], []
+    if Vendor.AMD in vendors or not vendors:
+        parts.append(
+            "For an AMD GPU, use ROCm under WSL 2 instead: install AMD's Adrenalin driver "
+            "with WSL support on Windows, then in an Ubuntu release AMD lists for WSL "
+            "install ROCm's WSL user space (amdgpu-install -y --usecase=wsl,rocm --no-dkms; "
+            "newer releases reach the GPU through librocdxg) and PyTorch for Radeon on WSL, "
+            "as AMD's WSL guides show. Under WSL the GPU is /dev/dxg, not /dev/kfd: a "
+            "container started inside WSL gets it with --device=/dev/dxg and WSL's libraries "
+            "mounted (the Docker option of AMD's WSL PyTorch guide). Or run the container on "
+            "a Linux host with the amdgpu driver.")
+        sources += [ROCM_WSL_URL, ROCM_WSL_PYTORCH_URL, ROCM_DXG_URL]
+    if Vendor.NVIDIA in vendors:
+        parts.append(
+            "For an NVIDIA GPU, use Docker Desktop's WSL 2 backend with NVIDIA's current "
+            "Windows driver (no Linux driver or Container Toolkit is installed on Windows) "
+            "and start the container with --gpus all instead of device flags.")
+        sources += [DOCKER_DESKTOP_GPU_URL, NVIDIA_WSL_URL]
+    return Finding(
+        "gpu.not_passed_through", severity,
+        "No GPU can be passed into this container: its engine runs on Windows",
+        detail=detail, fix=" ".join(parts), evidence=refs(signals),
+        sources=tuple(dict.fromkeys(sources)),
+    )
+
+
+def _host_without_node(data: DoctorInput, vendors: set[Vendor], missing: list[str],
+                       signals: list[Signal], severity: Severity) -> Finding:
+    """The engine could not add a GPU's device node because its host has none: the host's
+    driver is not loaded, or the engine is Docker Desktop's own VM."""
+    nodes = " and ".join(dict.fromkeys(missing))
+    parts, commands, sources = [], [], []
+    if Vendor.AMD in vendors:
+        parts.append("load the amdgpu kernel driver (a container uses its host's kernel: "
+                     "ROCm's kernel driver belongs on the host, not in the image) and check "
+                     "that /dev/kfd and /dev/dri exist")
+        commands += ["sudo modprobe amdgpu", "ls -l /dev/kfd /dev/dri"]
+        sources.append(ROCM_DOCKER_URL)
+    if Vendor.NVIDIA in vendors:
+        parts.append("load NVIDIA's driver (nvidia-smi must work on the host) and give "
+                     "the container the GPU through the NVIDIA Container Toolkit with --gpus "
+                     "all rather than device flags")
+        commands += ["nvidia-smi", *NVIDIA_TOOLKIT_COMMANDS]
+        sources.append(NVIDIA_CONTAINER_TOOLKIT_URL)
+    commands.append("docker context ls")
+    return Finding(
+        "gpu.not_passed_through", severity,
+        f"The container engine's host has no {nodes} to pass into the container",
+        detail=(f"The engine could not add {nodes}"
+                + (f" ({_engine_words(data)})" if _engine_words(data) else "")
+                + ": the machine it runs "
+                "on has no such device node. The node exists only where the GPU's kernel "
+                "driver is loaded; Docker Desktop, also on Linux, runs containers in its own "
+                "virtual machine, which has none."),
+        fix=("On the host, " + "; ".join(parts) + ". If docker context ls marks Docker "
+             "Desktop's context (desktop-linux) as current, switch to the host's engine with "
+             "docker context use default. Then start the container again."),
+        fix_commands=tuple(commands), evidence=refs(signals), sources=tuple(sources),
     )

@@ -76,7 +76,8 @@ def install_fix(data: DoctorInput, vendor: Vendor, python: str | None,
     else:
         choice = choose_cuda_wheel(stack.nvidia_driver_version,
                                    (gpu.compute_capability if gpu else None)
-                                   or compute_capability, data.os, python_version)
+                                   or compute_capability, data.os, python_version,
+                                   driver_cuda=stack.cuda_driver_version)
         what = (f"the PyTorch build for CUDA {choice.flavour}" if choice.flavour
                 else "a CUDA build of PyTorch")
     commands = choice.commands(interpreter, replace=replace)
