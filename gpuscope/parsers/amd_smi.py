@@ -1,12 +1,15 @@
-"""`amd-smi` as people paste it: text and `--json` of `version`, `list`, `static` and the
-default table (`amd-smi` without a subcommand, AMD SMI 25.x/26.x).
+"""`amd-smi` as people paste it: text and `--json` of `version`, `list`, `static`, the
+default table (`amd-smi` without a subcommand, AMD SMI 25.x/26.x), `monitor` (alias `dmon`,
+with `--watch` timestamps and the `--process` table), `process` and `metric`.
 
 Shapes differ between releases, so everything is read defensively: JSON may be a list or an
 object (`{"gpu_data": [...]}`), values may be plain or `{"value": 16, "unit": "GT/s"}`;
 text keys may be `MARKET_NAME` or `Market Name`, and a blog may indent the whole output.
 Several outputs in one paste (`version` + `list` + `static`) are merged per GPU index.
 
-What it yields: one `Layer.AMDSMI` sighting per GPU (`smi_index` = amd-smi's GPU number) and
+What it yields: one `Layer.AMDSMI` sighting per GPU (`smi_index` = amd-smi's GPU number;
+`monitor` and `process` name nothing else: their readings are no GPU facts, but amd-smi saw the
+GPU) and
 the stack facts `amdsmi_library_version`, `rocm_version`, `amdgpu_driver_version` (an
 amdgpu-dkms version; an in-tree driver shows the kernel release, which becomes the host fact
 `kernel` instead). Host fact `virtual_machine` when amd-smi names a guest platform.
@@ -85,7 +88,36 @@ _MAX_RECORD_LINES = 50_000
 _GPU_KEY = re.compile(r'"gpu"\s*:\s*\d')
 _MAX_VALUE_CHARS = 300
 _JSON_GPU_KEYS = {"asic", "bus", "bdf", "uuid", "kfd_id", "vram", "board", "driver",
-                  "partition", "node_id"}
+                  "partition", "node_id",
+                  # monitor and process records
+                  "power_usage", "hotspot_temperature", "memory_temperature", "gfx_clk",
+                  "vram_used", "vram_total", "process_list"}
+_JSON_GPU_KEY = re.compile(
+    r'"(asic|bdf|kfd_id|market_name|bus|vram|power_usage|hotspot_temperature|gfx_clk|'
+    r'vram_used|vram_total|process_list)"\s*:')
+
+# `amd-smi monitor`: a header of upper-case column names after GPU (after TIMESTAMP with
+# --watch) and one row per GPU, its number first; `--process` adds a "PROCESS INFO:" table
+# whose rows start with the GPU number too. Columns come and go between releases (GPU_TEMP
+# became GPU_T, XCP and PWR_CAP were added), so any upper-case name counts as long as one of
+# these does.
+_MONITOR_COLUMNS = frozenset({
+    "XCP", "POWER", "PWR_CAP", "GPU_T", "GPU_TEMP", "MEM_T", "MEM_TEMP", "GFX_CLK", "GFX_CLOCK",
+    "GFX%", "GFX_UTIL", "MEM%", "MEM_UTIL", "MEM_CLOCK", "ENC%", "ENC_UTIL", "ENC_CLOCK", "DEC%",
+    "DEC_UTIL", "DEC_CLOCK", "THROTTLE", "SINGLE_ECC", "DOUBLE_ECC", "PCIE_REPLAY", "VRAM_USED",
+    "VRAM_TOTAL", "VRAM_USAGE", "GTT_USAGE", "PCIE_BW", "PVIOL", "TVIOL", "PHOT_TVIOL",
+    "VR_TVIOL", "HBM_TVIOL",
+    # the process table
+    "PID", "GTT_MEM", "CPU_MEM", "VRAM_MEM", "MEM_USAGE",
+})
+_COLUMN_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,40}%?")
+_MAX_COLUMNS = 60
+_MONITOR_HEAD_LINE = re.compile(r"^[ \t]*(?:TIMESTAMP[ \t]+)?GPU[ \t]+[A-Z]", re.MULTILINE)
+_MONITOR_ROW = re.compile(r"[ \t]{0,60}(\d{1,4})(?:[ \t]|$)")
+_WATCH_ROW = re.compile(r"[ \t]{0,60}\d{1,12}[ \t]+(\d{1,4})(?:[ \t]|$)")
+# `GPU: N` blocks of `process`, `metric`, `static --limit` and the like: upper-case sections.
+_SECTION_AFTER_GPU = re.compile(r"^[ \t]*GPU:[ \t]*\d+[ \t]*\r?\n[ \t]+[A-Z][A-Z0-9_]{1,40}:",
+                                re.MULTILINE)
 
 
 @dataclass
@@ -102,8 +134,7 @@ def sniff(text: str) -> tuple[str, float] | None:
         return None  # rocm-smi --json
     if _JSON_START.search(head) and (
             '"amdsmi_library_version"' in head or '"gpu_data"' in head
-            or (re.search(r'"gpu"\s*:\s*\d', head) and re.search(
-                r'"(asic|bdf|kfd_id|market_name|bus|vram)"\s*:', head))):
+            or (_GPU_KEY.search(head) and _JSON_GPU_KEY.search(head))):
         return ("amd-smi-json", 0.92)
     if _TOOL_LINE.search(head) or _TABLE_HEAD_LINE.search(head):
         return ("amd-smi-text", 0.95)
@@ -111,7 +142,49 @@ def sniff(text: str) -> tuple[str, float] | None:
                  r"Market Name)[ \t]*:",
                  head, re.MULTILINE):
         return ("amd-smi-text", 0.88)
+    if _monitor_table_in(head):
+        return ("amd-smi-text", 0.88)
+    if _SECTION_AFTER_GPU.search(head):
+        return ("amd-smi-text", 0.8)
     return None
+
+
+def _monitor_header(line: str) -> int | None:
+    """Where the GPU number stands in the rows (0, or 1 after a --watch timestamp) when this
+    line is the header of an `amd-smi monitor` table or of its process table, else None."""
+    words = line.split(None, _MAX_COLUMNS + 2)
+    start = 1 if words[:1] == ["TIMESTAMP"] else 0
+    if words[start:start + 1] != ["GPU"] or len(words) < start + 2 \
+            or len(words) > _MAX_COLUMNS + 2:
+        return None
+    columns = words[start + 1:]
+    if not all(_COLUMN_NAME.fullmatch(c) for c in columns):
+        return None
+    return start if any(c in _MONITOR_COLUMNS for c in columns) else None
+
+
+def _monitor_row(line: str, position: int) -> int | None:
+    """The GPU number of a row of a monitor table, else None."""
+    match = (_WATCH_ROW if position else _MONITOR_ROW).match(line)
+    return int(match.group(1)) if match else None
+
+
+def _monitor_table_in(head: str) -> bool:
+    """A monitor header with a row after it (blank lines between are allowed)."""
+    for found, match in enumerate(_MONITOR_HEAD_LINE.finditer(head)):
+        if found >= 20:
+            return False
+        end = head.find("\n", match.start())
+        line = head[match.start():end if end >= 0 else len(head)]
+        position = _monitor_header(line[:2000])
+        if position is None or end < 0:
+            continue
+        for following in head[end + 1:end + 4000].split("\n")[:4]:
+            if following.strip():
+                if _monitor_row(following, position) is not None:
+                    return True
+                break
+    return False
 
 
 @never_raises("amd-smi-text")
@@ -363,9 +436,20 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     base_indent = 0
     sections: list[tuple[int, str]] = []
     table_gpu: tuple[str, str, int] | None = None  # (bus, name cell, line) of a table row
+    monitor: int | None = None  # where the GPU number stands in a monitor table's rows
     for number, raw in enumerate(lines, start=1):
         line = raw.replace("\t", "    ").rstrip()
         if not line.strip():
+            continue
+        if monitor is not None:
+            index = _monitor_row(line, monitor)
+            if index is not None:
+                collector.gpu(index, collector.where(number))
+                continue
+            monitor = None
+        if line.lstrip().startswith(("GPU ", "TIMESTAMP ")) \
+                and (position := _monitor_header(line)) is not None:
+            monitor, gpu = position, None
             continue
         if "|" in line and (row := _row_one(line)) is not None:
             # The first row of a GPU in the default table; its number is on the second row.

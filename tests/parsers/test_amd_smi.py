@@ -1,4 +1,4 @@
-"""amd-smi importer (text and --json): corpus case 031 and the fixtures under
+"""amd-smi importer (text and --json): corpus cases 031 and 261 and the fixtures under
 tests/fixtures/outputs/amd-smi/ (see SOURCES.md there)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from parser_properties import assert_clean, fact, property_tests, read, signals_of
@@ -188,6 +189,101 @@ def test_sniff_keeps_formats_apart() -> None:
     for other in ("001-*/rocm-smi.json", "013-*/rocminfo.txt", "024-*/clinfo.txt",
                   "031-*/rocm-smi-tpx.txt", "016-*/nvidia-smi.txt", "004-*/nvidia-smi-q.xml"):
         assert amd_smi.sniff(read(next(CORPUS.glob(other)))) is None, other
+
+
+# ----------------------------------------------------------------------------- monitor, process
+
+
+def _numbers(parsed: ParsedOutput) -> list[int | None]:
+    return [s.facts.smi_index for s in parsed.sightings]
+
+
+def test_monitor_of_amd_smi_25_names_the_gpu_it_saw() -> None:
+    case = next(CORPUS.glob("261-*"))
+    parsed = amd_smi.parse(read(case / "amd-smi-monitor.txt"), "amd-smi-monitor.txt")
+    assert amd_smi.sniff(read(case / "amd-smi-monitor.txt")) == ("amd-smi-text", 0.88)
+    assert parsed.format == "amd-smi-text" and _numbers(parsed) == [0]
+    sighting = parsed.sightings[0]
+    assert sighting.layer is Layer.AMDSMI and sighting.facts.vendor is Vendor.AMD
+    # Readings are not facts: "3.0/191.7 GB" is no VRAM size to trust, 305 W no power cap.
+    assert sighting.facts.vram_total_bytes is None and sighting.facts.power_cap_w is None
+    assert sighting.field_sources["smi_index"] == "amd-smi-monitor.txt:3"
+    # The tool's own group check is not a permission failure of the runtime.
+    assert parsed.signals == ()
+
+
+def test_monitor_with_its_process_table_and_process_blocks() -> None:
+    case = next(CORPUS.glob("261-*"))
+    both = amd_smi.parse(read(case / "amd-smi-monitor-process.txt"), "both.txt")
+    assert _numbers(both) == [0]
+    process = amd_smi.parse(read(case / "amd-smi-process.txt"), "process.txt")
+    assert amd_smi.sniff(read(case / "amd-smi-process.txt")) == ("amd-smi-text", 0.8)
+    assert _numbers(process) == [0]
+    assert process.sightings[0].facts.name is None  # the process NAME is not the GPU's
+    docs = _output("process-docs-rocm714.txt")
+    assert _numbers(docs) == [0, 1]
+
+
+@pytest.mark.parametrize(("name", "numbers"), [
+    ("monitor-mi300a-gtt-docs-rocm714.txt", list(range(4))),
+    ("monitor-mi300x-cpx-docs-rocm714.txt", list(range(8))),
+    ("monitor-q-process-changelog-rocm62.txt", [0]),
+    ("monitor-ptumv-mi300x-changelog.txt", list(range(8))),
+    ("monitor-ptv-mi300x-cpx-changelog-rocm63.txt", list(range(32))),
+    ("monitor-violation-changelog-rocm63.txt", list(range(16))),
+    ("monitor-pcie-changelog.txt", [0]),
+    ("monitor-strixhalo-all-na-rocm6035.txt", [0]),
+])
+def test_monitor_tables_of_every_release(name: str, numbers: list[int]) -> None:
+    text = read(OUTPUTS / name)
+    assert amd_smi.sniff(text) == ("amd-smi-text", 0.88), name
+    parsed = _output(name)
+    assert _numbers(parsed) == numbers
+    assert all(s.facts.vram_total_bytes is None for s in parsed.sightings)
+    assert not parsed.problems
+
+
+def test_monitor_in_watch_mode_reads_the_number_after_the_timestamp() -> None:
+    # amd-smi's logger puts TIMESTAMP (right-aligned to 10) before GPU with --watch.
+    text = ("'CTRL' + 'C' to stop watching output:\n"
+            " TIMESTAMP  GPU  POWER   GPU_T   MEM_T   GFX_CLK   GFX%   MEM%   ENC%   DEC%"
+            "      VRAM_USAGE\n"
+            "1753969973    0  750 W   69 \u00b0C   50 \u00b0C  1278 MHz  100 %    1 %    N/A"
+            "    0 %    2.0/192.0 GB\n"
+            "1753969973    1  178 W   47 \u00b0C   38 \u00b0C  2105 MHz    0 %    0 %    N/A"
+            "    0 %    1.7/192.0 GB\n"
+            "1753969978    0  748 W   69 \u00b0C   50 \u00b0C  1270 MHz  100 %    1 %    N/A"
+            "    0 %    2.0/192.0 GB\n")
+    assert amd_smi.sniff(text) == ("amd-smi-text", 0.88)
+    assert _numbers(amd_smi.parse(text, "watch.txt")) == [0, 1]
+
+
+def test_monitor_header_needs_upper_case_amd_smi_columns_and_a_row() -> None:
+    # rocm-smi's legacy table and nvidia-smi dmon have a GPU column too.
+    legacy = ("GPU  Temp   AvgPwr  SCLK    MCLK    Fan    Perf  PwrCap  VRAM%  GPU%\n"
+              "1    25.0c  10.0W   852Mhz  167Mhz  14.9%  auto  170.0W  N/A    0%\n")
+    assert amd_smi.sniff(legacy) is None
+    dmon = "# gpu   pwr  gtemp  mtemp    sm   mem\n# Idx     W      C      C     %     %\n"
+    assert amd_smi.sniff(dmon) is None
+    header_only = "GPU  POWER   GPU_T   MEM_T\nthe table was cut here\n"
+    assert amd_smi.sniff(header_only) is None
+    unknown_columns = "GPU  FOO  BAR\n  0  1  2\n"
+    assert amd_smi.sniff(unknown_columns) is None
+
+
+def test_monitor_and_process_json_records() -> None:
+    monitor = json.dumps([{"gpu": 0, "power_usage": {"value": 245, "unit": "W"},
+                           "hotspot_temperature": {"value": 63, "unit": "C"},
+                           "vram_used": {"value": 8192, "unit": "MB"},
+                           "vram_total": {"value": 16384, "unit": "MB"}},
+                          {"gpu": 1, "power_usage": "N/A", "vram_total": "N/A"}], indent=4)
+    assert amd_smi.sniff(monitor) == ("amd-smi-json", 0.92)
+    parsed = amd_smi.parse(monitor, "monitor.json")
+    assert parsed.format == "amd-smi-json" and _numbers(parsed) == [0, 1]
+    assert parsed.sightings[0].facts.vram_total_bytes is None
+    process = json.dumps([{"gpu": 0, "process_list": [{"process_info": {
+        "name": "python3", "pid": 12345}}]}])
+    assert _numbers(amd_smi.parse(process, "process.json")) == [0]
 
 
 # ----------------------------------------------------------------------------- properties
