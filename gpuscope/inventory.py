@@ -494,9 +494,14 @@ def _is_pci_ids_name(gpu: Gpu) -> bool:
 
 def join_gpus(sightings: Iterable[GpuSighting]) -> tuple[Gpu, ...]:
     """One GPU per PCI bus address. A sighting without an address (a pasted collect_env,
-    rocm-smi's partitions) joins the GPU that the same tool numbered alike in another file,
-    else the one GPU whose gfx target or name it matches; never one that already holds a
-    sighting of the same layer from the same file (two identical cards stay two)."""
+    rocm-smi's partitions) joins the one GPU of the same KFD node or KFD gpu id (rocm-smi's
+    Node and GUID columns, amd-smi's NODE_ID and KFD_ID, rocminfo's Node), else the GPU that
+    the same tool numbered alike in another file, else the one GPU whose gfx target or name it
+    matches; never one that already holds a sighting of the same layer from the same file (two
+    identical cards stay two). Sightings that name nothing but their number (amd-smi monitor,
+    rocm-smi's readings) come last, so that they cannot take a place before the sightings that
+    say which GPU they are; one that still cannot be placed among GPUs of its vendor that other
+    outputs describe is no GPU of its own (it would count a card twice)."""
     groups: dict[str, list[GpuSighting]] = {}
     loose: list[GpuSighting] = []
     for sighting in sightings:
@@ -506,13 +511,114 @@ def join_gpus(sightings: Iterable[GpuSighting]) -> tuple[Gpu, ...]:
         else:
             groups.setdefault(bus, []).append(sighting)
     ordered = [groups[bus] for bus in sorted(groups)]
+    numbered_only: list[GpuSighting] = []
     for sighting in loose:
-        target = _loose_target(sighting, ordered)
+        if _numbered_only(sighting):
+            numbered_only.append(sighting)
+            continue
+        target = _kfd_target(sighting, ordered) or _loose_target(sighting, ordered)
         if target is None:
             ordered.append([sighting])
         else:
             target.append(sighting)
+    unplaced: list[GpuSighting] = []
+    for sighting in numbered_only:
+        target = _loose_target(sighting, ordered)
+        if target is None:
+            unplaced.append(sighting)
+        else:
+            target.append(sighting)
+    placed = _by_bus_order(unplaced, ordered)
+    for sighting in unplaced:
+        target = placed.get(id(sighting)) or _loose_target(sighting, ordered)
+        if target is not None:
+            target.append(sighting)
+        elif not _others_of_vendor(sighting, ordered):
+            ordered.append([sighting])
+        # else: a number that cannot be told apart among this vendor's GPUs adds no GPU
     return tuple(_merge(group, index) for index, group in enumerate(ordered))
+
+
+def _others_of_vendor(sighting: GpuSighting, groups: Sequence[list[GpuSighting]]) -> bool:
+    """Some GPU of the sighting's vendor that another file (or layer) described."""
+    source = _source_file(sighting)
+    return any(any(s.facts.vendor is sighting.facts.vendor for s in group)
+               and not any(s.layer is sighting.layer and _source_file(s) == source
+                           for s in group)
+               for group in groups)
+
+
+def _numbered_only(sighting: GpuSighting) -> bool:
+    """A sighting that says only which number a tool gave the GPU (and its readings)."""
+    facts = sighting.facts
+    return facts.smi_index is not None and not _identifies(sighting) and \
+        facts.kfd_node is None and facts.kfd_gpu_id is None
+
+
+def _kfd_target(
+    sighting: GpuSighting, groups: Sequence[list[GpuSighting]],
+) -> list[GpuSighting] | None:
+    """The one GPU with this sighting's KFD gpu id or KFD node and no other, and nothing that
+    contradicts it (another id, node, device id or target); None when none or several."""
+    facts = sighting.facts
+    if facts.kfd_gpu_id is None and facts.kfd_node is None:
+        return None
+    source = _source_file(sighting)
+    found = [group for group in groups
+             if not any(s.layer is sighting.layer and _source_file(s) == source for s in group)
+             and not _contradicts(facts, group)
+             and any(s.facts.kfd_gpu_id == facts.kfd_gpu_id is not None
+                     or s.facts.kfd_node == facts.kfd_node is not None for s in group)]
+    return found[0] if len(found) == 1 else None
+
+
+_IDENTITY_FIELDS = ("kfd_gpu_id", "kfd_node", "pci_device_id", "gfx_target", "vendor")
+
+
+def _contradicts(facts: GpuFacts, group: Sequence[GpuSighting]) -> bool:
+    """The group already has another KFD gpu id, KFD node, device id, target or vendor."""
+    for name in _IDENTITY_FIELDS:
+        own = getattr(facts, name)
+        theirs = {getattr(s.facts, name) for s in group} - {None}
+        if own is not None and theirs and own not in theirs:
+            return True
+    return False
+
+
+def _by_bus_order(
+    sightings: Sequence[GpuSighting], groups: Sequence[list[GpuSighting]],
+) -> dict[int, list[GpuSighting]]:
+    """Numbered-only sightings of one amd-smi file, placed by their numbers: amd-smi numbers
+    the GPUs in PCI bus order (its library sorts the devices by BDF, in every release since
+    amd-smi came with ROCm 6.0), so GPU n is the n-th GPU by bus address. Only when the file
+    numbers exactly the GPUs of that vendor it has not described yet, 0 to N-1, and every one
+    of them has a bus address; otherwise nothing is placed (id of the sighting -> its GPU).
+    rocm-smi's numbers are not placed so: older releases numbered the DRM cards instead."""
+    batches: dict[tuple[Layer, str], list[GpuSighting]] = {}
+    for sighting in sightings:
+        if sighting.layer is Layer.AMDSMI:
+            batches.setdefault((sighting.layer, _source_file(sighting)), []).append(sighting)
+    placed: dict[int, list[GpuSighting]] = {}
+    for (layer, source), batch in batches.items():
+        vendor = batch[0].facts.vendor
+        if any(s.facts.vendor is not vendor for s in batch):
+            continue
+        candidates = [g for g in groups
+                      if any(s.facts.vendor is vendor for s in g)
+                      and not any(s.layer is layer and _source_file(s) == source for s in g)]
+        buses = [_group_bus(g) for g in candidates]
+        numbers = sorted(s.facts.smi_index or 0 for s in batch)
+        if not candidates or None in buses or numbers != list(range(len(candidates))):
+            continue
+        by_bus = [g for _, g in sorted(zip(buses, candidates, strict=True),
+                                       key=lambda pair: str(pair[0]))]
+        for sighting in batch:
+            placed[id(sighting)] = by_bus[sighting.facts.smi_index or 0]
+    return placed
+
+
+def _group_bus(group: Sequence[GpuSighting]) -> str | None:
+    return next((bus for s in group if (bus := _normalise_bus(s.facts.pci_bus))), None)
 
 
 def _source_file(sighting: GpuSighting) -> str:
@@ -582,7 +688,7 @@ def _loose_target(
             s.facts.vendor is sighting.facts.vendor for s in g) and not any(
             s.layer is sighting.layer and _source_file(s) == source for s in g) and not (
             ids_only and any(s.facts.pci_device_id not in (None, sighting.facts.pci_device_id)
-                             for s in g))]
+                             for s in g)) and not _contradicts(sighting.facts, g)]
         if ids_only and len(same_vendor) > 1 and sighting.facts.kind in (
                 GpuKind.INTEGRATED, GpuKind.DISCRETE, None):
             # An iGPU beside a card: the ids' kind (an APU's device id, which the parsers
