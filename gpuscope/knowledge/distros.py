@@ -41,9 +41,17 @@ class DistroVerdict:
 
 
 @dataclass(frozen=True, slots=True)
+class WslGpuVerdict:
+    supported: bool | None  # False: AMD's WSL lists never name a GPU of this target
+    source: str | None = None  # the public page of AMD's WSL list (a URL)
+
+
+@dataclass(frozen=True, slots=True)
 class DistroTable:
     native: tuple[DistroRow, ...]
     wsl: tuple[DistroRow, ...]
+    wsl_unsupported_targets: tuple[str, ...] = ()  # gfx prefixes ("gfx10")
+    wsl_gpus_url: str = ""
 
 
 @functools.cache
@@ -59,8 +67,11 @@ def _row(row: dict[str, Any]) -> DistroRow:
 
 
 def parse_distro_table(doc: dict[str, Any]) -> DistroTable:
+    gpus = doc.get("wsl_gpus", {})
     return DistroTable(tuple(_row(row) for row in doc.get("release", [])),
-                       tuple(_row(row) for row in doc.get("wsl", [])))
+                       tuple(_row(row) for row in doc.get("wsl", [])),
+                       tuple(str(t) for t in gpus.get("unsupported", ())),
+                       str(gpus.get("url", "")))
 
 
 # Families by the words their os-release, /etc/*release or a kernel's build names them with;
@@ -182,3 +193,16 @@ def wsl_distro_support(rocm_version: str | None,
                                                  for r in row.rocm)):
             return _verdict(row, distro_pretty_name)
     return DistroVerdict(None, distro)
+
+
+def wsl_gpu_support(gfx_target: str | None) -> WslGpuVerdict:
+    """Can a GPU of this target run ROCm under WSL at all? False where AMD's WSL lists have
+    never named a GPU of its family (RDNA2 and older, Instinct); None where gpuscope does not
+    judge (the lists name some GPUs of the newer families, per release)."""
+    table = distro_table()
+    target = (gfx_target or "").strip().lower()
+    if not target.startswith("gfx") or not table.wsl_unsupported_targets:
+        return WslGpuVerdict(None)
+    if any(target.startswith(prefix) for prefix in table.wsl_unsupported_targets):
+        return WslGpuVerdict(False, table.wsl_gpus_url or None)
+    return WslGpuVerdict(None)

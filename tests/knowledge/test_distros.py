@@ -84,3 +84,18 @@ def test_long_names_are_cut_not_scanned() -> None:
     name = "Ubuntu " + "9" * 100_000
     assert wsl_distro_support(None, name).supported is False
     assert (normalise_distro("x" * 100_000) or "") == "x" * 200
+
+
+def test_wsl_gpu_list_never_names_rdna2_and_older() -> None:
+    from gpuscope.knowledge.distros import wsl_gpu_support
+
+    url = ("https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/"
+           "wsl_compatibility.html")
+    # RX 6800 XT (ROCm/ROCm#3581), RX 6950 XT (#4503), an RX 5700 XT, a Cezanne iGPU, an MI300X.
+    for target in ("gfx1030", "GFX1030", "gfx1010", "gfx90c", "gfx942", "gfx803"):
+        verdict = wsl_gpu_support(target)
+        assert verdict.supported is False and verdict.source == url, target
+    # RDNA3 and newer: some GPUs of these families are on the lists, per release; not judged.
+    for target in ("gfx1100", "gfx1101", "gfx1151", "gfx1201", None, "", "navi21"):
+        assert wsl_gpu_support(target).supported is None, target
+

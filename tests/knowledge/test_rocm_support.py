@@ -38,8 +38,10 @@ def raw_table() -> dict[str, Any]:
 
 
 def test_table_has_every_release_amd_lists() -> None:
-    # AMD's Linux lists: 5.7, 6.0, 6.1, 6.2, 6.3, 6.4.0, 6.4.1+, 7.0.x, 7.1–7.2.
+    # AMD's Linux lists: 5.0 to 5.6 (one list each, all alike), 5.7, 6.0, 6.1, 6.2, 6.3,
+    # 6.4.0, 6.4.1+, 7.0.x, 7.1–7.2.
     assert known_rocm_releases("linux") == (
+        "5.0", "5.1", "5.2", "5.3", "5.4", "5.5", "5.6",
         "5.7", "6.0", "6.1", "6.2", "6.3", "6.4.0", "6.4.1", "7.0", "7.1", "7.2")
     # AMD's Windows lists: 5.7, 6.0 (6.0.2), 6.1–6.2, 6.4.2, 7.2.
     assert known_rocm_releases("windows") == (
@@ -269,10 +271,23 @@ def test_release_matching(asked: str, used: str) -> None:
 
 
 def test_older_than_the_table_is_unknown() -> None:
-    verdict = official_support("gfx1100", "5.6", "linux")
+    verdict = official_support("gfx1100", "4.5.2", "linux")
     assert verdict.supported is None
     assert verdict.release_checked is None
     assert "older than every Linux release" in verdict.note
+
+
+@pytest.mark.parametrize(("target", "supported"), [
+    ("gfx90a", True), ("gfx906", True), ("gfx1030", True), ("gfx900", False),
+    ("gfx90c", False), ("gfx1100", False),
+])
+def test_rocm_5_4_lists_cdna_vega20_and_navi21_only(target: str, supported: bool) -> None:
+    # docs/release/gpu_os_support.md of ROCm 5.4.3: MI200/MI100/MI50, W6800/V620, (Pro) VII;
+    # the RX 7900 came with 5.7, APUs such as the 5600G's gfx90c were never listed.
+    verdict = official_support(target, "5.4.3", "linux")
+    assert verdict.supported is supported
+    assert verdict.release_checked == "5.4"
+    assert verdict.source == "https://rocm.docs.amd.com/en/docs-5.4.3/release/gpu_os_support.html"
 
 
 @pytest.mark.parametrize(("target", "rocm", "os", "why"), [
