@@ -18,8 +18,14 @@ from gpuscope.doctor.fixes import (
 )
 from gpuscope.doctor.inputs import DoctorInput, first_sentences, gpu_refs, refs, version_tuple
 from gpuscope.doctor.rules_platform import guest_without_gpu
+from gpuscope.knowledge.amdgpu_releases import DriverRelease, rocm_release_of_driver
+from gpuscope.knowledge.distros import wsl_gpu_support
 from gpuscope.knowledge.overrides import caveat_urls, hsa_override_for
-from gpuscope.knowledge.rocm_support import official_support
+from gpuscope.knowledge.rocm_support import (
+    SupportVerdict,
+    known_rocm_releases,
+    official_support,
+)
 from gpuscope.model import (
     DeviceNodeAccess,
     EvidenceRef,
@@ -324,42 +330,77 @@ def installed_rocm_version(data: DoctorInput) -> str | None:
     return None
 
 
+def driver_rocm_release(data: DoctorInput) -> DriverRelease | None:
+    """The ROCm release the installed amdgpu-dkms driver ships with, where no output names
+    the ROCm version itself (the driver and ROCm usually come from one amdgpu-install)."""
+    if installed_rocm_version(data) is not None:
+        return None
+    return rocm_release_of_driver(data.inventory.stack.amdgpu_driver_version)
+
+
+def _support_os(data: DoctorInput) -> str | None:
+    return data.os if data.os in ("linux", "windows") else (
+        "linux" if data.os == "unknown" else None)
+
+
+def target_support(data: DoctorInput, target: str) -> SupportVerdict | None:
+    """AMD's list for the installed ROCm (or, when no output names it, the release of the
+    installed amdgpu-dkms: unsupported only when no list of that series names the target),
+    on this OS; None where it is not judged (WSL has its own list)."""
+    os_name = _support_os(data)
+    if os_name is None:
+        return None
+    driver = driver_rocm_release(data)
+    if driver is None:
+        return official_support(target, installed_rocm_version(data), os_name)
+    series = [r for r in known_rocm_releases(os_name)
+              if r == driver.rocm or r.startswith(driver.rocm + ".")] or [driver.rocm]
+    verdicts = [official_support(target, release, os_name) for release in series]
+    return next((v for v in verdicts if v.supported is not False), verdicts[-1])
+
+
 def rule_gfx_support(data: DoctorInput) -> list[Finding]:
+    if data.os == "wsl":
+        return _wsl_gpu_findings(data)
     findings: list[Finding] = []
     amd = data.gpus_of(Vendor.AMD)
     has_discrete = any(g.kind is GpuKind.DISCRETE for g in amd)
-    rocm_version = installed_rocm_version(data)
-    os_name = data.os if data.os in ("linux", "windows") else (
-        "linux" if data.os == "unknown" else None)
+    os_name = _support_os(data)
     override = data.inventory.stack.environment.get("HSA_OVERRIDE_GFX_VERSION")
     for gpu in amd:
         if not gpu.gfx_target or os_name is None:
             continue
         if gpu.kind is GpuKind.INTEGRATED and has_discrete:
             continue  # hidden, not overridden: rocm.igpu_enumerated says how
-        finding = _gfx_finding(gpu, gpu.gfx_target, rocm_version, os_name, override)
+        finding = _gfx_finding(data, gpu, gpu.gfx_target, os_name, override)
         if finding is not None:
             findings.append(finding)
     return findings
 
 
-def _gfx_finding(gpu: Gpu, target: str, rocm_version: str | None, os_name: str,
+def _gfx_finding(data: DoctorInput, gpu: Gpu, target: str, os_name: str,
                  override: str | None) -> Finding | None:
-    verdict = official_support(target, rocm_version, os_name)
-    if verdict.supported is not False:
+    verdict = target_support(data, target)
+    if verdict is None or verdict.supported is not False:
         return None
+    driver = driver_rocm_release(data)
+    rocm_version = driver.rocm if driver is not None else installed_rocm_version(data)
     advice = hsa_override_for(target)
     release = verdict.release_checked or rocm_version or "the newest ROCm"
     installed = rocm_version or release
     detail = (f"{target} is not on AMD's list of supported GPUs for ROCm {installed} "
               f"on {os_name.capitalize()}"
-              + ("" if rocm_version else
+              + (f" (the ROCm release of the installed amdgpu-dkms {driver.driver_version} "
+                 "driver: no output here names the ROCm version itself)" if driver else
+                 "" if rocm_version else
                  " (the ROCm version is unknown, so the newest release gpuscope knows was "
                  "checked)") + ".")
     newer = _newer_release_lists(verdict.first_supported_release, rocm_version)
     fixes: list[str] = []
     commands: tuple[str, ...] = ()
     sources = [verdict.source] if verdict.source else []
+    if driver is not None:
+        sources += driver.sources
     last = verdict.last_supported_release
     if newer:
         fixes.append(f"ROCm {verdict.first_supported_release} and later list {target}: "
@@ -396,6 +437,33 @@ def _newer_release_lists(first: str | None, installed: str | None) -> bool:
     return first_key is not None and installed_key is not None and first_key > installed_key
 
 
+def _wsl_gpu_findings(data: DoctorInput) -> list[Finding]:
+    """Under WSL, ROCm reaches the GPU through the Windows driver, and AMD supports only the
+    GPUs of its WSL list there: a GPU of a family the list never names is listed by rocminfo
+    and PyTorch but hangs or fails when used, and no override helps (rocm.wsl, per GPU)."""
+    findings = []
+    for gpu in data.gpus_of(Vendor.AMD):
+        verdict = wsl_gpu_support(gpu.gfx_target)
+        if verdict.supported is not False or not gpu.gfx_target:
+            continue
+        name = gpu.name or "This GPU"
+        findings.append(Finding(
+            "rocm.wsl", Severity.ERROR, f"{name} ({gpu.gfx_target}) is not supported by ROCm "
+            "on WSL",
+            detail=(f"AMD supports ROCm under WSL only for the GPUs on its WSL list, Radeon "
+                    f"RDNA3 and newer and some Ryzen APUs; no {gpu.gfx_target} GPU has been "
+                    "on it. Under WSL ROCm reaches the GPU through the Windows driver: "
+                    "rocminfo and PyTorch may list this GPU, but work on it hangs or fails, "
+                    "and HSA_OVERRIDE_GFX_VERSION does not change that."),
+            fix=("Run ROCm on a native Linux installation (for example a dual boot), where "
+                 "AMD's Linux list for the GPU applies; under Windows itself, use a route "
+                 "that supports this GPU (DirectML, or a Vulkan build of the program)."),
+            gpu=gpu.index, evidence=gpu_refs(gpu, "gfx_target", "name"),
+            sources=(verdict.source,) if verdict.source else (),
+        ))
+    return findings
+
+
 # ----------------------------------------------------------------------------- iGPU beside dGPU
 
 # Layers that enumerate what ROCm programs will see (amd-smi and rocm-smi list the same
@@ -420,11 +488,22 @@ def _pci_ids(gpu: Gpu) -> str | None:
     return f"{vendor.lower().removeprefix('0x')}:{device.lower().removeprefix('0x')}"
 
 
+def _kfd_rejected(data: DoctorInput, gpu: Gpu) -> bool:
+    """KFD refused this GPU ("DID 15d8 is missing in supported_devices", "kfd not supported on
+    this ASIC") and ROCm's runtime did not list it: amdgpu drives it (the SMI tools show it),
+    ROCm programs never see it."""
+    if Layer.KFD in gpu.seen_by or Layer.ROCM in gpu.seen_by:
+        return False
+    names = {n for n in (_pci_ids(gpu), gpu.pci_bus) if n}
+    return any((s.detail or "").lower() in names
+               for s in data.signals_of("kfd.device_unsupported"))
+
+
 def rule_igpu(data: DoctorInput) -> list[Finding]:
     added = _kfd_added(data)
     rocm_sees = [g for g in data.gpus_of(Vendor.AMD)
-                 if any(layer in g.seen_by for layer in _ENUMERATING)
-                 or _pci_ids(g) in added]
+                 if (any(layer in g.seen_by for layer in _ENUMERATING)
+                     or _pci_ids(g) in added) and not _kfd_rejected(data, g)]
     igpus = [g for g in rocm_sees if g.kind is GpuKind.INTEGRATED]
     dgpus = [g for g in rocm_sees if g.kind is GpuKind.DISCRETE]
     if not (igpus and dgpus):
@@ -438,19 +517,35 @@ def rule_igpu(data: DoctorInput) -> list[Finding]:
         added.get(_pci_ids(g) or "", 99),
         g.smi_index if g.smi_index is not None else 99, g.index))
     keep = ",".join(str(order.index(g)) for g in dgpus)
+    # An iGPU whose target the installed ROCm does not list cannot run ROCm's libraries: it is
+    # in the way, not a GPU to use (an error for that iGPU, so it is not called usable).
+    unsupported = [(g, v) for g in igpus if g.gfx_target
+                   and (v := target_support(data, g.gfx_target)) is not None
+                   and v.supported is False]
+    igpu, verdict = unsupported[0] if unsupported else (igpus[0], None)
+    detail = (f"ROCm lists {', '.join(g.name or g.gfx_target or 'the iGPU' for g in igpus)} "
+              f"as a device next to {', '.join(g.name or 'the dGPU' for g in dgpus)}. "
+              "Frameworks may pick it, split work onto it, or fail on its unsupported target.")
+    title = "The integrated GPU is enumerated beside the discrete one"
+    sources = [ROCM_GPU_ISOLATION_URL]
+    if verdict is not None:
+        release = verdict.release_checked or "the newest release"
+        title = (f"The integrated GPU ({igpu.gfx_target}) is enumerated beside the discrete "
+                 "one, and ROCm does not support it")
+        detail += (f" {igpu.gfx_target} is not on AMD's list of supported GPUs for ROCm "
+                   f"{release}: ROCm's libraries carry no code for it, so programs that use it "
+                   "fail; it is not a GPU to compute on here.")
+        sources += [verdict.source] if verdict.source else []
     return [Finding(
-        "rocm.igpu_enumerated", Severity.WARNING,
-        "The integrated GPU is enumerated beside the discrete one",
-        detail=(f"ROCm lists {', '.join(g.name or g.gfx_target or 'the iGPU' for g in igpus)} "
-                f"as a device next to {', '.join(g.name or 'the dGPU' for g in dgpus)}. "
-                "Frameworks may pick it, split work onto it, or fail on its unsupported target."),
+        "rocm.igpu_enumerated", Severity.ERROR if verdict is not None else Severity.WARNING,
+        title, detail=detail,
         fix=(f"Hide the integrated GPU from ROCm programs: HIP_VISIBLE_DEVICES={keep} keeps "
              f"only the discrete GPU (ROCR_VISIBLE_DEVICES={keep} does the same one layer "
              "lower); or disable the iGPU in the firmware setup."),
         fix_commands=(f"export HIP_VISIBLE_DEVICES={keep}",),
-        gpu=igpus[0].index,
+        gpu=igpu.index,
         evidence=refs(s for s in data.signals_of("kfd.loaded")
                       if s.detail and s.detail.lower() in {_pci_ids(g) for g in rocm_sees})
-        or gpu_refs(igpus[0], "gfx_target", "name"),
-        sources=(ROCM_GPU_ISOLATION_URL,),
+        or gpu_refs(igpu, "gfx_target", "name"),
+        sources=tuple(dict.fromkeys(sources)),
     )]
