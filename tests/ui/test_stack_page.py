@@ -153,7 +153,8 @@ def test_case_013_two_gpus_the_igpu_warns_about_visible_devices(
     assert gpu_color(1).name() in igpu.styleSheet()
 
     runtime = igpu.box("ROCm runtime")
-    assert runtime.state is LayerState.WARNING
+    # ROCm 7.2 does not list the iGPU's gfx1036: it is in the way, not usable (issue #10).
+    assert runtime.state is LayerState.BLOCKED
     assert runtime.row.finding is not None and runtime.row.finding.id == "rocm.igpu_enumerated"
     assert runtime.fix_line is not None
     assert runtime.fix_line.text().startswith("export HIP_VISIBLE_DEVICES=0")
