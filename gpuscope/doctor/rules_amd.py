@@ -532,9 +532,13 @@ def rule_igpu(data: DoctorInput) -> list[Finding]:
         release = verdict.release_checked or "the newest release"
         title = (f"The integrated GPU ({igpu.gfx_target}) is enumerated beside the discrete "
                  "one, and ROCm does not support it")
+        unknown = installed_rocm_version(data) is None and driver_rocm_release(data) is None
         detail += (f" {igpu.gfx_target} is not on AMD's list of supported GPUs for ROCm "
-                   f"{release}: ROCm's libraries carry no code for it, so programs that use it "
-                   "fail; it is not a GPU to compute on here.")
+                   f"{release}"
+                   + (" (the ROCm version is unknown: the newest release gpuscope knows was "
+                      "checked)" if unknown else "")
+                   + ": ROCm's libraries carry no code for it, so programs that use it fail; "
+                   "it is not a GPU to compute on here.")
         sources += [verdict.source] if verdict.source else []
     return [Finding(
         "rocm.igpu_enumerated", Severity.ERROR if verdict is not None else Severity.WARNING,
