@@ -234,10 +234,14 @@ def test_windows_72_is_windows_11_only() -> None:
     assert "Windows 11 only" in verdict.note
 
 
-def test_strix_halo_listed_on_windows_only() -> None:
+def test_strix_halo_is_listed_on_windows_and_on_the_linux_ryzen_page_of_7_2() -> None:
     windows = official_support("gfx1151", "7.2", "windows")
     assert (windows.supported, windows.level) == (True, "listed")
-    assert official_support("gfx1151", "7.2", "linux").supported is False
+    linux = official_support("gfx1151", "7.2", "linux")
+    assert (linux.supported, linux.level) == (True, "listed")
+    assert "native_linux_compatibility" in linux.note
+    # Before 7.2 the Ryzen pages could not be read: no claim either way.
+    assert official_support("gfx1151", "7.0", "linux").supported is None
 
 
 def test_windows_release_between_rows_uses_the_newest_older_one() -> None:
