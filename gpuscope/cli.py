@@ -293,7 +293,7 @@ def _pythons(args: argparse.Namespace, system: System) -> tuple[InterpreterChoic
 
 
 def _inspect_frameworks(args: argparse.Namespace, system: System) -> FrameworkInspection:
-    """The framework probe on `_pythons`, in parallel: the default set bounded to 10 s in
+    """The framework probe on `_pythons`, in parallel: the default set bounded to 20 s in
     all, interpreters given with --python to the usual per-interpreter limit. A --python
     that cannot be run at all is a usage error."""
     from gpuscope.inventory import (

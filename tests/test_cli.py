@@ -208,7 +208,7 @@ def test_a_replay_answers_for_the_interpreters_its_capture_chose_and_says_why() 
 
 def test_doctor_replays_a_snapshot_with_its_frameworks(tmp_path: Path) -> None:
     # The interpreter is named so that each run has the per-interpreter limit: two runs of
-    # the default set (10 s in all) on a loaded machine could differ by a smoke test that ran
+    # the default set (20 s in all) on a loaded machine could differ by a smoke test that ran
     # out of time in one of them.
     python = ("--python", sys.executable)
     snapshot = tmp_path / "s.json.gz"

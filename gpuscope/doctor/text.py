@@ -6,14 +6,14 @@ from collections.abc import Sequence
 
 from gpuscope.doctor.layers import LayerState, layers_for
 from gpuscope.doctor.rules import DoctorInput
-from gpuscope.doctor.verdicts import framework_verdicts
+from gpuscope.doctor.verdicts import FrameworkVerdict, framework_verdicts
 from gpuscope.model import Finding, OriginKind, Severity
 
 _SEVERITY_MARK = {Severity.ERROR: "✗", Severity.WARNING: "!", Severity.INFO: "i",
                   Severity.OK: "✓"}
 
 
-def fix_lines(finding: Finding, indent: str) -> list[str]:
+def fix_lines(finding: Finding | FrameworkVerdict, indent: str) -> list[str]:
     """The fix in words, then its commands one per line, as they are to be pasted."""
     lines = [f"{indent}fix: {finding.fix}"] if finding.fix else []
     for number, command in enumerate(finding.fix_commands):
@@ -55,9 +55,14 @@ def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
                      + (f" ({target})" if target else ""))
         for row in layers_for(data, findings, gpu):
             lines.append(f"  {row.state.mark} {row.name:<26} {row.text}")
-            if row.finding is not None and row.state in (
-                    LayerState.BLOCKED, LayerState.WARNING):
-                lines += fix_lines(row.finding, f"  {'':<29}")
+            if row.state not in (LayerState.BLOCKED, LayerState.WARNING):
+                continue
+            # A framework verdict with no finding behind it (a smoke test the time budget cut
+            # short) carries its own fix.
+            own = row.verdict if row.verdict is not None and not row.verdict.causes else None
+            source = row.finding or own
+            if source is not None:
+                lines += fix_lines(source, f"  {'':<29}")
         lines.append("")
     for framework in data.frameworks:
         if framework.error:

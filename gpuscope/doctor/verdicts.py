@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import enum
 import re
+import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuscope.doctor.inputs import DoctorInput
 from gpuscope.knowledge.cuda import arch_list_covers, driver_supports
@@ -49,6 +50,7 @@ class VerdictReason(str, enum.Enum):
 
     USABLE = "usable"
     USABLE_WITH_WARNING = "usable_with_warning"
+    USABLE_UNCONFIRMED = "usable_unconfirmed"  # sees it; the time budget cut its smoke test short
     NOT_INSPECTED = "not_inspected"  # the framework could not be inspected
     NOT_INSTALLED = "not_installed"  # the interpreter has no PyTorch
     VENDOR_NOT_CHECKED = "vendor_not_checked"  # an Intel or other GPU
@@ -69,6 +71,7 @@ class VerdictReason(str, enum.Enum):
 REASON_TEXTS: Mapping[VerdictReason, str] = {
     VerdictReason.USABLE: "yes",
     VerdictReason.USABLE_WITH_WARNING: "yes, but: {warning}",
+    VerdictReason.USABLE_UNCONFIRMED: "it sees the GPU, not yet confirmed: the smoke test {result}",
     VerdictReason.NOT_INSPECTED: "not known: the framework could not be inspected",
     VerdictReason.NOT_INSTALLED: "no: PyTorch is not installed in {python}",
     VerdictReason.VENDOR_NOT_CHECKED:
@@ -89,6 +92,8 @@ REASON_TEXTS: Mapping[VerdictReason, str] = {
 DEVICE_TEXTS: Mapping[VerdictReason, str] = {
     VerdictReason.USABLE: "yes as device {device}",
     VerdictReason.USABLE_WITH_WARNING: "yes as device {device}, but: {warning}",
+    VerdictReason.USABLE_UNCONFIRMED:
+        "it sees the GPU as device {device}, not yet confirmed: the smoke test {result}",
 }
 BELOW_TEXTS: Mapping[VerdictReason, str] = {
     VerdictReason.SEES_NO_GPU: "no: the build sees no GPU (a layer below it blocks it)",
@@ -136,7 +141,7 @@ class SmokeFailure:
 
 @dataclass(frozen=True, slots=True)
 class SmokeResult:
-    status: str  # "ok", "failed", "not_run"
+    status: str  # "ok", "failed", "unfinished" (cut short by the time budget), "not_run"
     message: str | None = None
     cause: str | None = None
 
@@ -221,7 +226,7 @@ def _smoke_gpu(data: DoctorInput, torch: Framework, device: str | None) -> int |
 
 def matching_device(framework: Framework, gpu: Gpu) -> int | None:
     """The framework's device index of this GPU: by PCI address, else by a target only it
-    has."""
+    has, else by a name only it has (collect_env's "GPU 0: NVIDIA H200" names no target)."""
     bus = gpu.pci_bus.lower()[-7:] if gpu.pci_bus else None  # "bb:dd.f": domains differ
     for device in framework.devices:
         if bus and device.pci_bus and device.pci_bus.lower()[-7:] == bus:
@@ -229,7 +234,13 @@ def matching_device(framework: Framework, gpu: Gpu) -> int | None:
     same = [d for d in framework.devices
             if (gpu.gfx_target and d.arch == gpu.gfx_target)
             or (gpu.compute_capability and d.compute_capability == gpu.compute_capability)]
-    return same[0].index if len(same) == 1 else None
+    if len(same) == 1:
+        return same[0].index
+    if same:
+        return None
+    name = (gpu.name or "").strip().lower()
+    named = [d for d in framework.devices if name and (d.name or "").strip().lower() == name]
+    return named[0].index if len(named) == 1 else None
 
 
 def override_target(data: DoctorInput) -> str | None:
@@ -435,7 +446,9 @@ def framework_verdict(data: DoctorInput, findings: Sequence[Finding], framework:
         return verdict
     smoke = framework.smoke_test or ""
     failures = [f for f in smoke_failures(data, framework) if f.gpu in (None, gpu.index)]
+    unfinished = _unfinished_smoke(framework, matching_device(framework, gpu))
     result = (SmokeResult("failed", failures[0].message, failures[0].cause) if failures
+              else SmokeResult("unfinished", unfinished) if unfinished is not None
               else SmokeResult("ok" if smoke.startswith("ok") else "not_run"))
     return FrameworkVerdict(
         framework=verdict.framework, gpu=verdict.gpu, gpu_name=verdict.gpu_name,
@@ -508,12 +521,37 @@ def _decide(data: DoctorInput, findings: Sequence[Finding], framework: Framework
         if warnings:
             return verdict(LayerState.WARNING, VerdictReason.USABLE_WITH_WARNING, warnings,
                            warning=warnings[0].title, **extra)
+        unfinished = _unfinished_smoke(framework, device)
+        if unfinished is not None:
+            python = framework.python or "python3"
+            return replace(
+                verdict(LayerState.WARNING, VerdictReason.USABLE_UNCONFIRMED, (),
+                        result=unfinished, **extra),
+                fix="Inspect this interpreter on its own: gpuscope then allows its smoke test "
+                    "up to 120 s.",
+                fix_commands=(f"gpuscope doctor --python {shlex.quote(python)}",))
         return verdict(LayerState.OK, VerdictReason.USABLE, (), **extra)
     if framework.gpu_available and framework.devices:
         return verdict(LayerState.UNKNOWN, VerdictReason.NOT_AMONG_DEVICES)
     usable = any(f.id == "gpu.usable" and f.gpu == gpu.index for f in findings)
     return verdict(LayerState.UNKNOWN, VerdictReason.NOT_REPORTED, (),
                    **({"below": "yes"} if usable else {}))
+
+
+def _unfinished_smoke(framework: Framework, device: int | None) -> str | None:
+    """The words of a smoke test the time budget cut short on this device ("did not finish in
+    the 3 s ..."), or None when it finished (or failed) there."""
+    result = framework.smoke_test or ""
+    if not result.startswith("unfinished"):
+        return None
+    rest = result[len("unfinished"):].lstrip(": ").strip()[:_MAX_MESSAGE]
+    if _DEVICE_PREFIX.match(rest) is None:
+        return rest or "did not finish"
+    for part in _DEVICE_SPLIT.split(rest):
+        match = _DEVICE_PREFIX.match(part)
+        if match and device is not None and match.group(1).endswith(f":{device}"):
+            return part[match.end():]
+    return None
 
 
 def framework_verdicts(data: DoctorInput, findings: Sequence[Finding],

@@ -20,6 +20,7 @@ import contextlib
 import importlib.resources
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -42,6 +43,7 @@ from gpuscope.model import json_bool as _bool
 from gpuscope.model import json_dict as _dict
 from gpuscope.model import json_int as _int
 from gpuscope.model import json_list as _list
+from gpuscope.probes.framework_probe_script import SMOKE_HANG_S
 from gpuscope.probes.worker_process import (
     JsonLineReader,
     WorkerProcess,
@@ -326,24 +328,43 @@ def _device(raw: dict[str, Any], position: int) -> FrameworkDevice:
     )
 
 
+_KILLED_AT_BUDGET = re.compile(r"timed out after (\d+) s \(the smoke test was killed\)$")
+
+
+def _cut_short(test: dict[str, Any]) -> dict[str, Any]:
+    """A smoke test of an older capture that the time budget killed within SMOKE_HANG_S was
+    recorded as "failed"; it is "unfinished", as the probe now says itself."""
+    match = _KILLED_AT_BUDGET.match(_str(test.get("reason")) or "")
+    if test.get("status") != "failed" or match is None or int(match.group(1)) >= SMOKE_HANG_S:
+        return test
+    return {**test, "status": "unfinished",
+            "reason": f"did not finish in the {match.group(1)} s the inspection had left "
+                      "(not a sign of a hang)"}
+
+
 def smoke_test_summary(tests: Any) -> str | None:
-    """One line for `Framework.smoke_test`: "ok", "ok (ran on the CPU: ...)" or
-    "failed: <reason>" (with each failing device named when there are several)."""
-    records = [t for t in _list(tests) if isinstance(t, dict)]
+    """One line for `Framework.smoke_test`: "ok", "ok (ran on the CPU: ...)",
+    "failed: <reason>" or, when the time budget cut a test short, "unfinished: <reason>"
+    (with each such device named when there are several)."""
+    records = [_cut_short(t) for t in _list(tests) if isinstance(t, dict)]
     if not records:
         return None
-    failed = [t for t in records if t.get("status") != "ok"]
-    if not failed:
+    failed = [t for t in records if t.get("status") not in ("ok", "unfinished")]
+    unfinished = [t for t in records if t.get("status") == "unfinished"]
+    if not failed and not unfinished:
         notes = {n for n in (_str(t.get("note")) for t in records) if n}
         return f"ok ({'; '.join(sorted(notes))})" if notes else "ok"
 
     def reason(test: dict[str, Any]) -> str:
         return _str(test.get("reason")) or _str(test.get("status")) or "no reason given"
 
+    # A failure outweighs a test the budget cut short; either names its devices when several
+    # were tested.
+    status, shown = ("failed", failed) if failed else ("unfinished", unfinished)
     if len(records) == 1:
-        return f"failed: {reason(failed[0])}"
-    return "failed: " + "; ".join(
-        f"{_str(t.get('device')) or '?'}: {reason(t)}" for t in failed)
+        return f"{status}: {reason(shown[0])}"
+    return f"{status}: " + "; ".join(
+        f"{_str(t.get('device')) or '?'}: {reason(t)}" for t in shown)
 
 
 def _math_library(raw: Any) -> str | None:

@@ -235,7 +235,7 @@ class DoctorLoader(QObject):
     the frameworks of the last inspection. Imported: an `ImportedMachine`, until
     `show_live()`. Every change emits `diagnosis_changed(Diagnosis)`.
     Inspection: `inspect_default()` (what the window does when it opens: the interpreters a
-    user plausibly runs, 10 s in all) or `inspect(pythons)` (those ticked) emits
+    user plausibly runs, 20 s in all) or `inspect(pythons)` (those ticked) emits
     `inspection_started(pythons)` once they are chosen, `interpreter_answered(answer)` and a
     new diagnosis as each answers, then `inspection_finished(frameworks)` or, after
     `cancel_inspection()`, `inspection_cancelled()`.
@@ -356,7 +356,7 @@ class DoctorLoader(QObject):
 
     def inspect_default(self, own_python: str, added: Sequence[str] = ()) -> None:
         """Inspect the interpreters a user plausibly runs (`default_interpreters`: this
-        one, python3 and python on PATH, the active environments, `added`), bounded to 10 s
+        one, python3 and python on PATH, the active environments, `added`), bounded to 20 s
         in all; a replay answers with the interpreters its capture inspected."""
         system, wanted = self._system, tuple(added)
         self._start(lambda: default_interpreters(system, own_python, wanted),

@@ -389,7 +389,7 @@ class MainWindow(QMainWindow):
     def inspect_default_frameworks(self) -> None:
         """Inspect, off the GUI thread, the frameworks of the interpreters a user plausibly
         runs (this one, python3 and python on PATH, the active environments, those added
-        on the Frameworks page), 10 s in all; a replay shows those its capture inspected."""
+        on the Frameworks page), 20 s in all; a replay shows those its capture inspected."""
         self.doctor.inspect_default(self._current_python, self.settings.interpreters)
 
     @property

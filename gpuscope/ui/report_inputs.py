@@ -259,7 +259,7 @@ def gather_report_inputs(
 ) -> ReportInputs:
     """What `gpuscope report` reports on: this machine (or the snapshot `replay`, or the
     pasted outputs `imports`), the frameworks of `pythons` (None: the default set, see
-    `default_interpreters`, bounded to 10 s in all, or those a snapshot inspected; () for
+    `default_interpreters`, bounded to 20 s in all, or those a snapshot inspected; () for
     none; an interpreter named here that cannot be run raises UnusableInterpreterError),
     the benchmark runs in
     `bench_files` (else, for this machine and with `saved_runs`, the newest runs `gpuscope

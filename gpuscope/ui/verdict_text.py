@@ -19,6 +19,10 @@ TEMPLATES: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("Verdict", "yes, but: {warning}"),
     QT_TRANSLATE_NOOP("Verdict", "yes as device {device}"),
     QT_TRANSLATE_NOOP("Verdict", "yes as device {device}, but: {warning}"),
+    QT_TRANSLATE_NOOP("Verdict",
+                      "it sees the GPU, not yet confirmed: the smoke test {result}"),
+    QT_TRANSLATE_NOOP("Verdict", "it sees the GPU as device {device}, not yet confirmed: the "
+                                 "smoke test {result}"),
     QT_TRANSLATE_NOOP("Verdict", "not known: the framework could not be inspected"),
     QT_TRANSLATE_NOOP("Verdict", "no: PyTorch is not installed in {python}"),
     QT_TRANSLATE_NOOP("Verdict",

@@ -2881,6 +2881,14 @@ Source: {source}</source>
         <translation>是</translation>
     </message>
     <message>
+        <source>it sees the GPU, not yet confirmed: the smoke test {result}</source>
+        <translation>能看到 GPU，尚未确认：冒烟测试结果：{result}</translation>
+    </message>
+    <message>
+        <source>it sees the GPU as device {device}, not yet confirmed: the smoke test {result}</source>
+        <translation>能看到 GPU（设备 {device}），尚未确认：冒烟测试结果：{result}</translation>
+    </message>
+    <message>
         <source>no: PyTorch is not installed in {python}</source>
         <translation>否：{python} 中没有安装 PyTorch</translation>
     </message>

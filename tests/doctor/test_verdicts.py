@@ -268,6 +268,27 @@ def test_a_failed_smoke_test_is_an_error_that_quotes_it() -> None:
     assert "gpu.usable" not in by_id(findings)
 
 
+def test_a_smoke_test_cut_short_by_the_budget_is_no_error() -> None:
+    # On a real H200 the default 10 s check left the smoke test 4 s: a first CUDA context with
+    # cuBLAS on a 141 GB GPU in a VM took longer. It sees the GPU; nothing says it hangs.
+    build = torch("cuda", "2.11.0+cu130", "13.0", arch=("sm_80", "sm_90"),
+                  smoke="unfinished: did not finish in the 4 s the inspection had left (not a "
+                        "sign of a hang)",
+                  devices=(FrameworkDevice(0, pci_bus="00000000:01:00.0"),))
+    data = machine([nvidia(cc="9.0", name="NVIDIA H200")], (build,), rocm=None,
+                   driver="580.159.04")
+    findings = diagnose(data)
+    assert "torch.smoke_failed" not in by_id(findings)
+    verdict = framework_verdict(data, findings, build, data.inventory.gpus[0])
+    assert (verdict.state, verdict.reason) == (LayerState.WARNING,
+                                               VerdictReason.USABLE_UNCONFIRMED)
+    assert verdict.text == ("it sees the GPU as device 0, not yet confirmed: the smoke test did "
+                            "not finish in the 4 s the inspection had left (not a sign of a "
+                            "hang)")
+    assert verdict.smoke.status == "unfinished"
+    assert verdict.fix_commands == (f"gpuscope doctor --python {PYTHON}",)
+
+
 def test_several_devices_failing_are_told_apart() -> None:
     build = torch("rocm", "2.7.1+rocm6.3", "6.3", arch=("gfx1100", "gfx1101"),
                   smoke="failed: cuda:1: timed out after 20 s (the smoke test was killed)",

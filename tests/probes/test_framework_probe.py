@@ -766,6 +766,24 @@ def test_smoke_test_summary() -> None:
         "failed: cuda:1: boom; cuda:2: failed")
 
 
+def test_a_smoke_test_the_budget_cut_short_is_unfinished_not_failed() -> None:
+    cut = {"device": "cuda:0", "status": "unfinished",
+           "reason": "did not finish in the 4 s the inspection had left (not a sign of a hang)"}
+    assert smoke_test_summary([cut]) == (
+        "unfinished: did not finish in the 4 s the inspection had left (not a sign of a hang)")
+    # A real failure on another device outweighs it.
+    boom = {"device": "cuda:1", "status": "failed", "reason": "boom"}
+    assert smoke_test_summary([cut, boom]) == "failed: cuda:1: boom"
+    # Captures from before the probe said so recorded a budget kill as a failure: read again.
+    old = {"device": "cuda:0", "status": "failed", "returncode": -9,
+           "reason": "timed out after 4 s (the smoke test was killed)"}
+    assert smoke_test_summary([old]) == (
+        "unfinished: did not finish in the 4 s the inspection had left (not a sign of a hang)")
+    # Killed after SMOKE_HANG_S or more, it is a hang.
+    hung = {**old, "reason": "timed out after 50 s (the smoke test was killed)"}
+    assert smoke_test_summary([hung]) == "failed: timed out after 50 s (the smoke test was killed)"
+
+
 json_values: st.SearchStrategy[JsonValue] = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda children: st.lists(children, max_size=4)
