@@ -61,7 +61,7 @@ def take_screenshots(
     """Render every page and the report into `out_dir` (created if needed): "01-overview.png"
     ... and "report.png". The paths written, in order. Raises ScreenshotError."""
     from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
-    from gpuscope.inventory import DEFAULT_PROBE_TIMEOUT_S, PROBES
+    from gpuscope.inventory import DEFAULT_INSPECTION_BUDGET_S, DEFAULT_PROBE_TIMEOUT_S, PROBES
     from gpuscope.ui.app import setup_application
     from gpuscope.ui.main_window import MainWindow
     from gpuscope.ui.report_render import save_report_png
@@ -96,8 +96,10 @@ def take_screenshots(
     theme = app_theme()
     previous = theme.choice
     theme.set_choice(ThemeChoice.LIGHT)  # pictures for the docs look the same everywhere
+    # As the window does on opening: the PyTorch answer (a replay's from its capture).
     window = MainWindow(system, probes=() if outcome is not None else PROBES,
-                        probe_timeout_s=DEFAULT_PROBE_TIMEOUT_S, theme=theme)
+                        probe_timeout_s=DEFAULT_PROBE_TIMEOUT_S, theme=theme,
+                        inspect_frameworks=outcome is None)
     written: list[Path] = []
     try:
         window.resize(*size)
@@ -108,6 +110,9 @@ def take_screenshots(
             window.show_imported(outcome.machine, outcome.ignored)
         progress("waiting for the probes")
         wait_until(lambda: not window.loader.is_running, DEFAULT_PROBE_TIMEOUT_S + 5)
+        if window.doctor.is_inspecting:
+            progress("waiting for the framework check")
+            wait_until(lambda: not window.doctor.is_inspecting, DEFAULT_INSPECTION_BUDGET_S + 5)
         if telemetry_s > 0 and outcome is None:
             progress(f"sampling telemetry for {telemetry_s:g} s")
             window.start_live_telemetry(TELEMETRY_RATE_HZ)
