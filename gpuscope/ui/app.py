@@ -102,6 +102,7 @@ def run_gui(
                         inspect_frameworks=True)
     if recorded_feed is not None:
         window.telemetry_page.set_feed(recorded_feed)
+        window.telemetry_page.fit_all()  # all of it, as File > Open recording shows one
         window.select_page("telemetry")
     if outcome is not None and outcome.machine is not None:
         window.show_imported(outcome.machine, outcome.ignored)

@@ -618,3 +618,30 @@ def test_a_file_that_is_no_recording_is_said_in_the_status_bar(
         window.open_recording(str(bad))
     assert window.statusBar().currentMessage().startswith(
         "Could not open recording notes.sqlite: ")
+
+
+def test_run_gui_with_a_recording_shows_all_of_it(qapp: QApplication, qtbot: Any) -> None:
+    """`gpuscope --recording FILE` opens on the whole recording (48 s of a real H200), as
+    File > Open recording does, not on the last 5 minutes with the data squeezed to the right."""
+    views: list[tuple[Any, Any]] = []
+
+    def close_when_shown() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, MainWindow) and widget.isVisible():
+                page = widget.telemetry_page
+                views.append((page.view_range, page.data_extent()))
+                widget.close()
+
+    poller = QTimer()
+    poller.setInterval(50)
+    poller.timeout.connect(close_when_shown)
+    poller.start()
+    recording = SNAPSHOTS_DIR.parent / "recordings" / "nvidia_h200_bench.sqlite"
+    try:
+        code = run_gui(None, recording=str(recording), argv=["gpuscope"])
+    finally:
+        poller.stop()
+    assert code == 0 and views
+    shown, extent = views[-1]
+    assert extent is not None and shown is not None
+    assert (shown.start_s, shown.end_s) == pytest.approx(extent, abs=0.5)
