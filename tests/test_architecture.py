@@ -63,3 +63,53 @@ def test_the_core_runs_with_qt_made_unimportable() -> None:
                             text=True, timeout=120, env=env, check=False)
     assert result.returncode == 0, result.stderr[-4000:]
     assert result.stdout.rstrip().endswith("core ok")
+
+
+# The vendor libraries and torch are imported only by the probes and the benchmark worker; the
+# import-linter contracts cannot see importlib.import_module or __import__, so this does.
+VENDOR_MODULES = {"pynvml", "amdsmi", "psutil", "torch", "torch_directml", "jax", "jaxlib",
+                  "onnxruntime", "tensorflow"}
+DYNAMIC_IMPORT_ALLOWED = {Path("gpuscope/probes"), Path("gpuscope/bench/worker_script.py")}
+
+
+def _dynamic_imports(path: Path) -> list[tuple[int, str | None]]:
+    """(line, module) of each importlib.import_module(...) or __import__(...) call: the module
+    when it is a literal or an f-string's literal head ("gpuscope.parsers."), else None."""
+    import ast
+
+    found: list[tuple[int, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name not in ("import_module", "__import__"):
+            continue
+        first = node.args[0]
+        module: str | None = None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            module = first.value
+        elif (isinstance(first, ast.JoinedStr) and first.values
+              and isinstance(first.values[0], ast.Constant)):
+            module = str(first.values[0].value)
+        found.append((node.lineno, module))
+    return found
+
+
+def test_vendor_libraries_are_imported_dynamically_only_where_allowed() -> None:
+    offenders = []
+    for path in sorted((ROOT / "gpuscope").rglob("*.py")):
+        relative = path.relative_to(ROOT)
+        if any(relative == allowed or allowed in relative.parents
+               for allowed in DYNAMIC_IMPORT_ALLOWED):
+            continue
+        for line, module in _dynamic_imports(path):
+            top = (module or "").split(".")[0]
+            if module is None or (top in VENDOR_MODULES) or not module.startswith("gpuscope."):
+                offenders.append(f"{relative}:{line}: {module or 'a computed name'}")
+    # inventory.py imports the probe modules its ProbeSpecs name, all of them in probes/.
+    assert [o.rsplit(":", 2)[0] + ":" + o.rsplit(":", 1)[1] for o in offenders] == [
+        "gpuscope/inventory.py: a computed name"], offenders
+    from gpuscope.inventory import PROBES
+
+    assert all(spec.function.startswith("gpuscope.probes.") for spec in PROBES)

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuscope.evidence import LiveSystem, ReplaySystem, Snapshot
+from gpuscope.inventory import assemble_stack
 from gpuscope.model import Fact, ProbeResult, ProbeState, Stack
 from gpuscope.probes.stack import (
     FRAMEWORK_ENV_VARS,
@@ -298,9 +299,8 @@ def test_windows_without_hip_sdk() -> None:
 
 
 def test_facts_assemble_into_the_stack() -> None:
-    inventory = pytest.importorskip("gpuscope.inventory")
     result = probe_stack(ReplaySystem(ROCM_624))
-    stack: Stack = inventory.assemble_stack([result])
+    stack: Stack = assemble_stack([result])
     assert stack.rocm_version == "6.2.4"
     assert stack.hip_runtime_version == "6.2.41134"
     assert stack.hsa_runtime_version == "1.14"
