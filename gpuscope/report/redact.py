@@ -489,22 +489,22 @@ class Redactor:
         """The text with every sensitive value replaced by its placeholder. Runs until nothing
         changes: a replacement can expose a neighbour that a longer match hid ("S/N 1234-fe80::1"
         took "1234-fe80" and left "::1"), and redacting twice must change nothing."""
-        return self._until_stable(text, shell=False)
+        return self._until_stable(text, as_command=False)
 
     def redact_command(self, command: str) -> str:
         """A shell command line redacted so that it still parses and runs: a user name becomes
         `$USER`, a home directory `$HOME`, anything else a word like `REDACTED_SERIAL_1`."""
-        return self._until_stable(command, shell=True)
+        return self._until_stable(command, as_command=True)
 
-    def _until_stable(self, text: str, *, shell: bool) -> str:
+    def _until_stable(self, text: str, *, as_command: bool) -> str:
         for _ in range(_MAX_PASSES):
-            redacted = self._pass(text, shell)
+            redacted = self._pass(text, as_command)
             if redacted == text:
                 break
             text = redacted
         return text
 
-    def _pass(self, text: str, shell: bool = False) -> str:
+    def _pass(self, text: str, as_command: bool = False) -> str:
         spans = self._select(self._spans(text))
         if not spans:
             return text
@@ -514,7 +514,7 @@ class Redactor:
             out.append(text[position:span.start])
             if span.kind is None:
                 out.append(span.original)
-            elif shell:
+            elif as_command:  # a placeholder that is a shell word
                 following = text[span.end:span.end + 1]
                 out.append(self._shell_placeholder(span.kind, span.canonical, span.original,
                                                    following))
@@ -570,7 +570,7 @@ class Redactor:
         return holder
 
     def _value(self, value: Any, kind: Kind | None, describing: bool = False,
-               shell: bool = False) -> Any:
+               as_command: bool = False) -> Any:
         if isinstance(value, Mapping):
             result: dict[Any, Any] = {}
             for key, item in value.items():
@@ -579,11 +579,11 @@ class Redactor:
                                               key in _DESCRIBING_KEYS, key in _COMMAND_KEYS)
             return result
         if isinstance(value, list):
-            return [self._value(item, kind, shell=shell) for item in value]
+            return [self._value(item, kind, as_command=as_command) for item in value]
         if isinstance(value, tuple):
-            return tuple(self._value(item, kind, shell=shell) for item in value)
+            return tuple(self._value(item, kind, as_command=as_command) for item in value)
         if isinstance(value, str):
-            return self.redact_command(value) if shell else self._string(value, kind)
+            return self.redact_command(value) if as_command else self._string(value, kind)
         if (isinstance(value, int) and not isinstance(value, bool) and kind is Kind.SERIAL
                 and value != 0):
             return self._placeholder(kind, _canonical(kind, str(value)), str(value))
