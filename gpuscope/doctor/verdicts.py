@@ -187,24 +187,27 @@ def smoke_cause(message: str) -> str:
     return "other"
 
 
-def smoke_failures(data: DoctorInput, torch: Framework) -> list[SmokeFailure]:
-    """The failed smoke tests of a framework ("failed: <reason>", or "failed: cuda:0: <reason>;
-    cuda:1: <reason>" when it tested several devices), each with its cause and GPU."""
-    result = torch.smoke_test or ""
-    if not result.startswith("failed"):
+def _smoke_parts(framework: Framework, status: str, empty: str) -> list[tuple[str | None, str]]:
+    """(device, message) of each device in a smoke test summary of this status: "<status>:
+    <reason>" for one device tested (device None), "<status>: cuda:0: <reason>; cuda:1: ..."
+    for several. [] when the summary has another status."""
+    result = framework.smoke_test or ""
+    if not result.startswith(status):
         return []
-    rest = result[len("failed"):].lstrip(": ").strip()[:_MAX_MESSAGE] or "no reason given"
-    # One device tested: "failed: <reason>"; several: "failed: cuda:0: <reason>; cuda:1: ...".
-    prefixed = _DEVICE_PREFIX.match(rest) is not None
-    parts = _DEVICE_SPLIT.split(rest) if prefixed else [rest]
-    failures = []
-    for part in parts:
-        match = _DEVICE_PREFIX.match(part) if prefixed else None
-        device = match.group(1) if match else None
-        message = part[match.end():] if match else part
-        failures.append(SmokeFailure(device, message, smoke_cause(message),
-                                     _smoke_gpu(data, torch, device)))
-    return failures
+    rest = result[len(status):].lstrip(": ").strip()[:_MAX_MESSAGE] or empty
+    if _DEVICE_PREFIX.match(rest) is None:
+        return [(None, rest)]
+    parts = []
+    for part in _DEVICE_SPLIT.split(rest):
+        match = _DEVICE_PREFIX.match(part)
+        parts.append((match.group(1), part[match.end():]) if match else (None, part))
+    return parts
+
+
+def smoke_failures(data: DoctorInput, torch: Framework) -> list[SmokeFailure]:
+    """The failed smoke tests of a framework, each with its cause and GPU."""
+    return [SmokeFailure(device, message, smoke_cause(message), _smoke_gpu(data, torch, device))
+            for device, message in _smoke_parts(torch, "failed", "no reason given")]
 
 
 def _smoke_gpu(data: DoctorInput, torch: Framework, device: str | None) -> int | None:
@@ -541,16 +544,9 @@ def _decide(data: DoctorInput, findings: Sequence[Finding], framework: Framework
 def _unfinished_smoke(framework: Framework, device: int | None) -> str | None:
     """The words of a smoke test the time budget cut short on this device ("did not finish in
     the 3 s ..."), or None when it finished (or failed) there."""
-    result = framework.smoke_test or ""
-    if not result.startswith("unfinished"):
-        return None
-    rest = result[len("unfinished"):].lstrip(": ").strip()[:_MAX_MESSAGE]
-    if _DEVICE_PREFIX.match(rest) is None:
-        return rest or "did not finish"
-    for part in _DEVICE_SPLIT.split(rest):
-        match = _DEVICE_PREFIX.match(part)
-        if match and device is not None and match.group(1).endswith(f":{device}"):
-            return part[match.end():]
+    for tested, message in _smoke_parts(framework, "unfinished", "did not finish"):
+        if tested is None or (device is not None and tested.endswith(f":{device}")):
+            return message
     return None
 
 
