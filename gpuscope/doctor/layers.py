@@ -31,6 +31,20 @@ class LayerRow:
     # The framework layer's verdict (None on other layers, and when nothing was inspected).
     verdict: FrameworkVerdict | None = None
 
+    @property
+    def fix_source(self) -> Finding | FrameworkVerdict | None:
+        """What carries this row's fix when it is blocked or warned: its finding, else a
+        framework verdict with a fix of its own and no finding behind it (a smoke test the
+        time budget cut short)."""
+        if self.state not in (LayerState.BLOCKED, LayerState.WARNING):
+            return None
+        if self.finding is not None:
+            return self.finding
+        if self.verdict is not None and not self.verdict.causes and (
+                self.verdict.fix or self.verdict.fix_commands):
+            return self.verdict
+        return None
+
 
 def _finding(findings: Sequence[Finding], gpu: Gpu, *ids: str) -> Finding | None:
     for finding in findings:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuscope.doctor.layers import LayerState, layers_for
+from gpuscope.doctor.layers import layers_for
 from gpuscope.doctor.rules import DoctorInput
 from gpuscope.doctor.verdicts import FrameworkVerdict, framework_verdicts
 from gpuscope.model import Finding, OriginKind, Severity
@@ -55,14 +55,8 @@ def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
                      + (f" ({target})" if target else ""))
         for row in layers_for(data, findings, gpu):
             lines.append(f"  {row.state.mark} {row.name:<26} {row.text}")
-            if row.state not in (LayerState.BLOCKED, LayerState.WARNING):
-                continue
-            # A framework verdict with no finding behind it (a smoke test the time budget cut
-            # short) carries its own fix.
-            own = row.verdict if row.verdict is not None and not row.verdict.causes else None
-            source = row.finding or own
-            if source is not None:
-                lines += fix_lines(source, f"  {'':<29}")
+            if row.fix_source is not None:
+                lines += fix_lines(row.fix_source, f"  {'':<29}")
         lines.append("")
     for framework in data.frameworks:
         if framework.error:

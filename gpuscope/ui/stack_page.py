@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.doctor.layers import LayerRow, LayerState
+from gpuscope.doctor.verdicts import FrameworkVerdict
 from gpuscope.model import Finding, Gpu, GpuKind, Severity, Vendor
 from gpuscope.ui.doctor_loader import Diagnosis
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
@@ -174,8 +175,9 @@ class FixLine(QFrame):
         self.copy_button.setVisible(bool(self.commands))
 
     @classmethod
-    def of(cls, finding: Finding) -> FixLine | None:
-        """The fix of `finding`, or None when it has neither words nor commands."""
+    def of(cls, finding: Finding | FrameworkVerdict) -> FixLine | None:
+        """The fix of `finding` (or of a verdict), or None when it has neither words nor
+        commands."""
         if not finding.fix and not finding.fix_commands:
             return None
         return cls(finding.fix, finding.fix_commands)
@@ -313,18 +315,18 @@ class LayerBox(QFrame):
             f"{finding.id} ({finding.severity.value})" if finding is not None else None))
         column.addWidget(self.text_label)
         self.detail: DetailLabel | None = None
-        self.fix_line: FixLine | None = None
         if finding is not None:
             if finding.title != shown:
                 column.addWidget(make_label(finding.title, bold=True))
             if finding.detail:
                 self.detail = DetailLabel(finding.detail)
                 column.addWidget(self.detail)
-            self.fix_line = FixLine.of(finding)
-            if self.fix_line is not None:
-                column.addWidget(self.fix_line)
-            if finding.evidence:
-                column.addWidget(evidence_label(finding))
+        source = finding or row.fix_source  # a finding's fix shows whatever the row's state
+        self.fix_line: FixLine | None = FixLine.of(source) if source is not None else None
+        if self.fix_line is not None:
+            column.addWidget(self.fix_line)
+        if finding is not None and finding.evidence:
+            column.addWidget(evidence_label(finding))
 
     def texts(self) -> list[str]:
         texts = [self.row.state.mark, self.name_label.text(), self.state_label.text(),

@@ -312,3 +312,24 @@ def test_the_stack_page_says_while_probes_are_still_running(qtbot: Any) -> None:
         assert "still asking" not in window.stack_page.summary_label.text()
     finally:
         window.close()
+
+
+def test_a_smoke_test_cut_short_shows_the_command_that_allows_it_time(qtbot: Any) -> None:
+    # The real H200 whose 10 s check cut its smoke test short: a warning with no finding
+    # behind it, whose fix is the verdict's own, copyable like any other.
+    snapshot = FIXTURES / "snapshots" / "nvidia_h200_smoke_cut_short.json"
+    window = MainWindow(ReplaySystem.from_file(snapshot), inspect_frameworks=True)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        qtbot.waitUntil(lambda: not window.loader.is_running
+                        and not window.doctor.is_inspecting, timeout=20_000)
+        window.select_page("stack")
+        (stack,) = window.stack_page.stacks()
+        framework = stack.box("Framework")
+        assert framework.state is LayerState.WARNING and framework.row.finding is None
+        assert "not yet confirmed" in framework.text_label.text()
+        assert framework.fix_line is not None
+        assert framework.fix_line.text() == "gpuscope doctor --python /opt/torch/.venv/bin/python3"
+    finally:
+        window.close()
