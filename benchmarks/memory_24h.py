@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import psutil
 
-from gpuscope.telemetry.metrics import GPU_METRICS, HOST_METRICS, Reading, cpu_core_metric
+from gpuscope.metrics import GPU_METRICS, HOST_METRICS, Reading, cpu_core_metric
 from gpuscope.telemetry.recorder import Recorder, open_recording
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import BaseSource

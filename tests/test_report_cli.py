@@ -284,7 +284,7 @@ def test_the_telemetry_strip_from_a_recording(tmp_path: Path,
 
     from gpuscope.evidence import ReplaySystem
     from gpuscope.inventory import collect_inventory
-    from gpuscope.telemetry.metrics import Metric, series_name
+    from gpuscope.metrics import Metric, series_name
     from gpuscope.telemetry.recorder import write_recording
 
     snapshot = planted_snapshot(tmp_path)

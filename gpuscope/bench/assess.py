@@ -35,8 +35,8 @@ from gpuscope.knowledge.bench_expectations import (
 )
 from gpuscope.knowledge.sources import Source, sources_text
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
+from gpuscope.metrics import Metric
 from gpuscope.model import Gpu, Vendor, pcie_generation
-from gpuscope.telemetry.metrics import Metric
 
 # A Radeon card's own link fields describe its on-board PCIe switch, not the slot
 # (https://github.com/ilya-zlobintsev/LACT/issues/334): such a link is no peak for a host

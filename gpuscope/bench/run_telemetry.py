@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 
 from gpuscope.bench.results import BenchTelemetry, MetricSummary
-from gpuscope.telemetry.metrics import (
+from gpuscope.metrics import (
     HOST_DEVICE,
     Metric,
     metric_label,

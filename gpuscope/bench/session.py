@@ -35,8 +35,8 @@ from gpuscope.bench.runner import (
     ResultReceived,
     RunFinished,
 )
+from gpuscope.metrics import HOST_DEVICE
 from gpuscope.model import Gpu
-from gpuscope.telemetry.metrics import HOST_DEVICE
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import SourceSet
 

@@ -23,14 +23,12 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscope.metrics import Metric, Raw, ThrottleReason
 from gpuscope.probes.amdsmi import _FIELD_REASONS
 
 log = logging.getLogger(__name__)
 
 READER_NAME = "amdsmi"
-
-# (value, source) when read, (None, why it is missing) when not.
-Raw = tuple[float | None, str]
 
 # AMDSMI_STATUS_* codes that will not change while gpuscope runs.
 _NOT_SUPPORTED = 2
@@ -42,23 +40,15 @@ _PERMANENT_CODES = frozenset({_NOT_SUPPORTED, _NOT_YET_IMPLEMENTED, _NO_PERM, _F
 # amdsmi_interface.AMDSMI_MAX_FAN_SPEED: fan speed is 0..255 unless the GPU says otherwise.
 _DEFAULT_FAN_MAX = 255
 
-# gpuscope's vendor-neutral throttle bits (gpuscope.telemetry.metrics.ThrottleReason; a test
-# keeps the two in step).
-THROTTLE_POWER = 1
-THROTTLE_THERMAL = 2
-THROTTLE_CURRENT = 4
-THROTTLE_HARDWARE = 8
-THROTTLE_OTHER = 64
-
 # amdgpu's ASIC-independent throttler bits (SMU_THROTTLER_*_BIT, drivers/gpu/drm/amd/pm/swsmu/
 # inc/amdgpu_smu.h): 0-7 power (PPT, SPL, FPPT, SPPT), 16-23 current (TDC, EDC, APCC),
 # 32-43 temperature, 44-47 VR hot and PROCHOT, 56-57 PPM and FIT.
 _THROTTLER_RANGES: tuple[tuple[int, int, int], ...] = (
-    (0, 16, THROTTLE_POWER),
-    (16, 32, THROTTLE_CURRENT),
-    (32, 44, THROTTLE_THERMAL),
-    (44, 48, THROTTLE_HARDWARE),
-    (48, 64, THROTTLE_OTHER),
+    (0, 16, ThrottleReason.POWER),
+    (16, 32, ThrottleReason.CURRENT),
+    (32, 44, ThrottleReason.THERMAL),
+    (44, 48, ThrottleReason.HARDWARE),
+    (48, 64, ThrottleReason.OTHER),
 )
 
 
@@ -123,17 +113,17 @@ class _Query:
 def _power(answer: Any) -> dict[str, float | None]:
     value, _key_used = _key(answer, "current_socket_power", "socket_power",
                             "average_socket_power")
-    return {"power_w": value}
+    return {Metric.POWER_W: value}
 
 
 def _throttle(answer: Any) -> dict[str, float | None]:
     independent, _ = _key(answer, "indep_throttle_status")
     if independent is not None:
-        return {"throttle_reasons": float(throttle_flags_from_amdgpu(int(independent)))}
+        return {Metric.THROTTLE_REASONS: float(throttle_flags_from_amdgpu(int(independent)))}
     dependent, _ = _key(answer, "throttle_status")
     if dependent is not None:
-        return {"throttle_reasons": 0.0 if dependent == 0 else float(THROTTLE_OTHER)}
-    return {"throttle_reasons": None}
+        return {Metric.THROTTLE_REASONS: 0.0 if dependent == 0 else float(ThrottleReason.OTHER)}
+    return {Metric.THROTTLE_REASONS: None}
 
 
 def _pcie(answer: Any) -> dict[str, float | None]:
@@ -142,48 +132,51 @@ def _pcie(answer: Any) -> dict[str, float | None]:
     width, _ = _key(metric, "pcie_width")
     bandwidth, _ = _key(metric, "pcie_bandwidth")
     return {
-        "pcie_gen": pcie_generation_from_speed(speed),
-        "pcie_width": width if width is not None and width > 0 else None,
+        Metric.PCIE_GEN: pcie_generation_from_speed(speed),
+        Metric.PCIE_WIDTH: width if width is not None and width > 0 else None,
         # Mb/s -> bytes/s
-        "pcie_bandwidth_bytes_s": bandwidth * 125_000.0 if bandwidth is not None else None,
+        Metric.PCIE_BANDWIDTH_BYTES_S: bandwidth * 125_000.0 if bandwidth is not None else None,
     }
 
 
 _QUERIES: tuple[_Query, ...] = (
-    _Query(("gpu_util_percent",), "amdsmi_get_gpu_activity", (),
+    _Query((Metric.GPU_UTIL_PERCENT,), "amdsmi_get_gpu_activity", (),
            "amdsmi_get_gpu_activity() gfx_activity",
-           lambda a: {"gpu_util_percent": _key(a, "gfx_activity")[0]}),
-    _Query(("vram_used_bytes",), "amdsmi_get_gpu_memory_usage", ("AmdSmiMemoryType.VRAM",),
-           "amdsmi_get_gpu_memory_usage(VRAM)", lambda v: {"vram_used_bytes": _number(v)}),
-    _Query(("vram_total_bytes",), "amdsmi_get_gpu_memory_total", ("AmdSmiMemoryType.VRAM",),
-           "amdsmi_get_gpu_memory_total(VRAM)", lambda v: {"vram_total_bytes": _number(v)},
+           lambda a: {Metric.GPU_UTIL_PERCENT: _key(a, "gfx_activity")[0]}),
+    _Query((Metric.VRAM_USED_BYTES,), "amdsmi_get_gpu_memory_usage", ("AmdSmiMemoryType.VRAM",),
+           "amdsmi_get_gpu_memory_usage(VRAM)", lambda v: {Metric.VRAM_USED_BYTES: _number(v)}),
+    _Query((Metric.VRAM_TOTAL_BYTES,), "amdsmi_get_gpu_memory_total", ("AmdSmiMemoryType.VRAM",),
+           "amdsmi_get_gpu_memory_total(VRAM)", lambda v: {Metric.VRAM_TOTAL_BYTES: _number(v)},
            static=True),
-    _Query(("gtt_used_bytes",), "amdsmi_get_gpu_memory_usage", ("AmdSmiMemoryType.GTT",),
-           "amdsmi_get_gpu_memory_usage(GTT)", lambda v: {"gtt_used_bytes": _number(v)}),
-    _Query(("temp_edge_c",), "amdsmi_get_temp_metric",
+    _Query((Metric.GTT_USED_BYTES,), "amdsmi_get_gpu_memory_usage", ("AmdSmiMemoryType.GTT",),
+           "amdsmi_get_gpu_memory_usage(GTT)", lambda v: {Metric.GTT_USED_BYTES: _number(v)}),
+    _Query((Metric.TEMP_EDGE_C,), "amdsmi_get_temp_metric",
            ("AmdSmiTemperatureType.EDGE", "AmdSmiTemperatureMetric.CURRENT"),
-           "amdsmi_get_temp_metric(EDGE, CURRENT)", lambda v: {"temp_edge_c": _number(v)}),
-    _Query(("temp_junction_c",), "amdsmi_get_temp_metric",
+           "amdsmi_get_temp_metric(EDGE, CURRENT)", lambda v: {Metric.TEMP_EDGE_C: _number(v)}),
+    _Query((Metric.TEMP_JUNCTION_C,), "amdsmi_get_temp_metric",
            ("AmdSmiTemperatureType.HOTSPOT", "AmdSmiTemperatureMetric.CURRENT"),
-           "amdsmi_get_temp_metric(HOTSPOT, CURRENT)", lambda v: {"temp_junction_c": _number(v)}),
-    _Query(("temp_memory_c",), "amdsmi_get_temp_metric",
+           "amdsmi_get_temp_metric(HOTSPOT, CURRENT)",
+           lambda v: {Metric.TEMP_JUNCTION_C: _number(v)}),
+    _Query((Metric.TEMP_MEMORY_C,), "amdsmi_get_temp_metric",
            ("AmdSmiTemperatureType.VRAM", "AmdSmiTemperatureMetric.CURRENT"),
-           "amdsmi_get_temp_metric(VRAM, CURRENT)", lambda v: {"temp_memory_c": _number(v)}),
-    _Query(("power_w",), "amdsmi_get_power_info", (), "amdsmi_get_power_info() socket power (W)",
+           "amdsmi_get_temp_metric(VRAM, CURRENT)", lambda v: {Metric.TEMP_MEMORY_C: _number(v)}),
+    _Query((Metric.POWER_W,), "amdsmi_get_power_info", (),
+           "amdsmi_get_power_info() socket power (W)",
            _power),
-    _Query(("power_cap_w",), "amdsmi_get_power_cap_info", (),
+    _Query((Metric.POWER_CAP_W,), "amdsmi_get_power_cap_info", (),
            "amdsmi_get_power_cap_info() power_cap (µW)",
-           lambda a: {"power_cap_w": (v * 1e-6 if (v := _key(a, "power_cap")[0]) is not None
+           lambda a: {Metric.POWER_CAP_W: (v * 1e-6 if (v := _key(a, "power_cap")[0]) is not None
                                       else None)}),
-    _Query(("sclk_mhz",), "amdsmi_get_clock_info", ("AmdSmiClkType.GFX",),
-           "amdsmi_get_clock_info(GFX) clk", lambda a: {"sclk_mhz": _key(a, "clk")[0]}),
-    _Query(("mclk_mhz",), "amdsmi_get_clock_info", ("AmdSmiClkType.MEM",),
-           "amdsmi_get_clock_info(MEM) clk", lambda a: {"mclk_mhz": _key(a, "clk")[0]}),
-    _Query(("fan_rpm",), "amdsmi_get_gpu_fan_rpms", ("0",), "amdsmi_get_gpu_fan_rpms(0)",
-           lambda v: {"fan_rpm": _number(v)}),
-    _Query(("pcie_gen", "pcie_width", "pcie_bandwidth_bytes_s"), "amdsmi_get_pcie_info", (),
+    _Query((Metric.SCLK_MHZ,), "amdsmi_get_clock_info", ("AmdSmiClkType.GFX",),
+           "amdsmi_get_clock_info(GFX) clk", lambda a: {Metric.SCLK_MHZ: _key(a, "clk")[0]}),
+    _Query((Metric.MCLK_MHZ,), "amdsmi_get_clock_info", ("AmdSmiClkType.MEM",),
+           "amdsmi_get_clock_info(MEM) clk", lambda a: {Metric.MCLK_MHZ: _key(a, "clk")[0]}),
+    _Query((Metric.FAN_RPM,), "amdsmi_get_gpu_fan_rpms", ("0",), "amdsmi_get_gpu_fan_rpms(0)",
+           lambda v: {Metric.FAN_RPM: _number(v)}),
+    _Query((Metric.PCIE_GEN, Metric.PCIE_WIDTH, Metric.PCIE_BANDWIDTH_BYTES_S),
+           "amdsmi_get_pcie_info", (),
            "amdsmi_get_pcie_info() pcie_metric", _pcie),
-    _Query(("throttle_reasons",), "amdsmi_get_gpu_metrics_info", (),
+    _Query((Metric.THROTTLE_REASONS,), "amdsmi_get_gpu_metrics_info", (),
            "amdsmi_get_gpu_metrics_info() indep_throttle_status", _throttle),
 )
 
@@ -330,13 +323,13 @@ class AmdsmiDeviceReader:
         label = "amdsmi_get_gpu_fan_speed(0) / amdsmi_get_gpu_fan_speed_max(0)"
         speed = getattr(self._amdsmi, "amdsmi_get_gpu_fan_speed", None)
         if speed is None:
-            self._give_up(("fan_percent",), "this amdsmi has no amdsmi_get_gpu_fan_speed")
+            self._give_up((Metric.FAN_PERCENT,), "this amdsmi has no amdsmi_get_gpu_fan_speed")
             return
         try:
             speed(self._handle, 0)
         except Exception as exc:  # as in _discover
             if _is_permanent(exc):
-                self._give_up(("fan_percent",), f"amdsmi_get_gpu_fan_speed(0): {_reason(exc)}")
+                self._give_up((Metric.FAN_PERCENT,), f"amdsmi_get_gpu_fan_speed(0): {_reason(exc)}")
                 return
         maximum = getattr(self._amdsmi, "amdsmi_get_gpu_fan_speed_max", None)
         if maximum is not None:
@@ -346,7 +339,7 @@ class AmdsmiDeviceReader:
                     self._fan_max = value
             except Exception as exc:  # the 0..255 default stands
                 log.debug("amdsmi_get_gpu_fan_speed_max: %s", _reason(exc))
-        self.supported["fan_percent"] = label
+        self.supported[Metric.FAN_PERCENT] = label
 
     def _give_up(self, metrics: Collection[str], reason: str) -> None:
         for metric in metrics:
@@ -360,7 +353,7 @@ class AmdsmiDeviceReader:
         for metric in metrics:
             if metric in self._static:
                 out[metric] = self._static[metric]
-            elif metric == "fan_percent" and metric in self.supported:
+            elif metric == Metric.FAN_PERCENT and metric in self.supported:
                 out[metric] = self._fan_percent()
             elif (label := self._metric_query.get(metric)) is not None:
                 labels[label] = None
@@ -392,7 +385,7 @@ class AmdsmiDeviceReader:
         return out
 
     def _fan_percent(self) -> Raw:
-        label = self.supported.get("fan_percent", "amdsmi_get_gpu_fan_speed(0)")
+        label = self.supported.get(Metric.FAN_PERCENT, "amdsmi_get_gpu_fan_speed(0)")
         try:
             value = _number(self._amdsmi.amdsmi_get_gpu_fan_speed(self._handle, 0))
         except Exception as exc:  # as in read()

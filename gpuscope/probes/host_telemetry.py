@@ -15,19 +15,17 @@ import time
 from collections.abc import Collection
 from typing import Any
 
+from gpuscope.metrics import Metric, Raw
+
 log = logging.getLogger(__name__)
 
 READER_NAME = "psutil"
 
-# Metric ids (gpuscope.telemetry.metrics.Metric values; the probe layer does not import it).
-CPU_TOTAL = "host_cpu_percent"
-RAM_USED = "host_ram_used_bytes"
-SWAP_USED = "host_swap_used_bytes"
+CPU_TOTAL = Metric.HOST_CPU_PERCENT
+RAM_USED = Metric.HOST_RAM_USED_BYTES
+SWAP_USED = Metric.HOST_SWAP_USED_BYTES
 
 SWAP_INTERVAL_S = 1.0
-
-# (value, source) when read, (None, why it is missing) when not.
-Raw = tuple[float | None, str]
 
 
 def core_metric(core: int) -> str:
@@ -81,8 +79,8 @@ class HostReader:
                 self.supported[metric] = source
             except Exception as exc:  # as above
                 self.unsupported[metric] = f"psutil.{call}() failed: {_describe(exc)}"
-        for metric, reason in self.unsupported.items():
-            log.info("host: %s not available: %s", metric, reason)
+        for name, reason in self.unsupported.items():
+            log.info("host: %s not available: %s", name, reason)
 
     @property
     def core_count(self) -> int:

@@ -26,14 +26,12 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscope.metrics import Metric, Raw, ThrottleReason
 from gpuscope.probes.nvml import _FIELD_REASONS, _INIT_FAILURES, _REASON_LIBRARY_NOT_FOUND
 
 log = logging.getLogger(__name__)
 
 READER_NAME = "nvml"
-
-# (value, source) when read, (None, why it is missing) when not.
-Raw = tuple[float | None, str]
 
 # nvml.h constants, for bindings that lack a name.
 _NVML_TEMPERATURE_GPU = 0
@@ -55,31 +53,21 @@ REASON_LOST = "GPU fell off the bus (NVML: GPU is lost)"
 # RX and TX take turns: each is refreshed about once a second.
 PCIE_THROUGHPUT_INTERVAL_S = 0.5
 _THROUGHPUT_COUNTERS: tuple[tuple[str, str, int, str], ...] = (
-    ("pcie_rx_bytes_s", "NVML_PCIE_UTIL_RX_BYTES", 1, "RX"),
-    ("pcie_tx_bytes_s", "NVML_PCIE_UTIL_TX_BYTES", 0, "TX"),
+    (Metric.PCIE_RX_BYTES_S, "NVML_PCIE_UTIL_RX_BYTES", 1, "RX"),
+    (Metric.PCIE_TX_BYTES_S, "NVML_PCIE_UTIL_TX_BYTES", 0, "TX"),
 )
-
-# gpuscope's vendor-neutral throttle bits (gpuscope.telemetry.metrics.ThrottleReason; a test
-# keeps the two in step).
-THROTTLE_POWER = 1
-THROTTLE_THERMAL = 2
-THROTTLE_CURRENT = 4
-THROTTLE_HARDWARE = 8
-THROTTLE_SETTING = 16
-THROTTLE_IDLE = 32
-THROTTLE_OTHER = 64
 
 # nvmlClocksEventReason* bits (nvml.h) -> the neutral bits.
 _CLOCK_EVENT_BITS: tuple[tuple[int, int], ...] = (
-    (0x1, THROTTLE_IDLE),  # GpuIdle
-    (0x2, THROTTLE_SETTING),  # ApplicationsClocksSetting
-    (0x4, THROTTLE_POWER),  # SwPowerCap
-    (0x8, THROTTLE_HARDWARE),  # HwSlowdown
-    (0x10, THROTTLE_SETTING),  # SyncBoost
-    (0x20, THROTTLE_THERMAL),  # SwThermalSlowdown
-    (0x40, THROTTLE_THERMAL | THROTTLE_HARDWARE),  # HwThermalSlowdown
-    (0x80, THROTTLE_POWER | THROTTLE_HARDWARE),  # HwPowerBrakeSlowdown
-    (0x100, THROTTLE_SETTING),  # DisplayClockSetting
+    (0x1, ThrottleReason.IDLE),  # GpuIdle
+    (0x2, ThrottleReason.SETTING),  # ApplicationsClocksSetting
+    (0x4, ThrottleReason.POWER),  # SwPowerCap
+    (0x8, ThrottleReason.HARDWARE),  # HwSlowdown
+    (0x10, ThrottleReason.SETTING),  # SyncBoost
+    (0x20, ThrottleReason.THERMAL),  # SwThermalSlowdown
+    (0x40, ThrottleReason.THERMAL | ThrottleReason.HARDWARE),  # HwThermalSlowdown
+    (0x80, ThrottleReason.POWER | ThrottleReason.HARDWARE),  # HwPowerBrakeSlowdown
+    (0x100, ThrottleReason.SETTING),  # DisplayClockSetting
 )
 _KNOWN_CLOCK_EVENT_BITS = 0x1FF
 
@@ -91,7 +79,7 @@ def throttle_flags_from_nvml(mask: int) -> int:
         if mask & bit:
             flags |= flag
     if mask & ~_KNOWN_CLOCK_EVENT_BITS:
-        flags |= THROTTLE_OTHER
+        flags |= ThrottleReason.OTHER
     return flags
 
 
@@ -237,43 +225,47 @@ class NvmlDeviceReader:
         gpu_sensor = self._const("NVML_TEMPERATURE_GPU", _NVML_TEMPERATURE_GPU)
         memory_temp = self._const("NVML_FI_DEV_MEMORY_TEMP", _NVML_FI_DEV_MEMORY_TEMP)
         return [
-            _Query(("gpu_util_percent",), ("nvmlDeviceGetUtilizationRates",), (),
+            _Query((Metric.GPU_UTIL_PERCENT,), ("nvmlDeviceGetUtilizationRates",), (),
                    "nvmlDeviceGetUtilizationRates().gpu",
-                   lambda r: {"gpu_util_percent": _number(r.gpu)}),
-            _Query(("vram_used_bytes", "vram_total_bytes"), ("nvmlDeviceGetMemoryInfo",), (),
+                   lambda r: {Metric.GPU_UTIL_PERCENT: _number(r.gpu)}),
+            _Query((Metric.VRAM_USED_BYTES, Metric.VRAM_TOTAL_BYTES),
+                   ("nvmlDeviceGetMemoryInfo",), (),
                    "nvmlDeviceGetMemoryInfo()",
-                   lambda r: {"vram_used_bytes": _number(r.used),
-                              "vram_total_bytes": _number(r.total)}),
+                   lambda r: {Metric.VRAM_USED_BYTES: _number(r.used),
+                              Metric.VRAM_TOTAL_BYTES: _number(r.total)}),
             # NVML's GPU sensor is the die's own, the counterpart of amdgpu's edge sensor.
-            _Query(("temp_edge_c",), ("nvmlDeviceGetTemperature",), (gpu_sensor,),
+            _Query((Metric.TEMP_EDGE_C,), ("nvmlDeviceGetTemperature",), (gpu_sensor,),
                    "nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU)",
-                   lambda v: {"temp_edge_c": _number(v)}),
+                   lambda v: {Metric.TEMP_EDGE_C: _number(v)}),
             # Reported by GPUs with HBM; GeForce cards answer NotSupported.
-            _Query(("temp_memory_c",), ("nvmlDeviceGetFieldValues",), ([memory_temp],),
+            _Query((Metric.TEMP_MEMORY_C,), ("nvmlDeviceGetFieldValues",), ([memory_temp],),
                    "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)",
-                   lambda v: {"temp_memory_c": self._field_value(v)}),
-            _Query(("power_w",), ("nvmlDeviceGetPowerUsage",), (),
-                   "nvmlDeviceGetPowerUsage() (mW)", lambda v: {"power_w": _scaled(v, 1e-3)}),
-            _Query(("power_cap_w",),
+                   lambda v: {Metric.TEMP_MEMORY_C: self._field_value(v)}),
+            _Query((Metric.POWER_W,), ("nvmlDeviceGetPowerUsage",), (),
+                   "nvmlDeviceGetPowerUsage() (mW)", lambda v: {Metric.POWER_W: _scaled(v, 1e-3)}),
+            _Query((Metric.POWER_CAP_W,),
                    ("nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit"), (),
-                   "{call}() (mW)", lambda v: {"power_cap_w": _scaled(v, 1e-3)}),
-            _Query(("sclk_mhz",), ("nvmlDeviceGetClockInfo",), (graphics,),
+                   "{call}() (mW)", lambda v: {Metric.POWER_CAP_W: _scaled(v, 1e-3)}),
+            _Query((Metric.SCLK_MHZ,), ("nvmlDeviceGetClockInfo",), (graphics,),
                    "nvmlDeviceGetClockInfo(NVML_CLOCK_GRAPHICS)",
-                   lambda v: {"sclk_mhz": _number(v)}),
-            _Query(("mclk_mhz",), ("nvmlDeviceGetClockInfo",), (memory,),
-                   "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)", lambda v: {"mclk_mhz": _number(v)}),
-            _Query(("fan_percent",), ("nvmlDeviceGetFanSpeed",), (),
-                   "nvmlDeviceGetFanSpeed() (%)", lambda v: {"fan_percent": _number(v)}),
-            _Query(("fan_rpm",), ("nvmlDeviceGetFanSpeedRPM",), (), "nvmlDeviceGetFanSpeedRPM()",
-                   lambda v: {"fan_rpm": _number(getattr(v, "speed", v))}),
-            _Query(("pcie_gen",), ("nvmlDeviceGetCurrPcieLinkGeneration",), (),
-                   "nvmlDeviceGetCurrPcieLinkGeneration()", lambda v: {"pcie_gen": _number(v)}),
-            _Query(("pcie_width",), ("nvmlDeviceGetCurrPcieLinkWidth",), (),
-                   "nvmlDeviceGetCurrPcieLinkWidth()", lambda v: {"pcie_width": _number(v)}),
-            _Query(("throttle_reasons",), ("nvmlDeviceGetCurrentClocksEventReasons",
+                   lambda v: {Metric.SCLK_MHZ: _number(v)}),
+            _Query((Metric.MCLK_MHZ,), ("nvmlDeviceGetClockInfo",), (memory,),
+                   "nvmlDeviceGetClockInfo(NVML_CLOCK_MEM)",
+                   lambda v: {Metric.MCLK_MHZ: _number(v)}),
+            _Query((Metric.FAN_PERCENT,), ("nvmlDeviceGetFanSpeed",), (),
+                   "nvmlDeviceGetFanSpeed() (%)", lambda v: {Metric.FAN_PERCENT: _number(v)}),
+            _Query((Metric.FAN_RPM,), ("nvmlDeviceGetFanSpeedRPM",), (),
+                   "nvmlDeviceGetFanSpeedRPM()",
+                   lambda v: {Metric.FAN_RPM: _number(getattr(v, "speed", v))}),
+            _Query((Metric.PCIE_GEN,), ("nvmlDeviceGetCurrPcieLinkGeneration",), (),
+                   "nvmlDeviceGetCurrPcieLinkGeneration()",
+                   lambda v: {Metric.PCIE_GEN: _number(v)}),
+            _Query((Metric.PCIE_WIDTH,), ("nvmlDeviceGetCurrPcieLinkWidth",), (),
+                   "nvmlDeviceGetCurrPcieLinkWidth()", lambda v: {Metric.PCIE_WIDTH: _number(v)}),
+            _Query((Metric.THROTTLE_REASONS,), ("nvmlDeviceGetCurrentClocksEventReasons",
                                            "nvmlDeviceGetCurrentClocksThrottleReasons"), (),
                    "{call}()",
-                   lambda v: {"throttle_reasons": float(throttle_flags_from_nvml(int(v)))}),
+                   lambda v: {Metric.THROTTLE_REASONS: float(throttle_flags_from_nvml(int(v)))}),
         ]
 
     def _field_value(self, values: Any) -> float | None:
@@ -489,7 +481,7 @@ class NvmlDeviceReader:
         """The session owns NVML; a device reader holds nothing of its own."""
 
 
-_THROUGHPUT_METRICS = ("pcie_rx_bytes_s", "pcie_tx_bytes_s")
+_THROUGHPUT_METRICS = (Metric.PCIE_RX_BYTES_S, Metric.PCIE_TX_BYTES_S)
 
 def _code(exc: BaseException) -> int | None:
     value = getattr(exc, "value", None)

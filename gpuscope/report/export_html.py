@@ -12,6 +12,7 @@ import html
 import json
 from collections.abc import Iterable, Sequence
 
+from gpuscope.metrics import HOST_DEVICE
 from gpuscope.report import style
 from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
 from gpuscope.report.export_svg import bench_bars_svg, sparkline_svg
@@ -25,7 +26,6 @@ from gpuscope.report.share import (
     format_stat,
     format_unix,
 )
-from gpuscope.telemetry.metrics import HOST_DEVICE
 from gpuscope.untrusted import clean_text
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"

@@ -39,6 +39,7 @@ from gpuscope.doctor.layers import LayerState, layers_for
 from gpuscope.doctor.verdicts import framework_verdicts
 from gpuscope.knowledge.bench_expectations import VerdictLevel
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
+from gpuscope.metrics import CATALOGUE, HOST_DEVICE, Metric
 from gpuscope.model import (
     Finding,
     Gpu,
@@ -55,7 +56,6 @@ from gpuscope.model import json_float as _float
 from gpuscope.model import json_int as _int
 from gpuscope.model import json_list as _list
 from gpuscope.report.redact import Identity, Redactor, Replacement
-from gpuscope.telemetry.metrics import CATALOGUE, HOST_DEVICE, Metric
 
 REPORT_SCHEMA = "gpuscope.report/1"
 TELEMETRY_SCHEMA = "gpuscope.telemetry-summary/1"

@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from gpuscope import __version__
+from gpuscope.metrics import split_series_name, stored_unit
 from gpuscope.model import Inventory, JsonValue, to_jsonable
-from gpuscope.telemetry.metrics import split_series_name, stored_unit
 from gpuscope.telemetry.ring import FloatArray, SeriesRing
 from gpuscope.telemetry.sampler import Sampler, TickEvent
 from gpuscope.untrusted import UntrustedInputError, file_kind, load_json

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuscope.telemetry.metrics import (
+from gpuscope.metrics import (
     ProcessSnapshot,
     Reading,
     metric_label,

@@ -23,6 +23,16 @@ from types import TracebackType
 from typing import Any, Protocol
 
 from gpuscope.evidence import System
+from gpuscope.metrics import (
+    GPU_METRICS,
+    HOST_DEVICE,
+    HOST_METRICS,
+    GpuProcess,
+    Metric,
+    ProcessSnapshot,
+    Raw,
+    Reading,
+)
 from gpuscope.model import Gpu, Inventory, OriginKind, Vendor, pcie_generation
 from gpuscope.probes.amdgpu_sysfs import (
     DRM_CLASS,
@@ -35,18 +45,8 @@ from gpuscope.probes.amdgpu_sysfs import (
 from gpuscope.probes.amdsmi_telemetry import AmdsmiSession
 from gpuscope.probes.host_telemetry import HostReader
 from gpuscope.probes.nvml_telemetry import NvmlSession
-from gpuscope.telemetry.metrics import (
-    GPU_METRICS,
-    HOST_DEVICE,
-    HOST_METRICS,
-    GpuProcess,
-    ProcessSnapshot,
-    Reading,
-)
 
 log = logging.getLogger(__name__)
-
-Raw = tuple[float | None, str]
 
 DEFAULT_DISCOVERY_TIMEOUT_S = 10.0
 GPU_METRIC_IDS: tuple[str, ...] = tuple(m.value for m in GPU_METRICS)
@@ -145,9 +145,9 @@ def _link_width(text: str) -> float | None:
     return float(value) if value is not None and value > 0 else None
 
 
-_HWMON_TEMP_LABELS = {"edge": "temp_edge_c", "junction": "temp_junction_c",
-                      "hotspot": "temp_junction_c", "mem": "temp_memory_c",
-                      "memory": "temp_memory_c", "vram": "temp_memory_c"}
+_HWMON_TEMP_LABELS = {"edge": Metric.TEMP_EDGE_C, "junction": Metric.TEMP_JUNCTION_C,
+                      "hotspot": Metric.TEMP_JUNCTION_C, "mem": Metric.TEMP_MEMORY_C,
+                      "memory": Metric.TEMP_MEMORY_C, "vram": Metric.TEMP_MEMORY_C}
 _GONE_ERRORS = frozenset({"ENOENT", "ENODEV", "EIO", "ENXIO"})
 REASON_SYSFS_GONE = "GPU fell off the bus (its sysfs files are gone: {error})"
 
@@ -176,10 +176,10 @@ class AmdgpuSysfsReader:
         real = system.realpath(base)
         candidates: list[tuple[str, str, str, Callable[[str], float | None], str]] = [
             # (metric, file relative to the device, unit note, parser, "static" or "")
-            ("gpu_util_percent", "gpu_busy_percent", "%", _int_scaled(1.0), ""),
-            ("vram_used_bytes", "mem_info_vram_used", "bytes", _int_scaled(1.0), ""),
-            ("vram_total_bytes", "mem_info_vram_total", "bytes", _int_scaled(1.0), "static"),
-            ("gtt_used_bytes", "mem_info_gtt_used", "bytes", _int_scaled(1.0), ""),
+            (Metric.GPU_UTIL_PERCENT, "gpu_busy_percent", "%", _int_scaled(1.0), ""),
+            (Metric.VRAM_USED_BYTES, "mem_info_vram_used", "bytes", _int_scaled(1.0), ""),
+            (Metric.VRAM_TOTAL_BYTES, "mem_info_vram_total", "bytes", _int_scaled(1.0), "static"),
+            (Metric.GTT_USED_BYTES, "mem_info_gtt_used", "bytes", _int_scaled(1.0), ""),
         ]
         hwmons = hwmon_dirs(system, real)
         hwmon = hwmons[0][len(real) + 1:] if hwmons else None
@@ -188,31 +188,32 @@ class AmdgpuSysfsReader:
             for index in (1, 2, 3):
                 label = (system.read_text(f"{real}/{hwmon}/temp{index}_label").stripped()
                          or "").lower()
-                metric = _HWMON_TEMP_LABELS.get(label) or ("temp_edge_c" if index == 1 else None)
-                if metric and metric not in temps:
-                    temps[metric] = f"{hwmon}/temp{index}_input"
+                sensor = _HWMON_TEMP_LABELS.get(label) or (
+                    Metric.TEMP_EDGE_C if index == 1 else None)
+                if sensor and sensor not in temps:
+                    temps[sensor] = f"{hwmon}/temp{index}_input"
             candidates += [(metric, path, "millidegrees C", _int_scaled(1e-3), "")
                            for metric, path in temps.items()]
             candidates += [
                 # power1_input (instantaneous) where the kernel has it, else the average.
-                ("power_w", f"{hwmon}/power1_input", "µW", _int_scaled(1e-6), ""),
-                ("power_w", f"{hwmon}/power1_average", "µW", _int_scaled(1e-6), ""),
-                ("power_cap_w", f"{hwmon}/power1_cap", "µW", _int_scaled(1e-6), ""),
-                ("sclk_mhz", f"{hwmon}/freq1_input", "Hz", _int_scaled(1e-6), ""),
-                ("mclk_mhz", f"{hwmon}/freq2_input", "Hz", _int_scaled(1e-6), ""),
-                ("fan_rpm", f"{hwmon}/fan1_input", "RPM", _int_scaled(1.0), ""),
-                ("fan_percent", f"{hwmon}/pwm1", "PWM 0-255", _int_scaled(100.0 / 255.0), ""),
+                (Metric.POWER_W, f"{hwmon}/power1_input", "µW", _int_scaled(1e-6), ""),
+                (Metric.POWER_W, f"{hwmon}/power1_average", "µW", _int_scaled(1e-6), ""),
+                (Metric.POWER_CAP_W, f"{hwmon}/power1_cap", "µW", _int_scaled(1e-6), ""),
+                (Metric.SCLK_MHZ, f"{hwmon}/freq1_input", "Hz", _int_scaled(1e-6), ""),
+                (Metric.MCLK_MHZ, f"{hwmon}/freq2_input", "Hz", _int_scaled(1e-6), ""),
+                (Metric.FAN_RPM, f"{hwmon}/fan1_input", "RPM", _int_scaled(1.0), ""),
+                (Metric.FAN_PERCENT, f"{hwmon}/pwm1", "PWM 0-255", _int_scaled(100.0 / 255.0), ""),
             ]
         candidates += [
-            ("sclk_mhz", "pp_dpm_sclk", "level marked *", _dpm_current, ""),
-            ("mclk_mhz", "pp_dpm_mclk", "level marked *", _dpm_current, ""),
+            (Metric.SCLK_MHZ, "pp_dpm_sclk", "level marked *", _dpm_current, ""),
+            (Metric.MCLK_MHZ, "pp_dpm_mclk", "level marked *", _dpm_current, ""),
         ]
         link_dir = self._link_dir(real)
         if link_dir is not None:
             candidates += [
-                ("pcie_gen", posixpath.join(link_dir, "current_link_speed"), "GT/s",
+                (Metric.PCIE_GEN, posixpath.join(link_dir, "current_link_speed"), "GT/s",
                  _link_generation, ""),
-                ("pcie_width", posixpath.join(link_dir, "current_link_width"), "lanes",
+                (Metric.PCIE_WIDTH, posixpath.join(link_dir, "current_link_width"), "lanes",
                  _link_width, ""),
             ]
 
@@ -244,16 +245,17 @@ class AmdgpuSysfsReader:
                 self.unsupported[metric] = "; ".join(reasons)
             elif metric.startswith(("temp_", "power", "fan_")) and hwmon is None:
                 self.unsupported[metric] = no_hwmon
-            elif metric in ("pcie_rx_bytes_s", "pcie_tx_bytes_s", "pcie_bandwidth_bytes_s"):
+            elif metric in (Metric.PCIE_RX_BYTES_S, Metric.PCIE_TX_BYTES_S,
+                            Metric.PCIE_BANDWIDTH_BYTES_S):
                 # Reading pcie_bw makes the driver count for a whole second.
                 self.unsupported[metric] = ("amdgpu's pcie_bw file blocks for a second per "
                                             "read, so it is not sampled")
-            elif metric == "throttle_reasons":
+            elif metric == Metric.THROTTLE_REASONS:
                 self.unsupported[metric] = ("amdgpu shows it only in its binary gpu_metrics "
                                             "table (amdsmi reads it)")
             elif metric.startswith("pcie_"):
                 self.unsupported[metric] = f"{base}: no PCIe link attributes (no external link)"
-            elif metric == "temp_junction_c" or metric == "temp_memory_c":
+            elif metric == Metric.TEMP_JUNCTION_C or metric == Metric.TEMP_MEMORY_C:
                 self.unsupported[metric] = "amdgpu reports this sensor only on SOC15 dGPUs"
             else:
                 self.unsupported[metric] = "amdgpu has no sysfs file for it"

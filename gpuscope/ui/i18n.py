@@ -296,7 +296,7 @@ CORE_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("core", "the Windows driver serves the GPU here"),
     QT_TRANSLATE_NOOP("core", "no /dev/kfd under WSL or Windows"),
     QT_TRANSLATE_NOOP("core", "not checked (no rocminfo or KFD evidence)"),
-    # Metric labels and units (gpuscope.telemetry.metrics.CATALOGUE)
+    # Metric labels and units (gpuscope.metrics.CATALOGUE)
     QT_TRANSLATE_NOOP("core", "GPU utilization"),
     QT_TRANSLATE_NOOP("core", "VRAM used"),
     QT_TRANSLATE_NOOP("core", "VRAM total"),
@@ -319,7 +319,7 @@ CORE_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("core", "Host RAM used"),
     QT_TRANSLATE_NOOP("core", "Host swap used"),
     QT_TRANSLATE_NOOP("core", "lanes"),
-    # Throttle reasons (gpuscope.telemetry.metrics.throttle_reason_names)
+    # Throttle reasons (gpuscope.metrics.throttle_reason_names)
     QT_TRANSLATE_NOOP("core", "power cap"),
     QT_TRANSLATE_NOOP("core", "thermal"),
     QT_TRANSLATE_NOOP("core", "current limit"),
@@ -343,7 +343,7 @@ CORE_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("core", "virtual"),
     QT_TRANSLATE_NOOP("core", "partition"),
     QT_TRANSLATE_NOOP("core", "unknown"),
-    # Kinds of GPU processes (gpuscope.telemetry.metrics.GpuProcess.kind)
+    # Kinds of GPU processes (gpuscope.metrics.GpuProcess.kind)
     QT_TRANSLATE_NOOP("core", "compute"),
     QT_TRANSLATE_NOOP("core", "graphics"),
     # Benchmark titles (gpuscope.bench.catalog.BENCHMARKS)

@@ -21,6 +21,7 @@ import numpy as np
 from gpuscope.bench.results import RUN_SCHEMA, BenchRun, run_from_json
 from gpuscope.doctor import DoctorInput, diagnose
 from gpuscope.evidence import LiveSystem, ReplaySystem, System
+from gpuscope.metrics import HOST_DEVICE, split_series_name
 from gpuscope.model import Finding, Inventory, OriginKind
 from gpuscope.report.share import (
     DeviceSeries,
@@ -29,7 +30,6 @@ from gpuscope.report.share import (
     prepare_report,
     summarise_telemetry,
 )
-from gpuscope.telemetry.metrics import HOST_DEVICE, split_series_name
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.untrusted import UntrustedInputError, load_json, read_regular_file
 

@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from gpuscope.metrics import HOST_DEVICE
 from gpuscope.report import style
 from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
 from gpuscope.report.share import (
@@ -44,7 +45,6 @@ from gpuscope.report.share import (
     format_stat,
     format_unix,
 )
-from gpuscope.telemetry.metrics import HOST_DEVICE
 
 REPORT_WIDTH_PX = 1200
 MARGIN_PX = 44

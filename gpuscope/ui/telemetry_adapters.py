@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuscope.metrics import HOST_DEVICE, ProcessSnapshot, Reading
 from gpuscope.model import Gpu
-from gpuscope.telemetry.metrics import HOST_DEVICE, ProcessSnapshot, Reading
 from gpuscope.telemetry.recorder import LoadCancelled, open_recording
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.telemetry.sampler import Sampler

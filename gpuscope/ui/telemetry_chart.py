@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuscope.telemetry.metrics import CATALOGUE, Metric, MetricInfo
+from gpuscope.metrics import CATALOGUE, Metric, MetricInfo
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.telemetry_feed import FeedDevice
 from gpuscope.ui.telemetry_time import TimeAxis

@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from gpuscope.telemetry.metrics import (
+from gpuscope.metrics import (
     HOST_DEVICE,
     GpuProcess,
     Metric,

@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuscope.telemetry.metrics import (
+from gpuscope.metrics import (
     CATALOGUE,
     GPU_METRICS,
     HOST_DEVICE,

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from gpuscope.telemetry.metrics import ProcessSnapshot
+from gpuscope.metrics import ProcessSnapshot
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.telemetry_feed import FeedDevice
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR

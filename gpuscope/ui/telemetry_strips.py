@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout
 
-from gpuscope.telemetry.metrics import ThrottleReason, throttle_reason_names
+from gpuscope.metrics import ThrottleReason, throttle_reason_names
 from gpuscope.ui.i18n import core_text, translate
 from gpuscope.ui.telemetry_chart import chart_header
 from gpuscope.ui.telemetry_time import TimeAxis

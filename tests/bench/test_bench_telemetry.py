@@ -25,7 +25,7 @@ from gpuscope.bench.runner import BenchRequest, ResultReceived
 from gpuscope.bench.session import BenchMachine, BenchSession, SessionEvent, TargetKnown
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_inventory
-from gpuscope.telemetry.metrics import Reading, ThrottleReason
+from gpuscope.metrics import Reading, ThrottleReason
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import BaseSource, build_sources, host_source
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from gpuscope.bench.results import ResultStatus, run_from_json
-from gpuscope.probes.nvml_telemetry import THROTTLE_IDLE, THROTTLE_POWER
+from gpuscope.metrics import ThrottleReason
 from gpuscope.telemetry.recorder import open_recording
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -52,4 +52,5 @@ def test_the_recording_beside_it_holds_the_run() -> None:
         assert len(times) >= 90 and np.all(np.diff(times) > 0)
         assert float(np.min(power_w)) > 60 and float(np.max(power_w)) <= 705
         flags = {int(v) for v in recording.read(names["throttle_reasons"])[1]}
-        assert flags <= {0, THROTTLE_POWER, THROTTLE_IDLE} and THROTTLE_POWER in flags
+        assert flags <= {0, ThrottleReason.POWER, ThrottleReason.IDLE}
+        assert ThrottleReason.POWER in flags

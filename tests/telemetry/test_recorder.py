@@ -22,8 +22,8 @@ import pytest
 
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_inventory
+from gpuscope.metrics import Reading
 from gpuscope.telemetry.export import export_csv
-from gpuscope.telemetry.metrics import Reading
 from gpuscope.telemetry.recorder import (
     LoadCancelled,
     Recorder,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 import pytest
 
-from gpuscope.telemetry.metrics import ProcessSnapshot, Reading
+from gpuscope.metrics import ProcessSnapshot, Reading
 from gpuscope.telemetry.sampler import DeviceStatus, Sampler, TickEvent
 from gpuscope.telemetry.sources import BaseSource, DeviceLostError
 

@@ -31,8 +31,8 @@ from gpuscope.bench.catalog import BENCHMARKS
 from gpuscope.bench.results import ResultStatus
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import PROBES
+from gpuscope.metrics import CATALOGUE, throttle_reason_names
 from gpuscope.model import GpuKind, ProbeState, Severity
-from gpuscope.telemetry.metrics import CATALOGUE, throttle_reason_names
 from gpuscope.ui import i18n
 from gpuscope.ui.i18n import (
     CORE_TEXTS,

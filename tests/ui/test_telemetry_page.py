@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, QPointF
 from PySide6.QtGui import QColor, QImage
 
 from gpuscope.evidence import ReplaySystem, Snapshot
-from gpuscope.telemetry.metrics import HOST_DEVICE, Metric, Reading, series_name
+from gpuscope.metrics import HOST_DEVICE, Metric, Reading, series_name
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.ui import render
 from gpuscope.ui.main_window import MainWindow
@@ -698,7 +698,7 @@ def test_a_long_static_feed_is_browsed_from_its_pyramid(page: TelemetryPage) -> 
 
 
 def process_feed(data: Fixture, live: bool = True) -> RingFeed:
-    from gpuscope.telemetry.metrics import GpuProcess, ProcessSnapshot
+    from gpuscope.metrics import GpuProcess, ProcessSnapshot
 
     snapshots = {
         GPU0.key: ProcessSnapshot(T0, (
@@ -751,7 +751,7 @@ def test_a_live_gpu_without_a_process_list_yet_is_waiting_and_a_recording_says_o
 def strip_feed(cores: int = 4) -> tuple[RingFeed, dict[str, SeriesRing]]:
     """Ten minutes at 1 Hz: GPU 0 power-capped in the second half, GPU 1 hot in the last
     minute, GPU 2 without throttle status; per-core host load 0, 33, 66, 100 %."""
-    from gpuscope.telemetry.metrics import ThrottleReason
+    from gpuscope.metrics import ThrottleReason
 
     gpu2 = FeedDevice("0000:0b:00.0", "GPU 2: Test GPU", 2)
     times = T0 - 600.0 + np.arange(600, dtype=np.float64)
@@ -950,7 +950,7 @@ def test_clock_ticks_fall_on_whole_clock_steps_and_ranges_stay_inside_the_data()
 
 
 def test_the_sampler_feed_hands_over_the_samplers_process_lists() -> None:
-    from gpuscope.telemetry.metrics import GpuProcess, ProcessSnapshot
+    from gpuscope.metrics import GpuProcess, ProcessSnapshot
     from gpuscope.telemetry.sampler import Sampler
     from gpuscope.telemetry.sources import BaseSource
     from gpuscope.ui.telemetry_adapters import SamplerFeed

@@ -6,6 +6,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+# One reading: (value, source) when read, (None, why it is missing) when not.
+Raw = tuple[float | None, str]
+
 
 class MetricKind(str, enum.Enum):
     PERCENT = "percent"
@@ -20,7 +23,14 @@ class MetricKind(str, enum.Enum):
 
 
 class Metric(str, enum.Enum):
-    """Metric ids: stable strings, used as column names in recordings and CSV exports."""
+    """Metric ids: stable strings, used as column names in recordings and CSV exports. A member
+    reads as its id wherever a string is made of it (str(), f-strings, %s)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
 
     GPU_UTIL_PERCENT = "gpu_util_percent"
     VRAM_USED_BYTES = "vram_used_bytes"
