@@ -279,13 +279,22 @@ class Collector:
     def signal(self, kind: str, detail: str | None, *refs: EvidenceRef) -> None:
         found = self.signals.setdefault((kind, detail), [])
         for ref in refs:
-            if ref not in found and (self.max_evidence is None
-                                     or len(found) < self.max_evidence):
+            if self.max_evidence is not None and len(found) >= self.max_evidence:
+                return
+            if ref not in found:
                 found.append(ref)
+
+    def signal_full(self, kind: str, detail: str | None) -> bool:
+        """Whether this signal holds all the evidence it keeps (a long log says the same
+        thing thousands of times: later lines need not be read for it)."""
+        found = self.signals.get((kind, detail))
+        return (found is not None and self.max_evidence is not None
+                and len(found) >= self.max_evidence)
 
     def signal_at(self, kind: str, detail: str | None, number: int) -> None:
         """A signal shown by line `number` (1-based)."""
-        self.signal(kind, detail, self.ref(number))
+        if not self.signal_full(kind, detail):
+            self.signal(kind, detail, self.ref(number))
 
     def has_signal(self, kind: str) -> bool:
         return any(k == kind for k, _ in self.signals)
