@@ -46,6 +46,7 @@ from gpuscope.parsers._common import (
     SmiCollector,
     SmiGpu,
     decode_gfx_version,
+    lines_holding,
     never_raises,
     none_on_error,
     pci_bus,
@@ -65,6 +66,9 @@ _LIBRARY = re.compile(r"AMDSMI Library [Vv]ersion:\s*([^|\s]+)")
 _ROCM = re.compile(r"ROCm [Vv]ersion:\s*(\d+(?:\.\d+)+)")
 _AMDGPU = re.compile(r"amdgpu [Vv]ersion:\s*([^|\s]+)")
 _PLATFORM = "Platform:"
+# What every line `scan_text` reads holds (the version regexes' "ersion:", ROCm paths' "rocm-").
+_SCAN_NEEDLES = ("ersion:", _PLATFORM, "AMDSMI_STATUS_DRIVER_NOT_LOADED",
+                 "Unable to find libamd_smi", "rocm-")
 _KERNEL_IN_VERSION = re.compile(r"Linux\s*version\s*([^\s(]+)", re.IGNORECASE)
 _DKMS_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?$")
 _ROW_BUS = re.compile(r"^([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s")
@@ -202,6 +206,8 @@ def parse(text: str, source: str) -> ParsedOutput:
 class _Collector(SmiCollector[_Gpu]):
     def __init__(self, source: str, lines: list[str]) -> None:
         super().__init__(source, lines, _Gpu)
+        # (GPU, field path, value, unit) already applied: first wins, so a repeat is a no-op
+        self.applied: set[tuple[int, tuple[str, ...], str, str | None]] = set()
 
     def driver_version(self, value: str, where: str) -> None:
         value = value.strip()
@@ -219,7 +225,8 @@ class _Collector(SmiCollector[_Gpu]):
 
     def scan_text(self) -> None:
         """Version lines, error messages and paths anywhere in the paste."""
-        for number, line in enumerate(self.lines, start=1):
+        for index in lines_holding(self.lines, _SCAN_NEEDLES):
+            number, line = index + 1, self.lines[index]
             where = self.where(number)
             if (match := _LIBRARY.search(line)) is not None:
                 self.stack_fact("amdsmi_library_version", match.group(1), where)
@@ -437,9 +444,11 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     sections: list[tuple[int, str]] = []
     table_gpu: tuple[str, str, int] | None = None  # (bus, name cell, line) of a table row
     monitor: int | None = None  # where the GPU number stands in a monitor table's rows
+    key_values: dict[str, tuple[int, str, str] | None] = {}
     for number, raw in enumerate(lines, start=1):
-        line = raw.replace("\t", "    ").rstrip()
-        if not line.strip():
+        line = (raw.replace("\t", "    ") if "\t" in raw else raw).rstrip()
+        body = line.lstrip()
+        if not body:
             continue
         if monitor is not None:
             index = _monitor_row(line, monitor)
@@ -447,7 +456,7 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
                 collector.gpu(index, collector.where(number))
                 continue
             monitor = None
-        if line.lstrip().startswith(("GPU ", "TIMESTAMP ")) \
+        if body.startswith(("GPU ", "TIMESTAMP ")) \
                 and (position := _monitor_header(line)) is not None:
             monitor, gpu = position, None
             continue
@@ -459,17 +468,20 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
             _table_row(collector, table_gpu, second, number)
             table_gpu = None
             continue
-        if (match := _GPU_HEAD.match(line)) is not None:
+        if body.startswith("GPU") and (match := _GPU_HEAD.match(line)) is not None:
             gpu = collector.gpu(int(match.group(2)), collector.where(number))
             base_indent = len(match.group(1))
             sections = []
             continue
-        if _OTHER_HEAD.match(line):
+        if body[0] in "CcNnSs\u017f" and _OTHER_HEAD.match(line):
             gpu = None
             continue
         if gpu is None:
             continue
-        found = _key_value(line)
+        if line in key_values:  # the blocks of a long paste repeat their lines
+            found = key_values[line]
+        else:
+            found = key_values[line] = _key_value(line)
         if found is None:
             continue
         indent = found[0]
@@ -484,6 +496,9 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
             sections.append((indent, key))
             continue
         path = (*[name for _, name in sections], key)
+        if (gpu.index, path, value, None) in collector.applied:  # a repeated block
+            continue
+        collector.applied.add((gpu.index, path, value, None))
         _apply(collector, gpu, path, value, None, collector.where(number),
                collector.ref(number))
     return collector.finish("amd-smi-text")
@@ -611,34 +626,33 @@ def _json_versions(collector: _Collector, record: Mapping[str, JsonValue], line:
 
 def _json_record(collector: _Collector, gpu: _Gpu, record: Mapping[str, JsonValue],
                  keys: _KeyLines) -> None:
+    def apply(path: tuple[str, ...], value: JsonValue, key: str) -> None:
+        raw, unit = _value_unit(value)
+        if raw is None or isinstance(raw, (dict, list)):
+            return
+        done = (gpu.index, path, str(raw), unit)
+        if done in collector.applied:  # a repeated record: its facts are set
+            return
+        collector.applied.add(done)
+        number = keys.find(key)
+        _apply(collector, gpu, path, raw, unit,
+               collector.where(number, f"gpu {gpu.index} {key}"), collector.ref(number))
+
     for key, value in record.items():
         upper = str(key).upper()
         if isinstance(value, dict) and not _is_value_unit(value):
             for sub_key, sub_value in value.items():
                 if isinstance(sub_value, dict) and not _is_value_unit(sub_value):
                     for leaf_key, leaf in sub_value.items():  # e.g. limit.ppt0.*
-                        raw, unit = _value_unit(leaf)
-                        number = keys.find(str(leaf_key))
-                        _apply(collector, gpu, (upper, str(sub_key).upper(),
-                                                str(leaf_key).upper()), raw, unit,
-                               collector.where(number, f"gpu {gpu.index} {leaf_key}"),
-                               collector.ref(number))
+                        apply((upper, str(sub_key).upper(), str(leaf_key).upper()), leaf,
+                              str(leaf_key))
                     continue
-                raw, unit = _value_unit(sub_value)
-                number = keys.find(str(sub_key))
                 path = (upper, str(sub_key).upper())
                 if upper == "LIMIT" and path[1].startswith("PPT"):
                     continue
-                _apply(collector, gpu, path, raw, unit,
-                       collector.where(number, f"gpu {gpu.index} {sub_key}"),
-                       collector.ref(number))
-        else:
-            raw, unit = _value_unit(value)
-            number = keys.find(str(key))
-            if upper in {"BDF", "UUID", "KFD_ID", "NODE_ID", "CARD", "RENDER"}:
-                _apply(collector, gpu, (upper,), raw, unit,
-                       collector.where(number, f"gpu {gpu.index} {key}"),
-                       collector.ref(number))
+                apply(path, sub_value, str(sub_key))
+        elif upper in {"BDF", "UUID", "KFD_ID", "NODE_ID", "CARD", "RENDER"}:
+            apply((upper,), value, str(key))
 
 
 def _is_value_unit(value: Mapping[str, JsonValue]) -> bool:
@@ -669,14 +683,20 @@ class _KeyLines:
     its line to the next `"gpu": N`, at most `_MAX_RECORD_LINES` lines)."""
 
     def __init__(self, lines: Sequence[str], start: int) -> None:
-        self.first: dict[str, int] = {}
-        for index in range(max(start - 1, 0), min(len(lines), start - 1 + _MAX_RECORD_LINES)):
-            line = lines[index]
-            if index > start - 1 and _GPU_KEY.search(line):
-                break
-            if '"' in line:
-                for match in _KEY_IN_LINE.finditer(line):
-                    self.first.setdefault(match.group(1), index + 1)
+        self.lines = lines
+        self.start = start
+        self.first: dict[str, int] | None = None  # read on the first `find`
 
     def find(self, key: str) -> int | None:
+        if self.first is None:
+            self.first = {}
+            lines, start = self.lines, self.start
+            for index in range(max(start - 1, 0),
+                               min(len(lines), start - 1 + _MAX_RECORD_LINES)):
+                line = lines[index]
+                if index > start - 1 and _GPU_KEY.search(line):
+                    break
+                if '"' in line:
+                    for match in _KEY_IN_LINE.finditer(line):
+                        self.first.setdefault(match.group(1), index + 1)
         return self.first.get(key)
