@@ -8,7 +8,9 @@ mutants of its files: byte flips, line deletions and duplications, truncations, 
 other captures, shuffled lines, inserted long lines (runs of one character or of a piece of the
 text itself: the food of regex backtracking), control characters, joined lines, CRLF, quoted or
 indented pastes; some are real captures repeated up to a few MB, and a few up to the 10 MB
-paste limit. Each mutant also goes through every parser's own `parse` (not only the one
+paste limit. Besides those, every capture repeated to the 10 MB paste limit, unmutated (a
+long log says the same lines again and again: the most work per character).
+Each mutant also goes through every parser's own `parse` (not only the one
 `parse_any` picks) when it is small.
 
 Prints one JSON object: per format the inputs, exceptions (anything escaping `parse_any` or a
@@ -219,11 +221,22 @@ def grow(rng: random.Random, base: Capture, same_format: list[Capture],
     return "\n".join(parts)[:chars]
 
 
+def repeated(text: str, chars: int = PASTE_CHARS) -> str:
+    """`text` over and over up to `chars`: a long log or a `--watch` paste says the same
+    lines again and again, the most work per character for a parser."""
+    return (text * (chars // max(len(text), 1) + 1))[:chars] if text else text
+
+
 def mutants(rng: random.Random, fmt: str, pool: list[Capture], count: int,
-            large_every: int, huge: int) -> Iterator[Mutant]:
-    """`count` mutants of the captures of `fmt`; one in `large_every` grown to 0.5-4 MB
-    first, and the last `huge` to about 10 MB."""
+            large_every: int, huge: int, repeat_each: bool = True) -> Iterator[Mutant]:
+    """Each capture of `fmt` repeated to the paste limit (`repeat_each`), then `count`
+    mutants of them; one in `large_every` grown to 0.5-4 MB first, and the last `huge` to
+    about 10 MB."""
     same = [c for c in pool if c.format == fmt]
+    if repeat_each:
+        for base in same:
+            if base.text:
+                yield Mutant(repeated(base.text), base.path, ["repeated to the paste limit"])
     names = list(MUTATIONS)
     weights = [_WEIGHTS[name] for name in names]
     for number in range(count):
@@ -324,7 +337,7 @@ def expected_to_fail(mutant: Mutant) -> bool:
 
 def run(per_format: int, seed: int, *, formats: set[str] | None = None, large_every: int = 60,
         huge: int = 2, limit_s: float = LIMIT_S, hang_s: float = 120.0,
-        save_worst: Path | None = None, direct: bool = True,
+        save_worst: Path | None = None, direct: bool = True, repeat_each: bool = True,
         progress: Callable[[str], None] | None = None) -> dict[str, object]:
     """Fuzz every format; the JSON-ready result (see the module docstring)."""
     pool = captures()
@@ -347,7 +360,7 @@ def run(per_format: int, seed: int, *, formats: set[str] | None = None, large_ev
         if not any(c.format == fmt for c in pool):
             continue
         entry = stats.setdefault(fmt, FormatStats())
-        for mutant in mutants(rng, fmt, pool, per_format, large_every, huge):
+        for mutant in mutants(rng, fmt, pool, per_format, large_every, huge, repeat_each):
             entry.inputs += 1
             entry.large_inputs += len(mutant.text) >= 500_000
             entry.largest_chars = max(entry.largest_chars, len(mutant.text))
@@ -454,6 +467,9 @@ def main() -> None:
                         help="one mutant in N is grown to 0.5-4 MB first (0: none)")
     parser.add_argument("--huge", type=int, default=2,
                         help="mutants per format grown to the 10 MB paste limit")
+    parser.add_argument("--no-repeat-each", action="store_true",
+                        help="skip each capture repeated to the paste limit (one input per "
+                             "capture, on top of --per-format)")
     parser.add_argument("--limit-s", type=float, default=LIMIT_S)
     parser.add_argument("--hang-s", type=float, default=120.0,
                         help="give up on one call after this long (counted over the limit)")
@@ -467,6 +483,7 @@ def main() -> None:
                  large_every=args.large_every, huge=args.huge, limit_s=args.limit_s,
                  hang_s=args.hang_s,
                  save_worst=args.save_worst, direct=not args.no_direct,
+                 repeat_each=not args.no_repeat_each,
                  progress=(lambda line: print(line, file=sys.stderr, flush=True))
                  if args.progress else None)
     print(json.dumps(result, indent=1))

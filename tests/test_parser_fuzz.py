@@ -43,7 +43,7 @@ def test_every_format_has_real_captures(pool: list[parser_fuzz.Capture]) -> None
 
 def test_mutated_captures_of_every_format() -> None:
     # Six mutants per format, each also through every parser directly.
-    result = parser_fuzz.run(per_format=6, seed=7, large_every=0, huge=0,
+    result = parser_fuzz.run(per_format=6, seed=7, large_every=0, huge=0, repeat_each=False,
                              limit_s=GUARD_S, hang_s=GUARD_S)
     assert result["inputs"] >= 100
     assert result["exceptions"] == 0, _report(result)
