@@ -445,6 +445,8 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     table_gpu: tuple[str, str, int] | None = None  # (bus, name cell, line) of a table row
     monitor: int | None = None  # where the GPU number stands in a monitor table's rows
     key_values: dict[str, tuple[int, str, str] | None] = {}
+    first_rows: dict[str, tuple[str, str] | None] = {}
+    rows_read: set[tuple[tuple[str, str], tuple[str, str, str]]] = set()
     for number, raw in enumerate(lines, start=1):
         line = (raw.replace("\t", "    ") if "\t" in raw else raw).rstrip()
         body = line.lstrip()
@@ -460,12 +462,20 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
                 and (position := _monitor_header(line)) is not None:
             monitor, gpu = position, None
             continue
-        if "|" in line and (row := _row_one(line)) is not None:
+        if "|" in line:
+            if line not in first_rows:  # a table pasted again repeats its lines
+                first_rows[line] = _row_one(line)
+            row = first_rows[line]
+        else:
+            row = None
+        if row is not None:
             # The first row of a GPU in the default table; its number is on the second row.
             table_gpu = (row[0], row[1], number)
             continue
         if table_gpu is not None and (second := _row_two(line)) is not None:
-            _table_row(collector, table_gpu, second, number)
+            if (table_gpu[:2], second) not in rows_read:  # first wins: a repeat is a no-op
+                rows_read.add((table_gpu[:2], second))
+                _table_row(collector, table_gpu, second, number)
             table_gpu = None
             continue
         if body.startswith("GPU") and (match := _GPU_HEAD.match(line)) is not None:

@@ -31,7 +31,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, PcieLink, Vendor
-from gpuscope.parsers._common import Collector, never_raises, read_lines, sniff_lines
+from gpuscope.parsers._common import (
+    Collector,
+    lines_holding,
+    never_raises,
+    read_lines,
+    sniff_lines,
+)
 
 FORMATS: tuple[str, ...] = (
     "nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-list", "nvidia-smi-csv",
@@ -386,14 +392,21 @@ def _parse_q(out: Output) -> None:
     current: _QGpu | None = None
     stack: list[tuple[int, str]] = []
     attached: tuple[int, int] | None = None
+    sections = 0  # GPU sections, those past the cap included
     for index, raw in enumerate(out.lines):
+        if current is None and sections > _MAX_GPUS and raw[:1] == " ":
+            continue  # a line of a GPU section past the cap
         line = raw.expandtabs(4) if "\t" in raw else raw
         body = line.strip()
         if not body or body[0] == "=":
             continue
         gpu_match = _Q_GPU_RE.match(line) if line.startswith("GPU ") else None
         if gpu_match:
+            sections += 1
             current = _QGpu(bus=gpu_match.group("bus"), line=index)
+            if sections > _MAX_GPUS:  # `full` says so when the sightings are made
+                current = None
+                continue
             gpus.append(current)
             stack = []
             continue
@@ -424,9 +437,11 @@ def _parse_q(out: Output) -> None:
         if out.full():
             break
         out.sightings.append(_q_sighting(out, gpu, order))
-    if attached is not None and attached[0] > len(gpus) and not out.has_signal(
+    if sections > len(gpus):
+        out.full()
+    if attached is not None and attached[0] > sections and not out.has_signal(
             "nvidia.mig_enabled"):
-        out.problems.append(f"'Attached GPUs' says {attached[0]} but {len(gpus)} GPU sections "
+        out.problems.append(f"'Attached GPUs' says {attached[0]} but {sections} GPU sections "
                             "are present (output cut?)")
 
 
@@ -540,11 +555,16 @@ def _try_xml(xml_text: str) -> ET.Element | None:
         return None
 
 
+_XML_VERSION_TAGS = (
+    ("nvidia_driver_version", re.compile(r"<driver_version>([^<]+)</driver_version>")),
+    ("cuda_driver_version", re.compile(r"<cuda_version>([^<]+)</cuda_version>")))
+
+
 def _xml_versions_by_regex(out: Output) -> None:
-    for index, line in enumerate(out.lines):
-        for key, tag in (("nvidia_driver_version", "driver_version"),
-                         ("cuda_driver_version", "cuda_version")):
-            match = re.search(rf"<{tag}>([^<]+)</{tag}>", line)
+    for index in lines_holding(out.lines, ("_version>",)):
+        line = out.lines[index]
+        for key, pattern in _XML_VERSION_TAGS:
+            match = pattern.search(line)
             if match:
                 out.fact(key, clean(match.group(1)), index)
 
@@ -667,9 +687,8 @@ def _parse_list(out: Output) -> None:
 # ----------------------------------------------------------------------------------- errors
 
 def _scan_errors(out: Output) -> None:
-    for index, line in enumerate(out.lines):
-        if not any(word in line for word in _ERROR_WORDS):
-            continue
+    for index in lines_holding(out.lines, _ERROR_WORDS):
+        line = out.lines[index]
         if _NVML_MISMATCH_RE.search(line):
             out.signal_at("nvml.driver_library_mismatch", None, index + 1)
         elif (failed := _NVML_FAILED_RE.search(line)) is not None:
