@@ -158,10 +158,20 @@ def key_value(line: str, separator: str = ":") -> tuple[str, str] | None:
     return key, value.lstrip(separator).strip()
 
 
+_last_lowered: tuple[str, str] = ("", "")  # (text, lowered): the scanners of one paste share it
+
+
 def lowered_text(text: str) -> str:
     """`text` lower-cased with every character where it was (only U+0130 lower-cases to two
     characters)."""
-    return (text.replace("\u0130", "i") if "\u0130" in text else text).lower()
+    global _last_lowered
+    last = _last_lowered
+    if last[0] is text:
+        return last[1]
+    lowered = (text.replace("\u0130", "i") if "\u0130" in text else text).lower()
+    if len(text) > 100_000:  # only a long paste is worth keeping
+        _last_lowered = (text, lowered)
+    return lowered
 
 
 def anchored_lines(text: str, lowered: str, anchors: tuple[str, ...],
