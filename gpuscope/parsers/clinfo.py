@@ -116,6 +116,40 @@ def _column_kv(line: str) -> tuple[str, str] | None:
     return body[:gap.start()], body[gap.end():].strip()
 
 
+# What a line is, for the parse loop (see `_classify`).
+_BLANK, _STOP_LINE, _PLATFORM_COUNT, _LIST_PLATFORM_LINE, _OTHER = range(5)
+_Line = tuple[tuple[str, ...], int, object, int | None, tuple[str, str] | None]
+# Devices kept: a paste of one clinfo repeated has no thousands of devices, and the work per
+# device past these stays a dictionary lookup per line.
+_MAX_DEVICES = 256
+_MAX_CACHED_LINES = 50_000  # distinct lines whose reading is remembered
+
+
+def _classify(raw: str, colon_layout: bool) -> _Line:
+    """What one line is, whatever comes before it: (its ROCm path versions, its kind, and
+    for `_PLATFORM_COUNT` the count, for `_LIST_PLATFORM_LINE` the name, for `_OTHER` the
+    name of a `clinfo -l` device (or None), the count of "Number of devices" (or None) and
+    the normalised key and value (or None))."""
+    line = raw.rstrip()
+    versions = tuple(ROCM_PATH_RE.findall(line))
+    if not line.strip():
+        return versions, _BLANK, None, None, None
+    if _STOP.match(line):
+        return versions, _STOP_LINE, None, None, None
+    if (match := _PLATFORMS.match(line)) is not None:
+        return versions, _PLATFORM_COUNT, int(match.group(1)), None, None
+    if (match := _LIST_PLATFORM.match(line)) is not None:
+        return versions, _LIST_PLATFORM_LINE, match.group(2).strip(), None, None
+    listed = None
+    if (match := _LIST_DEVICE.search(line)) is not None and (
+            "--" in line or "──" in line or line.lstrip().startswith(("`", "+", "|"))):
+        listed = match.group(2).strip()
+    count = int(match.group(1)) if (match := _DEVICES.match(line)) is not None else None
+    found = _colon_kv(line) if colon_layout else _column_kv(line)
+    pair = (" ".join(found[0].lower().split()), found[1]) if found is not None else None
+    return versions, _OTHER, listed, count, pair
+
+
 @never_raises("clinfo")
 def parse(text: str, source: str) -> ParsedOutput:
     """clinfo text to OpenCL sightings and signals; never raises."""
@@ -123,7 +157,9 @@ def parse(text: str, source: str) -> ParsedOutput:
     out = Collector(source, lines)
     if cut:
         out.problems.append(cut)
-    colon_layout = bool(_COLON_LAYOUT.search(text))
+    # a literal test first: the search of a paste without a match tries every character
+    colon_layout = ("Number of platforms:" in text or "Platform Name:" in text) and bool(
+        _COLON_LAYOUT.search(text))
     platforms: dict[str, _Platform] = {}
     order: list[str] = []
     devices: list[_Device] = []
@@ -131,6 +167,9 @@ def parse(text: str, source: str) -> ParsedOutput:
     listing = False  # inside "Number of devices" (the per-device part)
     device: _Device | None = None
     no_platforms_line: int | None = None
+    dropped = _Device(platform="", line=0)  # stands for the devices past the limit
+    left_out = 0
+    known: dict[str, _Line] = {}
 
     def platform(name: str, number: int) -> _Platform:
         if name not in platforms:
@@ -140,61 +179,74 @@ def parse(text: str, source: str) -> ParsedOutput:
 
     stopped = False
     for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip()
-        for version in ROCM_PATH_RE.findall(line):
+        read = known.get(raw)
+        if read is None:
+            read = _classify(raw, colon_layout)
+            if len(known) < _MAX_CACHED_LINES:
+                known[raw] = read
+        versions, kind, value, count, pair = read
+        for version in versions:
             out.signal_at("rocm.path_version", version, number)
-        if stopped or not line.strip():
+        if stopped or kind == _BLANK:
             continue
-        if _STOP.match(line):
+        if kind == _STOP_LINE:
             stopped = True
             continue
-        if (match := _PLATFORMS.match(line)) is not None:
-            if int(match.group(1)) == 0:
+        if kind == _PLATFORM_COUNT:
+            if value == 0:
                 no_platforms_line = number
             continue
-        if (match := _LIST_PLATFORM.match(line)) is not None:
-            current = match.group(2).strip()
+        if kind == _LIST_PLATFORM_LINE:
+            current = str(value)
             platform(current, number)
             device = None
             continue
-        if (match := _LIST_DEVICE.search(line)) is not None and current is not None and (
-                "--" in line or "──" in line or line.lstrip().startswith(("`", "+", "|"))):
+        if value is not None and current is not None:
             platforms[current].listed_devices += 1
-            device = _Device(platform=current, line=number, listed_only=True)
-            device.values["device name"] = (match.group(2).strip(), number)
-            devices.append(device)
+            if len(devices) < _MAX_DEVICES:
+                listed = _Device(platform=current, line=number, listed_only=True)
+                listed.values["device name"] = (str(value), number)
+                devices.append(listed)
+            else:
+                left_out += 1
             device = None
             continue
-        if (match := _DEVICES.match(line)) is not None:
+        if count is not None:
             if current is not None:
                 entry = platforms[current]
-                entry.device_count = int(match.group(1))
+                entry.device_count = count
                 entry.count_line = number
             listing = True
             device = None
             continue
-        found = _colon_kv(line) if colon_layout else _column_kv(line)
-        if found is None:
+        if pair is None:
             continue
-        key = " ".join(found[0].lower().split())
-        value = found[1]
+        key, text_value = pair
         if key == "platform name":
-            current = value
+            current = text_value
             platform(current, number)
             listing = False
             device = None
             continue
         if key == "platform vendor" and current is not None and not listing:
-            platforms[current].vendor = value
+            platforms[current].vendor = text_value
             continue
         if not listing or current is None:
             continue
         starts_device = key == ("device type" if colon_layout else "device name")
         if starts_device or device is None:
-            device = _Device(platform=current, line=number)
-            devices.append(device)
-        device.values.setdefault(key, (value, number))
+            if len(devices) < _MAX_DEVICES:
+                device = _Device(platform=current, line=number)
+                devices.append(device)
+            else:
+                left_out += 1
+                device = dropped
+        if device is not dropped:
+            device.values.setdefault(key, (text_value, number))
 
+    if left_out:
+        out.problems.append(f"more than {_MAX_DEVICES} OpenCL devices: {left_out:,} more "
+                            "were not read")
     if no_platforms_line is not None and not platforms:
         out.signal_at("opencl.no_platforms", None, no_platforms_line)
     is_list = _is_list(text)  # once: a search of the whole text per platform is quadratic
@@ -215,7 +267,7 @@ def parse(text: str, source: str) -> ParsedOutput:
 
 
 def _is_list(text: str) -> bool:
-    return bool(_PLATFORM_HASH_LINE.search(text))
+    return "Platform #" in text and bool(_PLATFORM_HASH_LINE.search(text))
 
 
 def _vendor(dev: _Device, platform: _Platform) -> Vendor | None:
