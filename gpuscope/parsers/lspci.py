@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from typing import Any
 
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Signal, Vendor
@@ -56,13 +57,9 @@ _MAX_SCAN = 1000
 _MAX_GPUS = 256  # more display functions are not one machine's lspci
 _DISPLAY_CLASSES = {"0300", "0301", "0302", "0380"}
 _ACCELERATOR_CLASS = "1200"
-_CLASS_CODES = {
-    "vga compatible controller": "0300",
-    "xga compatible controller": "0301",
-    "3d controller": "0302",
-    "display controller": "0380",
-    "processing accelerators": "1200",
-}
+_CLASS_CODES = {"vga compatible controller": "0300", "xga compatible controller": "0301",
+                 "3d controller": "0302", "display controller": "0380",
+                 "processing accelerators": "1200"}
 _GPU_VENDOR_IDS = {"0x1002", "0x10de"}
 # The emulated display adapters of hypervisors (QEMU's std VGA and QXL, virtio-gpu, VMware's
 # SVGA, VirtualBox's, Hyper-V's virtual VGA), by PCI vendor id.
@@ -88,7 +85,6 @@ _IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]
 _REV_RE = re.compile(r"\(rev (?P<rev>[0-9a-fA-F]{2})\)")
 _PROGIF_RE = re.compile(r"\s{0,8}\(prog-if [^)]{0,60}\)")
 _PLACEHOLDER_RE = re.compile(r"^Device (?P<id>[0-9a-fA-F]{4})$")
-_DETAIL_RE = re.compile(r"^\s+(?P<key>[A-Za-z][A-Za-z ]+?):\s*(?P<value>.*)$")
 _VMM_RE = re.compile(r"^(?P<key>Slot|Class|Vendor|Device|SVendor|SDevice|Rev|ProgIf|Driver|"
                      r"Module|NUMANode|IOMMUGroup|PhySlot):\s+(?P<value>.*)$")
 
@@ -97,18 +93,12 @@ _VMM_RE = re.compile(r"^(?P<key>Slot|Class|Vendor|Device|SVendor|SDevice|Rev|Pro
 _VENDOR_NAMES: tuple[tuple[str, str], ...] = (
     ("Advanced Micro Devices, Inc. [AMD/ATI]", "0x1002"),
     ("Advanced Micro Devices [AMD] nee ATI", "0x1002"),
-    ("Advanced Micro Devices, Inc. [AMD]", "0x1022"),
-    ("ATI Technologies Inc", "0x1002"),
-    ("NVIDIA Corporation", "0x10de"),
-    ("nVidia Corporation", "0x10de"),
-    ("Intel Corporation", "0x8086"),
-    ("Microsoft Corporation", "0x1414"),
-    ("Matrox Electronics Systems Ltd.", "0x102b"),
-    ("ASPEED Technology, Inc.", "0x1a03"),
-    ("Red Hat, Inc.", "0x1af4"),
-    ("VMware", "0x15ad"),
-    ("InnoTek Systemberatung GmbH", "0x80ee"),
-    ("Cirrus Logic", "0x1013"),
+    ("Advanced Micro Devices, Inc. [AMD]", "0x1022"), ("ATI Technologies Inc", "0x1002"),
+    ("NVIDIA Corporation", "0x10de"), ("nVidia Corporation", "0x10de"),
+    ("Intel Corporation", "0x8086"), ("Microsoft Corporation", "0x1414"),
+    ("Matrox Electronics Systems Ltd.", "0x102b"), ("ASPEED Technology, Inc.", "0x1a03"),
+    ("Red Hat, Inc.", "0x1af4"), ("VMware", "0x15ad"),
+    ("InnoTek Systemberatung GmbH", "0x80ee"), ("Cirrus Logic", "0x1013"),
     ("Moore Threads Technology Co.,Ltd", "0x1ed5"),
 )
 
@@ -188,20 +178,19 @@ def _device_line(line: str) -> _Device | None:
             vendor_id=f"0x{numeric.group('vendor').lower()}",
             device_id=f"0x{numeric.group('device').lower()}",
             revision=f"0x{numeric.group('rev').lower()}" if numeric.group("rev") else None)
-    match = _device_header(line)
-    if not match:
+    header = _device_header(line)
+    if not header:
         return None
-    class_name = match.klass.strip()
-    code = (match.code or _CLASS_CODES.get(class_name.lower(), "")).lower() or None
+    slot, klass, code, rest = header
+    class_name = klass.strip()
+    code = (code or _CLASS_CODES.get(class_name.lower(), "")).lower() or None
     if code is None and not re.search(r"controller|bridge|device|interface|accelerator",
                                       class_name, re.IGNORECASE):
         return None  # not an lspci class ("Error: ...", a log line with a colon)
-    slot = match.slot
     device = _Device(
         line=0, domain=_domain(slot.group("domain")), bus=slot.group("bus").lower(),
         dev=slot.group("dev").lower(), fn=slot.group("fn"), class_code=code,
         class_name=class_name)
-    rest = match.rest
     rev = _REV_RE.search(rest)
     if rev:
         device.revision = f"0x{rev.group('rev').lower()}"
@@ -216,20 +205,10 @@ def _device_line(line: str) -> _Device | None:
     return device
 
 
-@dataclasses.dataclass(frozen=True)
-class _Header:
-    """The parts of a device line: its slot, class, class code and the rest."""
-
-    slot: re.Match[str]
-    klass: str
-    code: str | None
-    rest: str
-
-
-def _device_header(line: str) -> _Header | None:
-    """`SLOT CLASS [CODE]: REST`, read with string methods (linear on any line): the class
-    is what lies between the slot and the first colon, and holds no bracket or quote but its
-    code."""
+def _device_header(line: str) -> tuple[re.Match[str], str, str | None, str] | None:
+    """`SLOT CLASS [CODE]: REST` as (slot, class, code, rest), read with string methods
+    (linear on any line): the class is what lies between the slot and the first colon, and
+    holds no bracket or quote but its code."""
     slot = _SLOT_RE.match(line)
     if slot is None:
         return None
@@ -246,7 +225,7 @@ def _device_header(line: str) -> _Header | None:
         klass, code = head[:found.start()], found.group("code")
     if not klass.strip():
         return None
-    return _Header(slot, klass, code, rest.strip())
+    return slot, klass, code, rest.strip()
 
 
 def _split_names(device: _Device, text: str) -> None:
@@ -337,9 +316,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
     if cut:
         out.problems.append(cut)
-    devices = _read_devices(lines)  # their lines are 0-based
-    shows_drivers = any(d.driver_line is not None or d.modules_line is not None for d in devices)
-    display = [d for d in devices if _is_gpu(d)]
+    display, any_device, shows_drivers = _read_devices(lines)  # their lines are 0-based
     if len(display) > _MAX_GPUS:
         out.problems.append(f"more than {_MAX_GPUS} display devices: the rest were not read")
         display = display[:_MAX_GPUS]
@@ -408,7 +385,7 @@ def parse(text: str, source: str) -> ParsedOutput:
         facts = dataclasses.replace(GpuFacts(), **values)
         sightings.append(GpuSighting(layer=Layer.PCI, facts=facts, field_sources=sources,
                                      missing_reasons=missing))
-    if not devices:
+    if not any_device:
         out.problems.append("no lspci device lines found")
     return ParsedOutput(format="lspci", source=source, sightings=tuple(sightings),
                         signals=tuple(signals[:_MAX_GPUS]), host_facts=tuple(out.host.values()),
@@ -421,61 +398,86 @@ def _is_gpu(device: _Device) -> bool:
     return device.class_code == _ACCELERATOR_CLASS and device.vendor_id in _GPU_VENDOR_IDS
 
 
-def _read_devices(lines: list[str]) -> list[_Device]:
-    devices: list[_Device] = []
-    current: _Device | None = None
+_DETAIL_KEYS = ("Subsystem:", "Kernel driver in use:", "Kernel modules:")  # those read
+
+
+def _read_devices(lines: list[str]) -> tuple[list[_Device], bool, bool]:
+    """The display devices (one more than `_MAX_GPUS` at most), whether there was any device
+    and whether any showed drivers (-k); a line or -vmm record is read once, or for each kept."""
+    display: list[_Device] = []
+    any_device = shows_drivers = False
+    current: _Device | None = None  # the device whose detail lines are read
+    others = _Device(0, "", "", "", "", None, None)  # stands for the devices not kept
     vmm: dict[str, tuple[str, int]] = {}
-    for index, raw in enumerate(lines):
+    known: dict[object, Any] = {}  # line/record -> -vmm (tag, value), device, others, None
+
+    def read(key: object, reader: Callable[..., Any], *args: Any) -> Any:
+        nonlocal any_device, shows_drivers
+        found = known[key] if key in known else known.setdefault(key, reader(*args))
+        if not isinstance(found, _Device) or found is others:
+            return found
+        any_device = True
+        shows_drivers |= found.driver_line is not None or found.modules_line is not None
+        if _is_gpu(found) and len(display) <= _MAX_GPUS:
+            display.append(reader(*args))  # a device of its own
+            return display[-1]
+        known[key] = others  # for good: the display devices kept are all there will be
+        return others
+
+    for index, raw in enumerate([*lines, ""]):  # a blank line ends the last -vmm record
         line = raw.strip()
         if not line:
             if vmm:
-                devices.extend(_from_vmm(vmm))
+                read(tuple((key, value) for key, (value, _) in vmm.items()), _from_vmm, vmm)
                 vmm = {}
             current = None
             continue
-        vmm_match = _VMM_RE.match(raw)
-        if vmm_match and not raw[:1].isspace():
-            key, value = vmm_match.group("key"), vmm_match.group("value").strip()
-            if key == "Device" and "Slot" not in vmm and re.fullmatch(_SLOT, value):
-                key = "Slot"  # pciutils before 3.x printed the slot as "Device:"
-            vmm[key] = (value, index)
-            continue
         if raw[:1] in (" ", "\t"):
-            detail = _DETAIL_RE.match(raw)
-            if current is None or not detail:
-                continue
-            key, value = detail.group("key"), detail.group("value").strip()
+            if current is None or not line.startswith(_DETAIL_KEYS):
+                continue  # nothing of it is used
+            key, _, value = line.partition(":")
             if key == "Subsystem":
                 current.subsystem_line = index
                 ids = _IDS_RE.search(value)
                 if ids:
                     current.subsystem_vendor_id = f"0x{ids.group('vendor').lower()}"
                     current.subsystem_device_id = f"0x{ids.group('device').lower()}"
-            elif key == "Kernel driver in use":
-                current.driver, current.driver_line = value or None, index
             elif key == "Kernel modules":
                 current.modules_line = index
+            else:
+                current.driver, current.driver_line = value.strip() or None, index
+            shows_drivers |= key != "Subsystem"
             continue
-        device = _device_line(line)
-        if device is not None:
-            device.line = index
-            devices.append(device)
-            current = device
-        else:
-            current = None
-    if vmm:
-        devices.extend(_from_vmm(vmm))
-    return devices
+        found = known.get(raw)
+        if found is not others and not isinstance(found, tuple):
+            found = read(raw, _read_line, raw, line)
+        if isinstance(found, tuple):
+            key, value = found
+            if key == "Device" and "Slot" not in vmm and re.fullmatch(_SLOT, value):
+                key = "Slot"  # pciutils before 3.x printed the slot as "Device:"
+            vmm[key] = (value, index)
+            continue
+        if found is not None and found is not others:
+            found.line = index
+        current = found
+    return display, any_device, shows_drivers
 
 
-def _from_vmm(record: dict[str, tuple[str, int]]) -> list[_Device]:
-    """One `lspci -vmm[nn][k]` record."""
+def _read_line(raw: str, line: str) -> tuple[str, str] | _Device | None:
+    """An unindented line: an `lspci -vmm` tag and its value, else a device line, else None."""
+    if (vmm_match := _VMM_RE.match(raw)) is not None:
+        return vmm_match.group("key"), vmm_match.group("value").strip()
+    return _device_line(line)
+
+
+def _from_vmm(record: dict[str, tuple[str, int]]) -> _Device | None:
+    """The device of one `lspci -vmm[nn][k]` record."""
     if "Slot" not in record or "Class" not in record:
-        return []
+        return None
     slot_text, slot_line = record["Slot"]
     slot = re.fullmatch(_SLOT, slot_text)
     if not slot:
-        return []
+        return None
     class_text, code = _name_and_id(record["Class"][0])
     device = _Device(line=slot_line, domain=_domain(slot.group("domain")),
                      bus=slot.group("bus").lower(), dev=slot.group("dev").lower(),
@@ -503,7 +505,7 @@ def _from_vmm(record: dict[str, tuple[str, int]]) -> list[_Device]:
         device.driver, device.driver_line = record["Driver"][0] or None, record["Driver"][1]
     if "Module" in record:
         device.modules_line = record["Module"][1]
-    return [device]
+    return device
 
 
 def _virtual_display(out: Collector, signals: list[Signal], vendor_id: str, index: int) -> None:
