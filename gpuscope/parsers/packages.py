@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from gpuscope.model import ParsedOutput
 from gpuscope.parsers._common import Collector, never_raises, none_on_error
@@ -60,6 +61,8 @@ _MAX_SCAN = 2000  # characters of a line worth matching
 _MAX_LINES = 200_000
 _SNIFF_CHARS = 200_000
 _SNIFF_LINES = 3000
+_MAX_CACHED = 50_000  # distinct lines whose reading is remembered
+_T = TypeVar("_T")
 
 _DKMS_NEW_RE = re.compile(
     r"^(?P<module>[\w.+-]{1,100})/(?P<version>[^,\s:]{1,100})"
@@ -119,6 +122,26 @@ _APT_LOG_MARKERS = ("Reading package lists", "Building dependency tree", "newly 
 _DNF_MARKERS = ("Complete!", "Dependencies resolved.", "Transaction Summary", "Installed:",
                 "Installed Packages", "Running transaction", "Last metadata expiration check",
                 "Nothing to do.")
+
+
+def _memo(known: dict[str, _T], line: str, read: Callable[[str], _T]) -> _T:
+    """`read(line)`, remembered in `known`: a paste of repeated lines reads each once."""
+    if line in known:
+        return known[line]
+    value = read(line)
+    if len(known) < _MAX_CACHED:
+        known[line] = value
+    return value
+
+
+def _first_seen(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(number, line) of the lines but those that repeat one above: where the first version
+    of a package is kept, a line read again changes nothing."""
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if line not in seen:
+            seen.add(line)
+            yield number, line
 
 
 def _lines(text: str, limit: int) -> list[str]:
@@ -254,19 +277,23 @@ def _parse_dkms(out: Collector, lines: list[str]) -> ParsedOutput:
     installed: dict[str, list[tuple[str, int, str | None]]] = {}
     # module -> (module/version: state, line) of its rows that were never installed
     not_installed: dict[str, tuple[str, int]] = {}
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _first_seen(lines):
         line = raw.strip()
         match = _DKMS_NEW_RE.match(line) or _DKMS_OLD_RE.match(line)
         if match and match.group("state") == "installed":
             kernel = (match.group("kernel") or "").strip() or None
             installed.setdefault(match.group("module").lower(), []).append(
                 (match.group("version").split("-", 1)[0], number, kernel))
-            continue
-        if match:
+        elif match:
             not_installed.setdefault(match.group("module").lower(), (
                 f"{match.group('module')}/{match.group('version')}: {match.group('state')}",
                 number))
+    for number, raw in enumerate(lines, start=1):
+        if "Error! " not in raw:  # what both messages below hold
             continue
+        line = raw.strip()
+        if _DKMS_NEW_RE.match(line) or _DKMS_OLD_RE.match(line):
+            continue  # a row
         failed = _DKMS_BUILD_FAILED_RE.search(line)
         if failed:
             out.signal_at("dkms.build_failed", failed.group("kernel"), number)
@@ -350,34 +377,49 @@ def _rpm_line(line: str) -> bool:
                             or _dnf_row(words) is not None)
 
 
+_RPM_SECTIONS = frozenset({
+    "installed packages", "available packages", "removing", "erasing", "removed",
+    "downgrading", "obsoleting", "installed", "upgraded", "installing", "upgrading",
+    "reinstalling", "installing dependencies", "installing weak dependencies",
+    "removing dependencies", "removing unused dependencies", "upgrading dependencies"})
+_RPM_NOT_INSTALLED = frozenset({"available packages", "removing", "erasing", "removed",
+                                "removing dependencies", "removing unused dependencies"})
+
+
+def _rpm_read(line: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """dnf's section title that `line` is (or None), and the (name, version) of the
+    packages it shows installed."""
+    lowered = line.lower().rstrip(":")
+    if lowered in _RPM_SECTIONS:
+        return lowered, ()
+    words = line.split()
+    if not words:
+        return None, ()
+    tokens = [_nevra(w) for w in words]
+    if all(t is not None for t in tokens):
+        return None, tuple(t for t in tokens if t is not None)
+    row = _dnf_row(words)
+    if row is not None and row[2] is not False:
+        return None, ((row[0], row[1]),)
+    return None, ()
+
+
 def _read_rpm(out: Collector, lines: list[str]) -> dict[str, _Package]:
     packages: dict[str, _Package] = {}
     section = ""  # dnf's "Installed Packages" / "Available Packages" / "Removing:" ...
+    known: dict[str, tuple[str | None, tuple[tuple[str, str], ...]]] = {}
+    kept: set[str] = set()  # lines whose packages are kept: read again, they change nothing
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
-        lowered = line.lower().rstrip(":")
-        if lowered in ("installed packages", "available packages", "removing", "erasing",
-                       "removed", "downgrading", "obsoleting", "installed", "upgraded",
-                       "installing", "upgrading", "reinstalling", "installing dependencies",
-                       "installing weak dependencies", "removing dependencies",
-                       "removing unused dependencies", "upgrading dependencies"):
-            section = lowered
+        title, found = _memo(known, line, _rpm_read)
+        if title is not None:
+            section = title
             continue
-        if section in ("available packages", "removing", "erasing", "removed",
-                       "removing dependencies", "removing unused dependencies"):
+        if not found or section in _RPM_NOT_INSTALLED or line in kept:
             continue
-        words = line.split()
-        if not words:
-            continue
-        tokens = [_nevra(w) for w in words]
-        if all(t is not None for t in tokens):
-            for token in tokens:
-                if token is not None:
-                    _keep(packages, token[0], token[1], number)
-            continue
-        row = _dnf_row(words)
-        if row is not None and row[2] is not False:
-            _keep(packages, row[0], row[1], number)
+        kept.add(line)
+        for name, version in found:
+            _keep(packages, name, version, number)
     return packages
 
 
@@ -399,7 +441,7 @@ def _pacman_row(line: str) -> tuple[str, str, bool] | None:
 
 def _read_pacman(out: Collector, lines: list[str]) -> dict[str, _Package]:
     packages: dict[str, _Package] = {}
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _first_seen(lines):
         row = _pacman_row(raw.strip()) if raw[:1] not in (" ", "\t") else None
         if row is not None and row[2]:
             mark = re.search(r"\[installed: ([^\]\s]{1,100})\]", raw)
@@ -426,11 +468,13 @@ def _apt_list_row(line: str) -> tuple[str, str, bool] | None:
 def _read_apt(out: Collector, lines: list[str]) -> dict[str, _Package]:
     packages: dict[str, _Package] = {}
     policy_name: str | None = None
+    known: dict[str, tuple[str, str, bool] | None] = {}
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
-        row = _apt_list_row(line)
+        again = line in known  # a row read again changes nothing: the first version is kept
+        row = _memo(known, line, _apt_list_row)
         if row is not None:
-            if row[2]:
+            if row[2] and not again:
                 _keep(packages, row[0], row[1], number)
             continue
         # apt-cache policy: "rocm-core:" then "  Installed: 6.0.2.60002-115~22.04"
@@ -446,7 +490,7 @@ def _read_apt(out: Collector, lines: list[str]) -> dict[str, _Package]:
 
 def _read_apt_log(out: Collector, lines: list[str]) -> dict[str, _Package]:
     packages: dict[str, _Package] = {}
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _first_seen(lines):
         line = raw.strip()
         match = _NEWEST_RE.match(line) or _LOG_PACKAGE_RE.search(line)
         if match is not None:
@@ -467,7 +511,7 @@ def _zypper_row(line: str) -> tuple[str, str, bool] | None:
 
 def _read_zypper(out: Collector, lines: list[str]) -> dict[str, _Package]:
     packages: dict[str, _Package] = {}
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _first_seen(lines):
         row = _zypper_row(raw)
         if row is not None and row[2]:
             _keep(packages, row[0], row[1], number)
@@ -477,32 +521,49 @@ def _read_zypper(out: Collector, lines: list[str]) -> dict[str, _Package]:
 def _scan_dkms_lines(out: Collector, lines: list[str]) -> None:
     """DKMS and amdgpu-install lines inside an install log: a failed or skipped build, an
     error, and the kernel it built for (a WSL kernel says where this runs)."""
+    known: dict[str, tuple[str, str | None, str | None] | None] = {}
     for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
+        # each line `_dkms_message` reads holds one of these
+        if "Error! " not in raw and " for " not in raw:
             continue
-        if (failed := _DKMS_BUILD_FAILED_RE.search(line)) is not None:
-            out.signal_at("dkms.build_failed", failed.group("kernel"), number)
-        elif (skipped := _DKMS_SKIPPED_RE.search(line)) is not None:
-            out.signal_at("dkms.build_failed", skipped.group("kernel"), number)
-        elif _AMDGPU_INSTALL_FAILED in line:
-            out.signal_at("dkms.build_failed", None, number)
-        elif (error := _DKMS_ERROR_RE.match(line)) is not None:
-            out.signal_at("dkms.error", error.group("message")[:200], number)
-        elif (building := _DKMS_BUILDING_RE.match(line)) is not None:
-            kernel = building.group("kernel")
-            wsl = "microsoft-standard" in kernel.lower() or kernel.lower().endswith("-wsl2")
+        read = _memo(known, raw.strip(), _dkms_message)
+        if read is None:
+            continue
+        kind, detail, kernel = read
+        if (kernel is None or "kernel" in out.host) and (
+                not kind or out.signal_full(kind, detail)):
+            continue  # all it shows is known
+        if kernel is not None:
             out.host_fact("kernel", kernel, out.where(number))
-            out.host_fact("os", "wsl" if wsl else "linux", out.where(number))
-            if wsl:
-                out.signal_at("platform.wsl", None, number)
+            out.host_fact("os", "wsl" if kind else "linux", out.where(number))
+        if kind:
+            out.signal_at(kind, detail, number)
+
+
+def _dkms_message(line: str) -> tuple[str, str | None, str | None] | None:
+    """The signal kind and detail that a line of DKMS or amdgpu-install shows, with the kernel
+    of "Building for <kernel>"; None for another line."""
+    if (failed := _DKMS_BUILD_FAILED_RE.search(line)) is not None:
+        return "dkms.build_failed", failed.group("kernel"), None
+    if (skipped := _DKMS_SKIPPED_RE.search(line)) is not None:
+        return "dkms.build_failed", skipped.group("kernel"), None
+    if _AMDGPU_INSTALL_FAILED in line:
+        return "dkms.build_failed", None, None
+    if (error := _DKMS_ERROR_RE.match(line)) is not None:
+        return "dkms.error", error.group("message")[:200], None
+    if (building := _DKMS_BUILDING_RE.match(line)) is not None:
+        kernel = building.group("kernel")
+        wsl = "microsoft-standard" in kernel.lower() or kernel.lower().endswith("-wsl2")
+        # a kernel that is no WSL one shows no signal: its kind stands only for the facts
+        return ("platform.wsl" if wsl else "", None, kernel)
+    return None
 
 
 # ----------------------------------------------------------------------------------- dpkg
 
 def _parse_dpkg(out: Collector, lines: list[str]) -> ParsedOutput:
     packages: dict[str, _Package] = {}
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in _first_seen(lines):
         match = _DPKG_RE.match(raw.strip())
         if not match or match.group("state")[:2] not in _DPKG_STATES:
             continue
