@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from gpuscope.model import Fact, GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
     APU_TARGETS,
+    MAX_EVIDENCE,
     ROCM_PATH_RE,
     SNIFF_CHARS,
     Collector,
@@ -81,6 +82,10 @@ _VERSION = re.compile(r"^\d+(?:\.\d+)+$")
 _MAX_VALUE_CHARS = 200  # of a value: rocminfo's are short
 _UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
 _PERMISSION_WORDS = ("permission denied", "operation not permitted")
+# Agents kept: a rocminfo of 64 partitions has some 70; a paste of one repeated has no
+# thousands of GPUs.
+_MAX_AGENTS = 256
+_MAX_CACHED_LINES = 50_000  # distinct lines whose reading is remembered
 _SCALAR_KEYS = {
     "name", "uuid", "marketing name", "vendor name", "node", "device type", "chip id",
     "max clock freq. (mhz)", "max clock frequency (mhz)", "bdfid", "compute unit",
@@ -124,6 +129,33 @@ def sniff(text: str) -> tuple[str, float] | None:
     return None
 
 
+# What a message line says (see `_message`): its kind and detail, and whether it holds the
+# WSL banner too.
+_Message = tuple[bool, str, str | None, tuple[str, ...]]
+_LOADED, _NOT_LOADED, _KFD_OPEN_FAILED, _NOT_A_MEMBER, _NO_USER_NAME, _HSA, _CRASH, _OTHER = (
+    "loaded", "not loaded", "open", "member", "user", "hsa", "crash", "other")
+
+
+def _message(line: str) -> _Message:
+    """What a line that `_MESSAGE` finds something in says, whatever comes before it."""
+    wsl = _WSL_BANNER in line
+    if (match := _ROCK_LOADED.search(line)) is not None:
+        return wsl, _LOADED, match.group(1), ()
+    if _ROCK_NOT_LOADED in line:
+        return wsl, _NOT_LOADED, None, ()
+    if (match := _KFD_OPEN.search(line)) is not None:
+        return wsl, _KFD_OPEN_FAILED, match.group(1).strip(), ()
+    if " is not " in line and _NOT_MEMBER.search(line):
+        return wsl, _NOT_A_MEMBER, None, ()
+    if _NO_USER.search(line):
+        return wsl, _NO_USER_NAME, None, ()
+    if (match := _HSA_STATUS.search(line)) is not None:
+        return wsl, _HSA, match.group(1), ()
+    if _SEGFAULT.search(line):
+        return wsl, _CRASH, None, ()
+    return wsl, _OTHER, None, tuple(ROCM_PATH_RE.findall(line))
+
+
 @dataclass
 class _Messages:
     """What rocminfo says about the system, besides agents: the banners and errors."""
@@ -131,53 +163,52 @@ class _Messages:
     wsl: bool = False
     kfd_fact: Fact | None = None
     open_error: tuple[str, int] | None = None
+    # the lines of each message, as many as one signal keeps as its evidence
     not_member: list[int] = field(default_factory=list)
     no_user: list[int] = field(default_factory=list)
 
-    def read(self, out: Collector, line: str, number: int) -> bool:
-        """Take in one line that `_MESSAGE` found something in; True when the line is a
-        message and nothing else."""
+    def read(self, out: Collector, message: _Message, number: int) -> bool:
+        """Take in line `number`, a message; True when the line is a message and nothing
+        else."""
         ref, where = out.ref, out.where
-        if _WSL_BANNER in line and not self.wsl:
+        wsl, kind, detail, versions = message
+        if wsl and not self.wsl:
             self.wsl = True
             out.host_fact("os", "wsl", where(number))
             out.signal("platform.wsl", None, ref(number))
-        if (match := _ROCK_LOADED.search(line)) is not None:
+        if kind == _LOADED:
             if self.kfd_fact is None:
                 self.kfd_fact = Fact("kfd_loaded", True, where(number))
                 out.signal("kfd.loaded", None, ref(number))
-                version = match.group(1)
-                if version and _VERSION.match(version):
-                    out.stack_fact("amdgpu_driver_version", version, where(number))
-            return True
-        if _ROCK_NOT_LOADED in line:
+                if detail and _VERSION.match(detail):
+                    out.stack_fact("amdgpu_driver_version", detail, where(number))
+        elif kind == _NOT_LOADED:
             if self.kfd_fact is None:
                 self.kfd_fact = Fact("kfd_loaded", False, where(number))
                 out.signal("kfd.not_loaded", None, ref(number))
-            return True
-        if (match := _KFD_OPEN.search(line)) is not None:
-            self.open_error = (match.group(1).strip(), number)
-            return True
-        if " is not " in line and _NOT_MEMBER.search(line):
-            self.not_member.append(number)
-            return True
-        if _NO_USER.search(line):
-            self.no_user.append(number)
-            return True
-        if (match := _HSA_STATUS.search(line)) is not None:
-            evidence = [ref(number)]
-            previous = next((n for n in range(number - 1, max(number - 4, 0), -1)
-                             if out.lines[n - 1].strip()), None)
-            if previous is not None and _HSA_CALL in out.lines[previous - 1]:
-                evidence.insert(0, ref(previous))
-            out.signal("hsa.error", match.group(1), *evidence)
-            return True
-        if _SEGFAULT.search(line):
-            out.signal("rocminfo.crashed", "Segmentation fault", ref(number))
-            return True
-        for version in ROCM_PATH_RE.findall(line):
-            out.signal("rocm.path_version", version, ref(number))
-        return False
+        elif kind == _KFD_OPEN_FAILED:
+            self.open_error = (detail or "", number)
+        elif kind == _NOT_A_MEMBER:
+            if len(self.not_member) < MAX_EVIDENCE:
+                self.not_member.append(number)
+        elif kind == _NO_USER_NAME:
+            if len(self.no_user) < MAX_EVIDENCE:
+                self.no_user.append(number)
+        elif kind == _HSA:
+            if not out.signal_full("hsa.error", detail):
+                evidence = [ref(number)]
+                previous = next((n for n in range(number - 1, max(number - 4, 0), -1)
+                                 if out.lines[n - 1].strip()), None)
+                if previous is not None and _HSA_CALL in out.lines[previous - 1]:
+                    evidence.insert(0, ref(previous))
+                out.signal("hsa.error", detail, *evidence)
+        elif kind == _CRASH:
+            out.signal_at("rocminfo.crashed", "Segmentation fault", number)
+        else:
+            for version in versions:
+                out.signal_at("rocm.path_version", version, number)
+            return False
+        return True
 
 
 def _unquoted(line: str) -> str:
@@ -186,6 +217,33 @@ def _unquoted(line: str) -> str:
     if left.startswith("> "):
         return left[2:]
     return "" if left == ">" else line
+
+
+class _Line:
+    """One non-blank line as the parse loop reads it, whatever comes before it."""
+
+    __slots__ = ("agent", "isa_header", "isa_info", "key", "message", "pool_header",
+                 "pool_info", "value")
+
+    def __init__(self, raw: str, line: str) -> None:
+        self.message = _message(line) if _MESSAGE.search(line) is not None else None
+        match = _AGENT.match(raw) if line.startswith("Agent") else None
+        self.agent = int(match.group(1)) if match is not None else None
+        found = key_value(line)
+        self.key = found[0].lower() if found is not None else None
+        self.value = found[1] if found is not None else ""
+        lowered = line.lower()
+        self.pool_info = lowered.startswith("pool info")
+        self.isa_info = lowered.startswith("isa info")
+        self.pool_header = lowered.startswith("pool") and _POOL.match(raw) is not None
+        self.isa_header = lowered.startswith("isa") and _ISA.match(raw) is not None
+
+
+def _read_line(quoted: str) -> _Line | None:
+    """The reading of a line; None for a blank one."""
+    raw = _unquoted(quoted) if ">" in quoted else quoted
+    line = raw.strip()
+    return _Line(raw, line) if line else None
 
 
 @never_raises("rocminfo")
@@ -202,55 +260,67 @@ def parse(text: str, source: str) -> ParsedOutput:
     section = "system"
     runtime_version: tuple[str, int] | None = None
     grep_form = False  # agents without "Agent N" headers: a grep of rocminfo's output
+    full = False  # past `_MAX_AGENTS`: only the messages are read
+    known: dict[str, _Line | None] = {}
 
     for number, quoted in enumerate(lines, start=1):
-        raw = _unquoted(quoted) if ">" in quoted else quoted
-        line = raw.strip()
-        if not line:
+        if quoted in known:
+            read = known[quoted]
+        else:
+            read = _read_line(quoted)
+            if len(known) < _MAX_CACHED_LINES:
+                known[quoted] = read
+        if read is None:
             continue
-        if _MESSAGE.search(line) is not None and messages.read(out, line, number):
+        if read.message is not None and messages.read(out, read.message, number):
             continue
-        if line.startswith("Agent") and (match := _AGENT.match(raw)) is not None:
+        if full:
+            continue
+        if read.agent is not None:
+            if len(agents) >= _MAX_AGENTS:
+                full = True
+                continue
             grep_form = False
-            agent = _Agent(number=int(match.group(1)), line=number)
+            agent = _Agent(number=read.agent, line=number)
             agents.append(agent)
             section = "agent"
             continue
+        key, value = read.key, read.value
         if agent is None or (grep_form and section != "pools"):
-            found = key_value(line)
-            if found and found[0].lower() == "name":
+            if key == "name":
                 # `rocminfo | grep Name` (no agent headers): a Name starts an agent, unless it
                 # is an ISA's ("amdgcn-amd-amdhsa--gfx942:...") of the agent above.
-                if found[1].lower().startswith("amdgcn-") and agent is not None:
-                    agent.isas.append((found[1][:_MAX_VALUE_CHARS], number))
+                if value.lower().startswith("amdgcn-") and agent is not None:
+                    agent.isas.append((value[:_MAX_VALUE_CHARS], number))
                     continue
                 if agent is None or grep_form:
+                    if len(agents) >= _MAX_AGENTS:
+                        full = True
+                        continue
                     grep_form = True
                     agent = _Agent(number=len(agents) + 1, line=number)
-                    agent.values["name"] = (found[1][:_MAX_VALUE_CHARS], number)
+                    agent.values["name"] = (value[:_MAX_VALUE_CHARS], number)
                     agents.append(agent)
                     section = "agent"
                     continue
             if agent is None:
-                if found and found[0].lower() == "runtime version" and runtime_version is None:
-                    runtime_version = (found[1], number)
+                if key == "runtime version" and runtime_version is None:
+                    runtime_version = (value, number)
                 continue
-        lowered = line.lower()
-        if lowered.startswith("pool info"):
+        if read.pool_info:
             section = "pools"
             continue
-        if lowered.startswith("isa info"):
+        if read.isa_info:
             section = "isas"
             continue
-        if section == "pools" and lowered.startswith("pool") and _POOL.match(raw) is not None:
+        if section == "pools" and read.pool_header:
             agent.pools.append(_Pool(line=number))
             continue
-        if section == "isas" and lowered.startswith("isa") and _ISA.match(raw):
+        if section == "isas" and read.isa_header:
             continue
-        found = key_value(line)
-        if found is None:
+        if key is None:
             continue
-        key, value = found[0].lower(), found[1][:_MAX_VALUE_CHARS]
+        value = value[:_MAX_VALUE_CHARS]
         if section == "agent" and key in _SCALAR_KEYS and key not in agent.values:
             agent.values[key] = (value, number)
         elif section == "pools" and agent.pools:
@@ -266,6 +336,8 @@ def parse(text: str, source: str) -> ParsedOutput:
         elif section == "isas" and key == "name":
             agent.isas.append((value, number))
 
+    if full:
+        out.problems.append(f"more than {_MAX_AGENTS} agents: the rest were not read")
     wsl, kfd_fact = messages.wsl, messages.kfd_fact
     if runtime_version is not None and _VERSION.match(runtime_version[0]):
         out.stack_fact("hsa_runtime_version", runtime_version[0], where(runtime_version[1]))
