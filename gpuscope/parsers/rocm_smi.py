@@ -80,6 +80,8 @@ _HEX_DID = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{1,4})$")
 # work per paste stays linear in its size.
 _MAX_LINES = 200_000
 _MAX_LINE_CHARS = 2000
+_MAX_CACHED_LINES = 50_000  # distinct lines whose reading is remembered
+_MAX_GPUS = 256  # GPU indexes kept: no machine has more
 
 
 @none_on_error
@@ -120,6 +122,13 @@ class _Collector(SmiCollector[SmiGpu]):
         self.max_evidence = 20  # lines kept per signal: a paste of repeated lines stays linear
         # GPU index -> (--showhw's PARTITION ID, where it was read)
         self.partition_ids: dict[int, tuple[int, str]] = {}
+        self.left_out = False  # GPUs past `_MAX_GPUS` were seen
+
+    def gpu(self, index: int, where: str) -> SmiGpu:
+        if index not in self.gpus and len(self.gpus) >= _MAX_GPUS:
+            self.left_out = True
+            return SmiGpu(index, where)  # read, not kept
+        return super().gpu(index, where)
 
     def driver_version(self, value: str, number: int | None) -> None:
         value = value.strip()
@@ -139,11 +148,20 @@ class _Collector(SmiCollector[SmiGpu]):
                                "amdgpu driver, no amdgpu-dkms version")
 
     def scan_messages(self) -> None:
+        spent: set[str] = set()  # lines whose signals hold all the evidence they keep
         for number, line in enumerate(self.lines, start=1):
-            if _NO_DRM.search(line):
-                self.signal("amdgpu.no_drm_devices", None, self.ref(number))
-            for version in ROCM_PATH_RE.findall(line):
-                self.signal("rocm.path_version", version, self.ref(number))
+            # `_NO_DRM` needs "drm" or "DRM", `ROCM_PATH_RE` "rocm-"
+            if not ("rocm-" in line or "drm" in line or "DRM" in line) or line in spent:
+                continue
+            no_drm = _NO_DRM.search(line) is not None
+            if no_drm:
+                self.signal_at("amdgpu.no_drm_devices", None, number)
+            versions = ROCM_PATH_RE.findall(line)
+            for version in versions:
+                self.signal_at("rocm.path_version", version, number)
+            if (not no_drm or self.signal_full("amdgpu.no_drm_devices", None)) and all(
+                    self.signal_full("rocm.path_version", version) for version in versions):
+                spent.add(line)
 
     def mark_shared_buses(self) -> None:
         """GPUs at one PCI address are partitions of one GPU (an MI300 in CPX shows one bus
@@ -164,7 +182,7 @@ class _Collector(SmiCollector[SmiGpu]):
                                           f"address {bus}")
                 gpu.put("kind", GpuKind.PARTITION, where)
         for index, (partition_id, where) in self.partition_ids.items():
-            if partition_id > 0:
+            if partition_id > 0 and index in self.gpus:
                 self.gpus[index].put("kind", GpuKind.PARTITION, where)
 
     def finish(self, fmt: str) -> ParsedOutput:
@@ -179,6 +197,8 @@ class _Collector(SmiCollector[SmiGpu]):
         if sightings:
             first = next(iter(sightings[0].field_sources.values()), self.source)
             self.stack = {"amdgpu_loaded": Fact("amdgpu_loaded", True, first), **self.stack}
+        if self.left_out:
+            self.problems.append(f"more than {_MAX_GPUS} GPUs: the rest were not read")
         return self.result(fmt, sightings)
 
 
@@ -277,12 +297,12 @@ def _parse_json(text: str, source: str) -> ParsedOutput | None:
     lines = _read_lines(text)[0]
     collector = _Collector(source, lines)
     collector.scan_messages()
-    scanned = _scan_pairs(text)
     blocks: Mapping[str, Mapping[str, object]]
     try:
-        document, _ = json.JSONDecoder().raw_decode(text[start:])
+        document, end = json.JSONDecoder().raw_decode(text[start:])
     except (ValueError, RecursionError) as exc:
         # Cut or hand-edited: read the "key": "value" pairs in order instead.
+        scanned = _scan_pairs(text)
         collector.problems.append(f"{source}: rocm-smi JSON is not valid JSON ({exc}); "
                                   "read pair by pair")
         blocks = {name: {key: value for key, (value, _) in pairs.items()}
@@ -290,6 +310,9 @@ def _parse_json(text: str, source: str) -> ParsedOutput | None:
     else:
         if not isinstance(document, dict):
             return None
+        # The lines of the document's pairs: what follows it (the same document pasted
+        # again) only repeats them, and the first line of each pair is kept.
+        scanned = _scan_pairs(text[:start + end])
         blocks = {str(k): v for k, v in document.items() if isinstance(v, Mapping)}
     for name, block in blocks.items():
         block_line, pairs = scanned.get(name, (None, {}))
@@ -358,6 +381,27 @@ def _read_lines(text: str) -> tuple[list[str], str | None]:
     return [line[:_MAX_LINE_CHARS] for line in lines], note
 
 
+class _Line:
+    """One line as `_parse_text` reads it, whatever comes before it."""
+
+    __slots__ = ("driver", "end", "gpu", "hw", "line", "row_start", "sclk", "stripped")
+
+    def __init__(self, raw: str) -> None:
+        # a paste quoted in markdown ("> ...") is read without its quote marks
+        line = _QUOTE.sub("", raw, count=1).rstrip() if ">" in raw else raw.rstrip()
+        self.line = line
+        self.stripped = line.strip()
+        self.hw = _hw_header(line) if "DID" in line else None
+        self.row_start = _ROW_START.match(line) is not None
+        match = _GPU_LINE.match(line) if "GPU[" in line else None
+        self.gpu = (int(match.group(1)), match.group(2)) if match is not None else None
+        match = _DRIVER_LINE.match(line) if ":" in line else None
+        self.driver = match.group(1) if match is not None else None
+        self.sclk = line.split() if "SCLK" in line and "MCLK" in line and re.match(
+            r"^\s*(GPU|Device)\b", line) else None
+        self.end = bool(_SECTION_TITLE.match(self.stripped)) or "End of ROCm SMI Log" in line
+
+
 def _parse_text(text: str, source: str) -> ParsedOutput:
     lines, note = _read_lines(text)
     collector = _Collector(source, lines)
@@ -366,42 +410,62 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     collector.scan_messages()
     header: list[str] | None = None
     hw_columns: list[tuple[str, int]] | None = None
+    hw_line = ""  # the header line of `hw_columns`
     last_row: SmiGpu | None = None
+    known: dict[str, _Line] = {}
+    # Lines whose facts were taken (a GPU's facts are first-wins: the same line again adds
+    # nothing), and the GPU of each concise row read.
+    done: set[str | tuple[str, str]] = set()
+    rows: dict[str, SmiGpu] = {}
     for number, raw in enumerate(lines, start=1):
-        line = _QUOTE.sub("", raw, count=1).rstrip()  # a paste quoted in markdown ("> ...")
-        if (columns := _hw_header(line)) is not None:
-            hw_columns, header = columns, None
+        read = known.get(raw)
+        if read is None:
+            read = _Line(raw)
+            if len(known) < _MAX_CACHED_LINES:
+                known[raw] = read
+        line = read.line
+        if read.hw is not None:
+            hw_columns, hw_line, header = read.hw, line, None
             continue
         if hw_columns is not None:
-            if _ROW_START.match(line):
-                _hw_row(collector, hw_columns, line, number)
+            if read.row_start:
+                if (hw_line, line) not in done:
+                    done.add((hw_line, line))
+                    _hw_row(collector, hw_columns, line, number)
                 continue
-            if line.strip():
+            if read.stripped:
                 hw_columns = None  # the table ended; read the line as anything else
-        if (match := _GPU_LINE.match(line)) is not None:
+        if read.gpu is not None:
             header = None
-            gpu = collector.gpu(int(match.group(1)), collector.where(number))
-            key, sep, value = match.group(2).partition(":")
-            if sep:
-                _apply(collector, gpu, key, value, collector.where(number),
-                       collector.ref(number))
+            if line not in done:
+                done.add(line)
+                index, rest = read.gpu
+                gpu = collector.gpu(index, collector.where(number))
+                key, sep, value = rest.partition(":")
+                if sep:
+                    _apply(collector, gpu, key, value, collector.where(number),
+                           collector.ref(number))
             continue
-        if (match := _DRIVER_LINE.match(line)) is not None:
-            collector.driver_version(match.group(1), number)
+        if read.driver is not None:
+            collector.driver_version(read.driver, number)
             continue
-        if "SCLK" in line and "MCLK" in line and re.match(r"^\s*(GPU|Device)\b", line):
-            header = line.split()
+        if read.sclk is not None:
+            header = read.sclk
             last_row = None
             continue
         if header is None:
             continue
-        if _SECTION_TITLE.match(line.strip()) or "End of ROCm SMI Log" in line:
+        if read.end:
             header = None
             continue
-        if _ROW_START.match(line):
-            last_row = _concise_row(collector, line, number)
+        if read.row_start:
+            if line in rows:
+                last_row = rows[line]
+            else:
+                last_row = _concise_row(collector, line, number)
+                rows[line] = last_row
             continue
-        stripped = line.strip()
+        stripped = read.stripped
         if (last_row is not None and stripped and not stripped.startswith(("(", "="))
                 and "[Model" in " ".join(header)):
             # ROCm 6.0/6.1 print the name (at most 20 characters) under each row.
