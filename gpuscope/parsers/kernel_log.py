@@ -11,7 +11,8 @@ amdgpu ... for 0000:03:00.0``), by ids from amdgpu's and kfd's (``initializing k
 modesetting (... 0x1002:0x744C ...)``, ``added device 1002:744c``, ``skipped device 1002:67df``,
 ``DID 7340 is missing``, ``Topology: Add APU node [0x15dd:0x1002]``, which makes it integrated).
 Ids without a bus join the one bus without ids of their vendor. Only the lines that name a GPU
-driver are read (found by one search over the whole paste), so a log of any size costs little.
+driver are read (found by a search of the whole paste per word), so a log of any size costs
+little, and a message seen before costs only the evidence it adds.
 
 Stack facts: ``amdgpu_loaded``, ``amdgpu_driver_version`` (only amdgpu-dkms prints
 "[drm] amdgpu version: 6.2.4"; the in-tree driver does not), ``kfd_loaded``,
@@ -61,7 +62,6 @@ from gpuscope.parsers._common import (
     Collector,
     integrated_reason,
     lowered_text,
-    matching_lines,
     never_raises,
     sniff_lines,
     virtual_function_reason,
@@ -74,6 +74,10 @@ _MAX_LINE_CHARS = 400
 _MAX_SCAN = 2000  # characters of a line, or of a joined multi-line message, worth matching
 _MAX_RECORDS = 50_000  # lines naming a GPU driver read per paste (a boot log has hundreds)
 _MAX_GPUS = 64  # more GPUs are not one machine's kernel log
+# HostTraces keeps the first 20 traces of each kind, so a line that follows the same line
+# adds nothing past its 20th time.
+_HOST_REPEATS = 20
+_CHUNK = 1 << 20  # characters searched for the words below at a time
 _BUS = r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 
 # The lines worth reading (searched in the lower-cased paste): every rule below needs one.
@@ -81,20 +85,26 @@ _INTERESTING_RE = re.compile(
     r"amdgpu|kfd|drm|nvrm|nvidia|nouveau|radeon|firmware|linux version|hypervisor|"
     r"unsigned module|key was rejected|pci \S{0,12}: \[|dmi: |paravirtualized kernel|vfio|"
     r"sr-?iov")
+# The same words as strings: str.find skips a long paste far faster than the regex does.
+_ANCHORS = ("amdgpu", "drm", "nvrm", "kfd", "nvidia", "nouveau", "radeon", "firmware", "pci ",
+            "linux version", "hypervisor", "dmi: ", "vfio", "sr-iov", "sriov",
+            "paravirtualized kernel", "unsigned module", "key was rejected")
+_PCI_ANCHOR_RE = re.compile(r"pci \S{0,12}: \[")
 _SYSLOG_RE = re.compile(r"^.{1,80}?\skernel:\s?")
-_PREFIX_RES = (
-    re.compile(r"^\[\s*\d+\.\d+\]\s?"),
-    re.compile(r"^\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}\]\s?"),
-    re.compile(r"^\[\s*[TC]\d+\]\s?"),
-    re.compile(r"^<\d>"),
-    re.compile(r"^[a-z]+ *:[a-z]+ *: "),  # dmesg -x: "kern  :err   : "
-)
+# dmesg's "[   12.345678]" and "-T" time, printk's caller id "[   T1343]", "<4>", and dmesg -x's
+# "kern  :err   : ", in any order (no two can match at one place).
+_PREFIXES_RE = re.compile(
+    r"(?:\[\s*\d+\.\d+\]\s?"
+    r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}\]\s?"
+    r"|\[\s*[TC]\d+\]\s?"
+    r"|<\d>"
+    r"|[a-z]+ *:[a-z]+ *: )*")
 _MARKER_RE = re.compile(
     r"^(?:\[drm\]|\[drm:|amdgpu[ :]|kfd[ :]|kfd2kgd|NVRM|nvidia(?:-[\w]+)?[ :]|nouveau |"
     r"radeon |drmn\d+:|Lockdown:)")
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class _Record:
     message: str
     line: int  # 0-based index of the first line
@@ -111,48 +121,110 @@ def _strip_prefixes(line: str) -> tuple[str, bool]:
     syslog = _SYSLOG_RE.match(text) if "kernel:" in text[:100] else None
     if syslog:
         text, prefixed = text[syslog.end():], True
-    changed = True
-    while changed:
-        changed = False
-        for pattern in _PREFIX_RES:
-            match = pattern.match(text)
-            if match:
-                text, prefixed, changed = text[match.end():], True, True
+    found = _PREFIXES_RE.match(text)
+    if found is not None and found.end():
+        text, prefixed = text[found.end():], True
     return text.strip(), prefixed
+
+
+def _interesting_lines(text: str, lowered: str) -> tuple[list[tuple[int, str, int]], bool]:
+    """What `matching_lines(text, lowered, _INTERESTING_RE, _MAX_RECORDS, _MAX_SCAN)` answers,
+    found a chunk at a time with one `str.find` per word and line that holds it; only a line
+    longer than half of `_MAX_SCAN` (read in windows around its words) is searched with the
+    regex."""
+    size, half = len(text), _MAX_SCAN // 2
+    find = lowered.find
+    found: list[tuple[int, str, int]] = []
+    line = counted = chunk = 0
+    while chunk < size:
+        chunk_end = find("\n", chunk + _CHUNK) + 1 or size
+        ends: set[int] = set()  # the end of each line holding a word
+        add = ends.add
+        for word in _ANCHORS:
+            at = find(word, chunk, chunk_end)
+            while at >= 0:
+                if word == "pci " and _PCI_ANCHOR_RE.match(lowered, at, chunk_end) is None:
+                    at = find(word, at + 1, chunk_end)  # not the PCI scan's device line
+                    continue
+                end = find("\n", at, chunk_end)
+                end = chunk_end if end < 0 else end
+                add(end)
+                at = find(word, end + 1, chunk_end)
+        for end in sorted(ends):
+            start = lowered.rfind("\n", 0, end) + 1
+            if end - start <= half:  # the whole line, whichever of its words came first
+                if len(found) >= _MAX_RECORDS:
+                    return found, True
+                line += lowered.count("\n", counted, start)
+                counted = start
+                found.append((line, text[start:end].rstrip("\r"), end))
+                continue
+            position = start
+            while (match := _INTERESTING_RE.search(lowered, position, end)) is not None:
+                if len(found) >= _MAX_RECORDS:
+                    return found, True
+                at = match.start()
+                low = max(0, at - half)
+                start = text.rfind("\n", low, at) + 1 or low
+                stop = text.find("\n", at, min(size, start + _MAX_SCAN))
+                stop = min(size, start + _MAX_SCAN) if stop < 0 else stop
+                line += text.count("\n", counted, start)
+                counted = start
+                found.append((line, text[start:stop].rstrip("\r"), stop))
+                position = max(stop, match.end(), at + 1)
+        chunk = chunk_end
+    return found, False
 
 
 def _records(text: str, lowered: str) -> tuple[list[_Record], bool]:
     """The log records that may matter, and whether some were left out: the lines naming a
     GPU driver, each with the continuation lines of a multi-line NVRM message joined."""
-    found, cut = matching_lines(text, lowered, _INTERESTING_RE, _MAX_RECORDS, _MAX_SCAN)
+    found, cut = _interesting_lines(text, lowered)
     records: list[_Record] = []
     joined_upto = -1
+    size = len(text)
+    # A long log repeats its lines: each distinct line is stripped once. A line after an NVRM
+    # message -> what it adds to the message, None when it is not part of it.
+    stripped: dict[str, tuple[str, bool]] = {}
+    goes_on: dict[str, str | None] = {}
     for index, raw, end in found:
         if index <= joined_upto:
             continue
-        line = raw.replace("#012NVRM:", " ").replace("#012", " ")  # syslog's \n
-        message, prefixed = _strip_prefixes(line)
-        records.append(_Record(message, index, prefixed, raw))
-        if not message.startswith("NVRM"):
+        if (known := stripped.get(raw)) is None:
+            line = raw.replace("#012NVRM:", " ").replace("#012", " ")  # syslog's \n
+            known = stripped[raw] = _strip_prefixes(line)
+        record = _Record(known[0], index, known[1], raw)
+        records.append(record)
+        if not record.message.startswith("NVRM"):
             continue
         # Continuation lines: unprefixed, indented or repeating "NVRM:" (at most a few).
         position = end
         for step in range(1, 6):
-            if position >= len(text):
+            if position >= size:
                 break
             stop = text.find("\n", position + 1, position + 1 + _MAX_SCAN)
-            stop = min(len(text), position + 1 + _MAX_SCAN) if stop < 0 else stop
+            stop = min(size, position + 1 + _MAX_SCAN) if stop < 0 else stop
             following = text[position + 1:stop].rstrip("\r")
-            rest, has_prefix = _strip_prefixes(following)
-            if has_prefix or not rest or not (following[:1].isspace()
-                                              or rest.startswith("NVRM:")):
+            if following in goes_on:
+                tail = goes_on[following]
+            else:
+                tail = goes_on[following] = _continuation(following)
+            if tail is None:
                 break
-            if len(records[-1].message) < _MAX_SCAN:
-                tail = rest.removeprefix("NVRM:").strip()
-                records[-1].message = f"{records[-1].message} {tail}"[:_MAX_SCAN]
+            if len(record.message) < _MAX_SCAN:
+                record.message = f"{record.message} {tail}"[:_MAX_SCAN]
             joined_upto = index + step
             position = stop
     return records, cut
+
+
+def _continuation(following: str) -> str | None:
+    """What a line adds to the NVRM message before it, or None when it does not go on with it
+    (it has a log prefix, is blank, or is neither indented nor an "NVRM:" line)."""
+    rest, has_prefix = _strip_prefixes(following)
+    if has_prefix or not rest or not (following[:1].isspace() or rest.startswith("NVRM:")):
+        return None
+    return rest.removeprefix("NVRM:").strip()
 
 
 def sniff(text: str) -> tuple[str, float] | None:
@@ -354,74 +426,132 @@ def _sighting(gpu: _Gpu, out: Collector) -> GpuSighting | None:
                        missing_reasons=missing)
 
 
+class _Out(Collector):
+    """A `Collector` that can note the signals a message shows, to show them again for each
+    repeat of the message."""
+
+    def __init__(self, source: str, read: dict[int, str]) -> None:
+        super().__init__(source, [], max_line_chars=_MAX_LINE_CHARS, max_evidence=20, read=read)
+        self.noted: list[tuple[str, str | None]] | None = None
+
+    def signal_at(self, kind: str, detail: str | None, number: int) -> None:
+        if self.noted is not None:
+            self.noted.append((kind, detail))
+        super().signal_at(kind, detail, number)
+
+
+@dataclasses.dataclass
+class _Seen:
+    """What a message did the first time: its facts and GPUs were set then (a repeat changes
+    none of them), so a repeat only adds its line to the same signals and loose failures."""
+
+    lowered: str
+    signals: list[tuple[str, str | None]]
+    loose_failure: bool = False
+    vfio_line: bool = False  # a vfio-pci driver line moves the GPU's driver line each time
+
+
 @never_raises("kernel-log")
 def parse(text: str, source: str) -> ParsedOutput:
     """Kernel log lines to stack facts, host facts, the GPUs they name and driver signals."""
     lowered = lowered_text(text)
     records, cut = _records(text, lowered)
     lines: dict[int, str] = {}  # 1-based number -> the message, for evidence
-    out = Collector(source, [], max_line_chars=_MAX_LINE_CHARS, max_evidence=20,
-                    read=lines)
+    out = _Out(source, lines)
     if cut:
         out.problems.append(f"only the first {_MAX_RECORDS:,} lines naming a GPU driver "
                             "were read")
     gpus = _Gpus()
     host = HostTraces(out)
+    host_reads: dict[tuple[str, str], int] = {}  # (previous message, message) -> times read
+    seen: dict[str, _Seen] = {}
     loose_init_failures: list[int] = []
     for record in records:
         message, index = record.message, record.line
-        number, where = index + 1, out.where(index + 1)
+        number = index + 1
         lines[number] = record.raw
-        host.read(message, number)
-        lowered_message = message.lower()
-        if not any(keyword in lowered_message for keyword in _KEYWORDS):
+        known = seen.get(message)
+        lowered_message = message.lower() if known is None else known.lowered
+        key = (host.previous, message)  # HostTraces reads a line after the one before it
+        reads = host_reads.get(key, 0)
+        if reads < _HOST_REPEATS:
+            host_reads[key] = reads + 1
+            host.read(message, number)
+        else:
+            host.previous = lowered_message  # what the read would have left
+        if known is None:
+            seen[message] = _read_message(out, gpus, message, lowered_message, number,
+                                          loose_init_failures)
             continue
-        _gpu_lines(gpus, message, number)
-        _init_failures(out, message, number, loose_init_failures)
-        for pattern, kind, group in _RULES:
-            match = pattern.search(message)
-            if not match:
-                continue
-            detail = None
-            if group is not None:
-                detail = match.group(group) or (match.groupdict().get(f"{group}2") or None)
-            out.signal_at(kind, _detail(kind, detail), number)
-        if _KFD_UNSUPPORTED in message and "kfd kfd: " in message:
-            asic = message.split("kfd kfd: ", 1)[1].removeprefix("amdgpu: ")
-            asic = asic.split(_KFD_UNSUPPORTED, 1)[0].strip()
-            if asic:
-                out.signal_at("kfd.device_unsupported", asic, number)
-        if "is not supported by the NVIDIA" in message and (
-                found := _NVIDIA_UNSUPPORTED_RE.search(message)) is not None:
-            out.signal_at("nvidia.device_unsupported", _normalise_bus(found.group("bus")),
-                          number)
-        api = _API_MISMATCH_RE.search(message) if "API mismatch" in message else None
-        if api:
-            out.signal_at("nvml.driver_library_mismatch",
-                          f"client {api.group('client').rstrip('.')}, "
-                          f"kernel module {api.group('kernel').rstrip('.')}", number)
-        elif "nvrm:" in lowered_message and "version mismatch" in lowered_message[
-                lowered_message.find("nvrm:"):]:
-            out.signal_at("nvml.driver_library_mismatch", None, number)
-        if "NVRM: loading NVIDIA UNIX" in message and (
-                loading := _NVIDIA_LOADING_RE.search(message)) is not None:
-            out.stack_fact("nvidia_driver_version", loading.group("version"), where)
-        version = _AMDGPU_VERSION_RE.search(message)
-        if version:
-            out.stack_fact("amdgpu_driver_version", version.group("version"), where)
-        if _AMDGPU_LOADED_RE.search(message):
-            out.stack_fact("amdgpu_loaded", True, where)
-        if _KFD_LOADED_RE.search(message):
-            out.stack_fact("kfd_loaded", True, where)
-        if _VF_MODE_RE.search(message) and not re.search(r"\bPF\b", message):
-            bus = _DRIVER_LINE_RE.match(message)
-            out.signal_at("gpu.virtual_function",
-                          _normalise_bus(bus.group("bus")) if bus else None, number)
-            if bus is not None and (gpu := gpus.at(bus.group("bus"), number)) is not None:
-                gpu.kind = gpu.kind or (GpuKind.VIRTUAL, number)
+        if known.vfio_line:
+            _gpu_lines(gpus, message, number)
+        if known.loose_failure:
+            loose_init_failures.append(index)
+        if known.signals:
+            for kind, detail in known.signals:
+                out.signal_at(kind, detail, number)
+            if all(out.signal_full(kind, detail) for kind, detail in known.signals):
+                known.signals = []
     _attach_loose_init_failures(out, loose_init_failures)
     host.finish()
     return out.result("kernel-log", gpus.sightings(out))
+
+
+def _read_message(out: _Out, gpus: _Gpus, message: str, lowered_message: str, number: int,
+                  loose_init_failures: list[int]) -> _Seen:
+    """The first time a message is seen: everything it shows."""
+    known = _Seen(lowered_message, [])
+    if not any(keyword in lowered_message for keyword in _KEYWORDS):
+        return known
+    known.vfio_line = message.startswith("vfio-pci ")
+    where = out.where(number)
+    out.noted = known.signals
+    _gpu_lines(gpus, message, number)
+    failures = len(loose_init_failures)
+    _init_failures(out, message, number, loose_init_failures)
+    known.loose_failure = len(loose_init_failures) > failures
+    for pattern, kind, group in _RULES:
+        match = pattern.search(message)
+        if not match:
+            continue
+        detail = None
+        if group is not None:
+            detail = match.group(group) or (match.groupdict().get(f"{group}2") or None)
+        out.signal_at(kind, _detail(kind, detail), number)
+    if _KFD_UNSUPPORTED in message and "kfd kfd: " in message:
+        asic = message.split("kfd kfd: ", 1)[1].removeprefix("amdgpu: ")
+        asic = asic.split(_KFD_UNSUPPORTED, 1)[0].strip()
+        if asic:
+            out.signal_at("kfd.device_unsupported", asic, number)
+    if "is not supported by the NVIDIA" in message and (
+            found := _NVIDIA_UNSUPPORTED_RE.search(message)) is not None:
+        out.signal_at("nvidia.device_unsupported", _normalise_bus(found.group("bus")), number)
+    api = _API_MISMATCH_RE.search(message) if "API mismatch" in message else None
+    if api:
+        out.signal_at("nvml.driver_library_mismatch",
+                      f"client {api.group('client').rstrip('.')}, "
+                      f"kernel module {api.group('kernel').rstrip('.')}", number)
+    elif "nvrm:" in lowered_message and "version mismatch" in lowered_message[
+            lowered_message.find("nvrm:"):]:
+        out.signal_at("nvml.driver_library_mismatch", None, number)
+    if "NVRM: loading NVIDIA UNIX" in message and (
+            loading := _NVIDIA_LOADING_RE.search(message)) is not None:
+        out.stack_fact("nvidia_driver_version", loading.group("version"), where)
+    version = _AMDGPU_VERSION_RE.search(message)
+    if version:
+        out.stack_fact("amdgpu_driver_version", version.group("version"), where)
+    if _AMDGPU_LOADED_RE.search(message):
+        out.stack_fact("amdgpu_loaded", True, where)
+    if _KFD_LOADED_RE.search(message):
+        out.stack_fact("kfd_loaded", True, where)
+    if _VF_MODE_RE.search(message) and not re.search(r"\bPF\b", message):
+        bus = _DRIVER_LINE_RE.match(message)
+        out.signal_at("gpu.virtual_function",
+                      _normalise_bus(bus.group("bus")) if bus else None, number)
+        if bus is not None and (gpu := gpus.at(bus.group("bus"), number)) is not None:
+            gpu.kind = gpu.kind or (GpuKind.VIRTUAL, number)
+    out.noted = None
+    return known
 
 
 def _detail(kind: str, detail: str | None) -> str | None:

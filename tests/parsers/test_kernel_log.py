@@ -249,3 +249,18 @@ def test_a_huge_log_is_read_where_the_gpu_lines_are() -> None:
     text = noise * 60_000 + kfd
     parsed = parse(text, "d")
     assert signals(parsed) == [("kfd.pcie_atomics_missing", "1002:67df", [60_001])]
+
+
+def test_a_log_pasted_again_and_again_says_the_same() -> None:
+    # Each message is read once; a repeat only adds its line to the signals' evidence (20).
+    for name in ("k8s-device-plugin-480-nvidia-525-boot.txt",
+                 "rocm-1711-kvm-guest-navi21-boot.txt"):
+        text = read(OUTPUTS / name)
+        once, repeated = parse(text, name), parse("\n".join([text] * 30), name)
+        assert repeated.stack_facts == once.stack_facts
+        assert repeated.host_facts == once.host_facts
+        assert repeated.sightings == once.sightings
+        assert [(s.kind, s.detail) for s in repeated.signals] == [
+            (s.kind, s.detail) for s in once.signals]
+        assert all(len(s.evidence) == min(20, 30 * len(o.evidence))
+                   for s, o in zip(repeated.signals, once.signals, strict=True))
