@@ -63,17 +63,21 @@ Signal kinds emitted:
   insert 'nvidia': Invalid module format`` / ``Exec format error``, insmod's ``could not insert
   module nvidia.ko: ...`` and module-init-tools' ``FATAL: Error inserting nvidia (/lib/modules/
   .../nvidia.ko): Invalid module format``.
+
+Only the lines holding the words of the messages above are read, at most 2,000 per word (a
+paste that repeats a message more often says nothing more; `parse` says when lines were left
+out).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from gpuscope.model import GpuFacts, GpuSighting, Layer, ParsedOutput, Vendor
-from gpuscope.parsers._common import Collector, never_raises, none_on_error
+from gpuscope.parsers._common import Collector, lowered_text, never_raises, none_on_error
 
 FORMATS: tuple[str, ...] = ("nvidia-driver-version",)
 
@@ -138,9 +142,120 @@ _MODULE_WRONG_KERNEL = re.compile(
     re.IGNORECASE)
 
 
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n", _MAX_LINES)[:_MAX_LINES]
-    return [(line[:-1] if line.endswith("\r") else line)[:_MAX_LINE_CHARS] for line in lines]
+# Every line that shows something holds one of these (case as given), and only those lines
+# are read: "not found" and "insert" with "vidia" in any case, and an NVRM message that begins
+# "The NVIDIA " (not PyTorch's "The NVIDIA driver on your system is too old", as a long
+# session may print it thousands of times).
+_WORDS = ("API mismatch", "Kernel Module", "nvidia-container-cli")
+_MODULE_WORDS = ("not found", "insert")
+_VIDIA = re.compile("vidia", re.IGNORECASE)
+_GPU_MESSAGE_START = re.compile(r"NVRM:[^\S\n]*The NVIDIA ")
+_CHUNK = 1 << 20  # characters searched at a time
+# Lines holding one word that `scan` reads: a paste that repeats them thousands of times says
+# nothing more (evidence is capped, facts are first-wins), and `scan` runs on every paste.
+_MAX_WORD_LINES = 2_000
+_MODULE_LINES = "'not found' or 'insert' with 'nvidia'"
+_GPU_MESSAGES = "'NVRM: The NVIDIA '"
+
+
+def _cut(text: str, start: int, stop: int) -> str:
+    """The line text[start:stop] as read: without the "\r" of a CRLF, cut to
+    `_MAX_LINE_CHARS` (and no more of a long line copied than that)."""
+    if stop - start > _MAX_LINE_CHARS:
+        return text[start:start + _MAX_LINE_CHARS]
+    line = text[start:stop]
+    return line[:-1] if line.endswith("\r") else line
+
+
+def _ends(text: str, word: str, chunk: int, chunk_end: int) -> list[int]:
+    """The end of each line of text[chunk:chunk_end] that holds `word`, in order."""
+    find = text.find
+    found = []
+    at = find(word, chunk, chunk_end)
+    while at >= 0:
+        end = find("\n", at, chunk_end)
+        end = chunk_end if end < 0 else end
+        found.append(end)
+        at = find(word, end + 1, chunk_end)
+    return found
+
+
+def _module_ends(text: str, chunk: int, chunk_end: int) -> list[int]:
+    """The end of each line of text[chunk:chunk_end] that holds one of `_MODULE_WORDS` and
+    "vidia" in any case, in order. Many lines with the words: the chunk is lower-cased once,
+    and the lines of the rarer of the words and "vidia" are read."""
+    hits = sum(text.count(word, chunk, chunk_end) for word in _MODULE_WORDS)
+    if hits == 0:
+        return []
+    lowered = lowered_text(text[chunk:chunk_end]) if hits > 16 else None
+    if lowered is not None and lowered.count("vidia") < hits:
+        found, at = [], lowered.find("vidia")
+        while at >= 0:
+            start = text.rfind("\n", 0, chunk + at) + 1
+            end = text.find("\n", chunk + at, chunk_end)
+            end = chunk_end if end < 0 else end
+            stop = min(end, start + _MAX_LINE_CHARS)
+            if any(text.find(word, start, stop) >= 0 for word in _MODULE_WORDS):
+                found.append(end)
+            at = lowered.find("vidia", end + 1 - chunk)
+        return found
+    ends: set[int] = set()
+    for word in _MODULE_WORDS:
+        for end in _ends(text, word, chunk, chunk_end):
+            start = text.rfind("\n", 0, end) + 1
+            stop = min(end, start + _MAX_LINE_CHARS)
+            if (_VIDIA.search(text, start, stop) if lowered is None
+                    else lowered.find("vidia", start - chunk, stop - chunk) >= 0):
+                ends.add(end)
+    return sorted(ends)
+
+
+def _gpu_message_ends(text: str, chunk: int, chunk_end: int) -> list[int]:
+    """The end of each line of text[chunk:chunk_end] with an NVRM message about a GPU."""
+    found = []
+    position = chunk
+    while (match := _GPU_MESSAGE_START.search(text, position, chunk_end)) is not None:
+        end = text.find("\n", match.start(), chunk_end)
+        end = chunk_end if end < 0 else end
+        found.append(end)
+        position = end + 1
+    return found
+
+
+def _word_lines(text: str, per_word: int,
+                unread: dict[str, int]) -> Iterator[tuple[int, str, int]]:
+    """(1-based number, line as read, offset of its end) of the first `_MAX_LINES` lines that
+    may show something, in order, at most `per_word` of them for each word (`unread`: the end
+    of the first line left out, by word): a search of the whole text per word, a chunk at a
+    time, and no work for the other lines."""
+    size = len(text)
+    left = dict.fromkeys((*_WORDS, _MODULE_LINES, _GPU_MESSAGES), per_word)
+    number = 1  # of the line that starts at `counted`
+    counted = chunk = 0
+    while chunk < size:
+        chunk_end = text.find("\n", chunk + _CHUNK) + 1 or size
+        ends: set[int] = set()
+        for word in left:
+            if left[word] <= 0:
+                continue
+            if word == _MODULE_LINES:
+                found = _module_ends(text, chunk, chunk_end)
+            elif word == _GPU_MESSAGES:
+                found = _gpu_message_ends(text, chunk, chunk_end)
+            else:
+                found = _ends(text, word, chunk, chunk_end)
+            ends.update(found[:left[word]])
+            if len(found) > left[word]:
+                unread.setdefault(word, found[left[word]])
+            left[word] -= len(found)
+        for end in sorted(ends):
+            start = text.rfind("\n", 0, end) + 1
+            number += text.count("\n", counted, start)
+            counted = start
+            if number > _MAX_LINES:
+                return
+            yield number, _cut(text, start, end), end
+        chunk = chunk_end
 
 
 @none_on_error
@@ -164,10 +279,61 @@ class _Gpu:
     name: str | None = None
 
 
+@dataclasses.dataclass
+class _Seen:
+    """What a line did, with the lines after it that it read (`after`, each with its "\n"):
+    its facts and GPUs were set the first time, so the same lines again only add evidence to
+    the same signals, the same problems, and the GPU names it set."""
+
+    after: str
+    after_lines: int
+    signals: list[tuple[str, str | None]] = dataclasses.field(default_factory=list)
+    problems: list[str] = dataclasses.field(default_factory=list)
+    names: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    full: bool = False  # every signal holds all the evidence it keeps
+
+
 class _Out(Collector):
-    def __init__(self, source: str, lines: list[str]) -> None:
-        super().__init__(source, lines, max_line_chars=_MAX_SHOWN_CHARS, max_evidence=20)
+    def __init__(self, source: str, text: str) -> None:
+        self.shown: dict[int, str] = {}  # the lines read, by number
+        super().__init__(source, [], max_line_chars=_MAX_SHOWN_CHARS, max_evidence=20,
+                         read=self.shown)
+        self.text = text
         self.gpus: dict[str, _Gpu] = {}
+        self.noted: _Seen | None = None
+        self.after_lines = 0  # lines read after the line being read
+        self.cut_short = False  # that read ran into the end of the text or `_MAX_LINES`
+
+    def note(self, kind: str, detail: str | None) -> None:
+        if self.noted is not None:
+            self.noted.signals.append((kind, detail))
+
+    def signal_at(self, kind: str, detail: str | None, number: int) -> None:
+        self.note(kind, detail)
+        super().signal_at(kind, detail, number)
+
+    def signal_lines(self, kind: str, detail: str | None, first: int, last: int) -> None:
+        """A signal shown by lines `first` to `last` (the first four of them)."""
+        self.note(kind, detail)
+        if not self.signal_full(kind, detail):
+            last = min(last, first + 3)
+            self.signal(kind, detail, *(self.ref(n) for n in range(first, last + 1)))
+
+    def lines_after(self, number: int, end: int, count: int) -> Iterator[str]:
+        """Up to `count` lines after line `number`, which ends at offset `end`."""
+        text, size = self.text, len(self.text)
+        for following in range(number + 1, number + count + 1):
+            if following > _MAX_LINES or end >= size:
+                self.cut_short = True
+                return
+            start = end + 1
+            end = text.find("\n", start)
+            if end < 0:
+                end = size
+                self.cut_short = True  # the last line: a longer one elsewhere starts the same
+            line = self.shown[following] = _cut(text, start, end)
+            self.after_lines = max(self.after_lines, following - number)
+            yield line
 
     def module_line(self, line: str, number: int) -> None:
         found = _MODULE.search(line)
@@ -179,18 +345,30 @@ class _Out(Collector):
         if machine in ("aarch64", "arm64") and int(version.split(".", 1)[0]) < 100:
             # Jetson (L4T): no desktop or data-center driver branch has ever been below 100
             self.stack_fact("nvidia_l4t_version", version, self.where(number))
-            self.problems.append(f"an NVIDIA Jetson kernel module (L4T {version}): its version "
-                                 "is an L4T release, not a driver branch")
+            self.problem(f"an NVIDIA Jetson kernel module (L4T {version}): its version "
+                         "is an L4T release, not a driver branch")
         else:
             self.stack_fact("nvidia_driver_version", version, self.where(number))
         self.stack_fact("nvidia_kernel_module", "open" if found.group("open") else "proprietary",
                         self.where(number))
         self.host_fact("os", "linux", self.where(number))
 
+    def problem(self, text: str) -> None:
+        self.problems.append(text)
+        if self.noted is not None:
+            self.noted.problems.append(text)
+
     def gpu(self, key: str, number: int) -> _Gpu | None:
         if key not in self.gpus and len(self.gpus) < _MAX_GPUS:
             self.gpus[key] = _Gpu(number)
         return self.gpus.get(key)
+
+    def name_gpu(self, key: str, name: str, number: int) -> None:
+        gpu = self.gpu(key, number)
+        if gpu is not None:
+            gpu.name = name
+        if self.noted is not None:
+            self.noted.names.append((key, name))
 
     def sightings(self) -> list[GpuSighting]:
         built = []
@@ -216,13 +394,13 @@ def _fragment(line: str) -> str | None:
     return line[index + 5:].strip() if index >= 0 else None
 
 
-def _message(lines: Sequence[str], number: int, first: str, limit: int) -> tuple[str, int]:
-    """The message that starts with `first` (the text after NVRM: on line `number`, with the
-    rest of a syslog "#012" line), joined with the NVRM lines that go on with it (at most
-    `limit`), and its last line's number."""
+def _message(out: _Out, number: int, end: int, first: str, limit: int) -> tuple[str, int]:
+    """The message that starts with `first` (the text after NVRM: on line `number`, which ends
+    at offset `end`, with the rest of a syslog "#012" line), joined with the NVRM lines that go
+    on with it (at most `limit`), and its last line's number."""
     pieces = [first]
     last = number
-    for following in lines[number:number + (0 if "#012" in first else limit)]:
+    for following in out.lines_after(number, end, 0 if "#012" in first else limit):
         piece = _fragment(following)
         if not piece or piece.startswith(_OTHER_MESSAGES):
             break
@@ -231,13 +409,12 @@ def _message(lines: Sequence[str], number: int, first: str, limit: int) -> tuple
     return " ".join(" ".join(pieces).split()), last
 
 
-def _gpu_message(out: _Out, first: str, number: int) -> None:
+def _gpu_message(out: _Out, first: str, number: int, end: int) -> None:
     """A message naming one GPU: a sighting, what the kernel says of it, the driver version."""
-    message, last = _message(out.lines, number, first, _GPU_MESSAGE_LINES)
+    message, last = _message(out, number, end, first, _GPU_MESSAGE_LINES)
     # ">" ends a line journalctl cut at the terminal's width
     message = " ".join(message.replace("#012", " ").replace(">", " ").split())
     where = out.where(number)
-    refs = [out.ref(n) for n in range(number, last + 1)][:4]
     found = _GPU_BUS.match(message)
     if found is not None:
         bus = _bus(found.group("bus"))
@@ -249,7 +426,7 @@ def _gpu_message(out: _Out, first: str, number: int) -> None:
         rest = message[found.end():]
         for words, kind, flavour in _GPU_VERDICTS:
             if words in rest:
-                out.signal(kind, bus, *refs)
+                out.signal_lines(kind, bus, number, last)
                 if flavour is not None:
                     out.stack_fact("nvidia_kernel_module", flavour, where)
                 break
@@ -258,15 +435,14 @@ def _gpu_message(out: _Out, first: str, number: int) -> None:
             out.stack_fact("nvidia_driver_version", release.group("version"), where)
         out.host_fact("os", "linux", where)
         return
-    end = message.find(_LEGACY_NAME_END, 0, 200)
+    end_of_name = message.find(_LEGACY_NAME_END, 0, 200)
     branch = _LEGACY_BRANCH.search(message)
-    if end < 0 or branch is None:
+    if end_of_name < 0 or branch is None:
         return
-    name = message[len("The NVIDIA "):end].strip()
-    gpu = out.gpu(f"name:{name.lower()}", number) if name else None
-    if gpu is not None:
-        gpu.name = name
-    out.signal("nvidia.legacy_gpu", branch.group("branch"), *refs)
+    name = message[len("The NVIDIA "):end_of_name].strip()
+    if name:
+        out.name_gpu(f"name:{name.lower()}", name, number)
+    out.signal_lines("nvidia.legacy_gpu", branch.group("branch"), number, last)
     ignores = _IGNORES.search(message)
     if ignores is not None:
         out.stack_fact("nvidia_driver_version", ignores.group("version"), where)
@@ -300,54 +476,95 @@ def _module_line(out: _Out, line: str, number: int) -> None:
         out.host_fact("os", "linux", out.where(number))
 
 
-def _read(out: _Out) -> None:
-    lines = out.lines
-    for number, line in enumerate(lines, start=1):
-        if "nvidia-container-cli" in line:
-            _toolkit_line(out, line, number)
-            continue
-        if ("not found" in line or "could not insert" in line or "rror inserting" in line) \
-                and "vidia" in line.lower():
-            _module_line(out, line, number)
-        if "NVRM" not in line:
-            continue
-        if "Kernel Module" in line:
-            out.module_line(line, number)
-        if "The NVIDIA " in line:
-            parts = line.split("#012")
-            for index, part in enumerate(parts):
-                first = _fragment(part)
-                if first is not None and first.startswith("The NVIDIA "):
-                    rest = (_fragment(p) or p.strip() for p in parts[index + 1:])
-                    _gpu_message(out, "#012".join([first, *rest]), number)
-                    break
-        if "API mismatch" not in line:
-            continue
-        # The message goes on over the next NVRM lines (or "#012"-joined pieces of this one).
-        pieces = [p for p in (_fragment(piece) for piece in line.split("#012")) if p]
-        for following in lines[number:number + _MESSAGE_LINES]:
-            piece = _fragment(following)
-            if piece is None or "API mismatch" in following:
+def _read(out: _Out) -> dict[str, int]:
+    """The lines that may show something, at most `_MAX_WORD_LINES` per word; the words whose
+    lines were not all read, each with the end of the first line left out. A line read before,
+    followed by the same lines it read then, is read again only while its signals take more
+    evidence."""
+    text = out.text
+    seen: dict[str, list[_Seen]] = {}
+    unread: dict[str, int] = {}
+    for number, line, end in _word_lines(text, _MAX_WORD_LINES, unread):
+        before = seen.get(line, [])
+        known = None
+        for candidate in before:
+            if number + candidate.after_lines <= _MAX_LINES and text.startswith(
+                    candidate.after, end + 1):
+                known = candidate
                 break
-            pieces.append(piece)
-        message = " ".join(" ".join(pieces).split())
-        found = _MISMATCH.search(message)
-        if found is None:
+        if known is not None and (known.full or all(
+                out.signal_full(kind, detail) for kind, detail in known.signals)):
+            known.full = True
+            if known.problems:
+                out.problems.extend(known.problems)
+            for key, name in known.names:
+                if (gpu := out.gpus.get(key)) is not None:
+                    gpu.name = name
             continue
-        where = out.where(number)
-        out.stack_fact("nvidia_driver_version", found.group("kernel"), where)
-        out.stack_fact("nvidia_userspace_version", found.group("client"), where)
-        out.host_fact("os", "linux", where)
-        out.signal_at("nvml.driver_library_mismatch",
-                      f"client {found.group('client')}, kernel module {found.group('kernel')}",
-                      number)
+        out.shown[number] = line
+        out.noted = noted = _Seen("", 0)
+        out.after_lines, out.cut_short = 0, False
+        _read_line(out, line, number, end)
+        out.noted = None
+        if known is None and not out.cut_short and len(before) < 4:
+            stop = end
+            for _ in range(out.after_lines):
+                stop = text.find("\n", stop + 1)
+            noted.after, noted.after_lines = text[end + 1:stop + 1], out.after_lines
+            seen.setdefault(line, []).append(noted)
+    return unread
+
+
+def _read_line(out: _Out, line: str, number: int, end: int) -> None:
+    if "nvidia-container-cli" in line:
+        _toolkit_line(out, line, number)
+        return
+    if ("not found" in line or "could not insert" in line or "rror inserting" in line) \
+            and "vidia" in line.lower():
+        _module_line(out, line, number)
+    if "NVRM" not in line:
+        return
+    if "Kernel Module" in line:
+        out.module_line(line, number)
+    if "The NVIDIA " in line:
+        parts = line.split("#012")
+        for index, part in enumerate(parts):
+            first = _fragment(part)
+            if first is not None and first.startswith("The NVIDIA "):
+                rest = (_fragment(p) or p.strip() for p in parts[index + 1:])
+                _gpu_message(out, "#012".join([first, *rest]), number, end)
+                break
+    if "API mismatch" not in line:
+        return
+    # The message goes on over the next NVRM lines (or "#012"-joined pieces of this one).
+    pieces = [p for p in (_fragment(piece) for piece in line.split("#012")) if p]
+    for following in out.lines_after(number, end, _MESSAGE_LINES):
+        piece = _fragment(following)
+        if piece is None or "API mismatch" in following:
+            break
+        pieces.append(piece)
+    message = " ".join(" ".join(pieces).split())
+    found = _MISMATCH.search(message)
+    if found is None:
+        return
+    where = out.where(number)
+    out.stack_fact("nvidia_driver_version", found.group("kernel"), where)
+    out.stack_fact("nvidia_userspace_version", found.group("client"), where)
+    out.host_fact("os", "linux", where)
+    out.signal_at("nvml.driver_library_mismatch",
+                  f"client {found.group('client')}, kernel module {found.group('kernel')}",
+                  number)
 
 
 @never_raises("nvidia-driver-version")
 def parse(text: str, source: str) -> ParsedOutput:
     """``/proc/driver/nvidia/version`` to the loaded module's version and flavour."""
-    out = _Out(source, _lines(text))
-    _read(out)
+    out = _Out(source, text)
+    unread = [f"only the first {_MAX_WORD_LINES:,} lines holding "
+              f"{word if word in (_MODULE_LINES, _GPU_MESSAGES) else repr(word)} were read"
+              for word, end in _read(out).items()
+              if text.count("\n", 0, end) < _MAX_LINES]  # else past the lines read anyway
+    out.problems[:0] = unread  # first: a paste of repeated lines may have many problems
     if "nvidia_driver_version" not in out.stack and "nvidia_l4t_version" not in out.stack:
         out.problems.append("no 'NVRM version: NVIDIA UNIX ... Kernel Module <version>' line")
     return out.result("nvidia-driver-version", out.sightings())
@@ -358,7 +575,7 @@ def scan(text: str, source: str) -> ParsedOutput:
     loaded module's version, an API mismatch and its two versions, the GPUs the driver refuses
     and why; and the NVIDIA Container Toolkit's errors. Never raises."""
     try:
-        out = _Out(source, _lines(text))
+        out = _Out(source, text)
         _read(out)
         return ParsedOutput(format="nvidia-driver-version", source=source,
                             sightings=tuple(out.sightings()),

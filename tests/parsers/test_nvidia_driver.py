@@ -248,6 +248,19 @@ def test_other_module_messages_are_not_a_missing_driver(line: str) -> None:
     assert not signals_of(scan(line + "\n", "x"), "nvidia.module_missing")
 
 
+def test_a_paste_that_repeats_a_message_reads_it_2000_times() -> None:
+    text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 2024\n"
+    text += "modprobe: FATAL: Module nvidia_uvm not found in directory /lib/modules/6.8.0-45\n"
+    parsed = parse(text * 3000, "version")
+    assert parsed.problems == (
+        "only the first 2,000 lines holding 'Kernel Module' were read",
+        "only the first 2,000 lines holding 'not found' or 'insert' with 'nvidia' were read")
+    assert fact(parsed, "nvidia_driver_version") == "550.54.14"
+    (missing,) = signals_of(parsed, "nvidia.module_missing")
+    assert [ref.line for ref in missing.evidence] == list(range(2, 41, 2))
+    assert scan(text * 3000, "version").signals == parsed.signals
+
+
 test_random_text_never_raises, test_truncated_real_output_never_raises, \
     test_shuffled_real_output_never_raises = property_tests(sniff, parse, [read(p) for p in REAL])
 
