@@ -1,14 +1,14 @@
 """Where a pasted Python text says PyTorch lives, for `python_text`: the interpreter of the
 environment a file of the torch package sits in (Windows, venv, conda, Debian and per-user
 layouts) and its Python version, the OS such a path belongs to, a Windows library (DLL) a line
-names, the CUDA version of the driver API number PyTorch prints, and ROCm libraries missing a
-symbol PyTorch wanted. String operations and bounded regexes: linear in the line."""
+names, the CUDA version of the driver API number PyTorch prints, ROCm libraries missing a
+symbol PyTorch wanted, and all that one line of PyTorch's own messages says (`message_of`).
+String operations and bounded regexes: linear in the line."""
 
 from __future__ import annotations
 
 import re
-
-from gpuscope.parsers._common import Collector
+from dataclasses import dataclass
 
 ROCM_PATH = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)")
 _ENV_POSIX = re.compile(r"^(.*)/lib(?:64)?/python(\d(?:\.\d{1,2})?)/(site|dist)-packages$")
@@ -141,19 +141,107 @@ def os_of_path(path: str) -> str | None:
     return None
 
 
-def undefined_symbol(out: Collector, raw: str, number: int) -> bool:
-    """A ROCm library (or PyTorch's HIP library) missing a symbol: `rocm.undefined_symbol`."""
-    index = raw.find(": undefined symbol:")
+def undefined_library(line: str) -> tuple[str, str | None] | None:
+    """(library, ROCm version its path names) of "<library>: undefined symbol: <name>" where the
+    library is ROCm's or PyTorch's HIP library; None for any other line."""
+    index = line.find(": undefined symbol:")
     if index < 0:
-        return False
-    words = raw[:index].split()
+        return None
+    words = line[:index].split()
     library = words[-1].strip("\"'`") if words else ""
     base = library.rsplit("/", 1)[-1]
     if not (("/rocm" in library) or base.startswith(("libtorch_hip", "libc10_hip",
                                                      "libamdhip64", "libhip"))):
-        return False
-    out.signal_at("rocm.undefined_symbol", library[:300], number)
+        return None
     version = ROCM_PATH.search(library)
-    if version:
-        out.stack_fact("rocm_version", version.group(1), out.where(number))
-    return True
+    return library[:300], version.group(1) if version else None
+
+
+# ----------------------------------------------------------------------------- messages
+
+_SM_TOKEN = re.compile(r"\b((?:sm|compute)_\d{2,3}[a-z]?)\b")
+_SM_WARNING = re.compile(r"with CUDA capability sm_(\d{2,3})[a-z]? is not compatible")
+_FOUND_GPU = re.compile(
+    r"Found GPU(\d{1,3}) (.{1,120}?) which (?:is of cuda capability (\d{1,2})\.(\d)|requires "
+    r"CUDA_VERSION)")
+_DRIVER_TOO_OLD = re.compile(r"NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
+
+# Lines only one build flavour prints (lower-case substrings).
+ROCM_MARKERS = ("hiperror", "hip error:", "libtorch_hip", "libamdhip64", "no hip gpus are "
+                "available", "libc10_hip", "/opt/rocm")
+# ("which is of cuda capability" is not one: 2020 ROCm builds printed it too, with a made-up
+# capability 3.0, for Radeon GPUs.)
+CUDA_MARKERS = ("found no nvidia driver on your system", "no kernel image is available",
+                "libtorch_cuda", "cuda capability sm_", "nvidia driver on your system is too old",
+                "supports cuda capabilities")
+CPU_MARKERS = ("torch not compiled with cuda enabled",)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """What one line of PyTorch's output says, for the reader to apply to its session."""
+
+    builds: tuple[str, ...] = ()  # the flavours that alone print this line
+    path: tuple[str | None, str | None, str | None] | None = None  # OS, interpreter, version
+    # "<GPU> with CUDA capability sm_120 is not compatible": name, capability, arch
+    warning: tuple[str, str, str] | None = None
+    # "Found GPU0 <GPU> which is of cuda capability 3.0": index, name, capability, its sm_NN,
+    # and whether the line says "too old"
+    found: tuple[int, str, str | None, str, bool] | None = None
+    arch: tuple[str, ...] = ()  # "... supports CUDA capabilities sm_50 sm_60 ..."
+    driver: tuple[str | None] | None = None  # "too old (found version N)": the CUDA of N
+    unavailable: bool = False  # no NVIDIA driver, no HIP GPUs, a CPU build
+    undefined: tuple[str, str | None] | None = None  # `undefined_library`
+    dll: bool = False  # names a Windows library (`windows_library`)
+
+
+def message_of(line: str) -> Message | None:
+    """What `line` says as one of PyTorch's messages; None when it says nothing."""
+    lowered = line.lower()
+    cuda = "cuda" in lowered
+    if not (cuda or "hip" in lowered or "torch" in lowered or "nvidia" in lowered
+            or "rocm" in lowered or "-packages" in lowered or "undefined symbol" in lowered
+            or "kernel image" in lowered or ".dll" in lowered):
+        return None
+    builds: tuple[str, ...] = ()
+    if ("hip" in lowered or "rocm" in lowered) and any(m in lowered for m in ROCM_MARKERS):
+        builds += ("rocm",)
+    if (cuda or "nvidia" in lowered or "kernel image" in lowered) and any(
+            m in lowered for m in CUDA_MARKERS):
+        builds += ("cuda",)
+    if cuda and CPU_MARKERS[0] in lowered:
+        builds += ("cpu",)
+    path = None
+    if "site-packages" in lowered or "dist-packages" in lowered:
+        package = torch_package_path(line)
+        if package is not None:
+            os_name, interpreter = os_of_path(package), interpreter_of(package)
+            if os_name or interpreter:
+                path = (os_name, interpreter, python_version_of(package))
+    warning = found = None
+    arch: tuple[str, ...] = ()
+    if cuda and "cuda capability" in lowered:
+        if (sm_warning := _SM_WARNING.search(line)) is not None:
+            name = line[:sm_warning.start()].rsplit(": ", 1)[-1].strip().strip("\"'`").strip()
+            sm = sm_warning.group(1)
+            warning = (name, f"{int(sm[:-1])}.{sm[-1]}", f"sm_{sm}")
+        elif (gpu := _FOUND_GPU.search(line)) is not None:
+            major, minor = gpu.group(3), gpu.group(4)
+            found = (int(gpu.group(1)), gpu.group(2).strip(),
+                     f"{int(major)}.{minor}" if major is not None else None,
+                     f"sm_{major}{minor}", "too old" in lowered)
+    elif cuda and "supports cuda capabilities" in lowered:
+        arch = tuple(_SM_TOKEN.findall(line[lowered.index("supports cuda capabilities"):]))
+    driver = None
+    if "too old (found version" in lowered:
+        too_old = _DRIVER_TOO_OLD.search(line)
+        if too_old:
+            driver = (cuda_of_driver_api(int(too_old.group(1))),)
+    unavailable = ("found no nvidia driver" in lowered or "no hip gpus are available" in lowered
+                   or "torch not compiled with cuda enabled" in lowered)
+    undefined = undefined_library(line) if "undefined symbol" in lowered else None
+    dll = ".dll" in lowered and windows_library(line) is not None
+    if not (builds or path or warning or found or arch or driver or unavailable or undefined
+            or dll):
+        return None
+    return Message(builds, path, warning, found, arch, driver, unavailable, undefined, dll)

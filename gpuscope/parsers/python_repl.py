@@ -5,7 +5,11 @@ A statement of a transcript (``>>> print("CUDA:", torch.cuda.is_available())``) 
 expressions it shows, each as a whitespace-free key (``torch.cuda.is_available()``), with the
 literal text around them; `match_output` finds each expression's value in the line Python
 printed. Values are reprs or `print` forms: ``'2.1.2+cu121'``, ``True``, ``(8, 9)``,
-``['sm_50', 'sm_90']``, ``_CudaDeviceProperties(name='...', major=8, minor=9, ...)``.
+``['sm_50', 'sm_90']``, ``_CudaDeviceProperties(name='...', major=8, minor=9, ...)``;
+`answer_of` says what such a value means. `line_of` says what one pasted line is (a prompt, a
+continuation, the banner, a shell command that starts Python, PyTorch's message, output), and
+`plan_of` all that a statement with its output says: both pure, so that `python_text` works
+each out once for a line or statement a long log repeats.
 
 Every function is linear in its input and bounded (`MAX_CODE_CHARS`), and none raises on any
 text: code it cannot read shows nothing.
@@ -16,6 +20,8 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+
+from gpuscope.parsers import python_env as env
 
 MAX_CODE_CHARS = 1000  # of one statement: longer code is no `>>> torch.__version__` check
 MAX_PARTS = 40
@@ -35,6 +41,27 @@ _CC_TUPLE = re.compile(r"^\(\s*(\d{1,2})\s*,\s*(\d{1,2})\s*\)$")
 _MEMORY = re.compile(r"^(\d{1,12})\s*(MB|GB|B)?$")
 _EXCEPTION = re.compile(r"^(?:[\w.]{1,80}\.)?(\w{1,60}(?:Error|Exception)):\s?(.{0,300})")
 MAX_OUTPUT_LINES = 60  # lines of a statement's output that are read
+BANNER = re.compile(r"^Python (\d+\.\d+\.\d+)\S{0,20}\s")
+PLATFORM = re.compile(r"\bon (linux|win32|cygwin|msys|darwin)\s*$")
+IPYTHON_IN = re.compile(r"^In \[\d{1,6}\]: ?")
+IPYTHON_OUT = re.compile(r"^Out\[\d{1,6}\]: ?")
+_CMD_PROMPT = re.compile(r"^(?:PS )?([A-Za-z]:\\[^>\"]{0,300})>\s?(\S.*)$")
+# "$ cmd", "user@host:~/dir$ cmd", "(venv) root@host:/# cmd" (a bare "# " is a heading).
+_POSIX_PROMPT = re.compile(r"^(?:\([^()\s]{1,60}\) )?([^\s>]{0,200})([$#%]) (\S.*)$")
+_PYTHON_WORD = re.compile(r"(?i)^(?:.*[\\/])?python(?:\d(?:\.\d{1,2})?)?(?:\.exe)?$")
+_ONE_LINER = re.compile(r"(?:^|\s)-c\s+(['\"])(.{1,1000})\1\s*$")
+_TORCH_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?\S{0,60}$")
+PLATFORM_OS = {"linux": "linux", "win32": "windows", "cygwin": "windows", "msys": "windows",
+               "darwin": "macos"}
+_DEVICE_CALLS = ("torch.cuda.get_device_name", "torch.cuda.get_device_capability",
+                 "torch.cuda.get_device_properties")
+_DEVICE_PREFIXES = tuple(call + "(" for call in _DEVICE_CALLS)
+# Expressions whose value `answer_of` reads (and calls of _DEVICE_CALLS).
+KNOWN = frozenset({
+    "torch.__version__", "torch.version.__version__", "torch.version.cuda", "torch.version.hip",
+    "torch.cuda.is_available()", "torch.cuda.device_count()", "torch.cuda.get_arch_list()",
+    "torch.backends.cudnn.version()", "sys.executable", "torch.__file__", "sys.version",
+    "sys.platform"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +102,8 @@ def _scan_string(code: str, start: int) -> int:
 
 def _top_level_split(code: str, separator: str) -> list[str]:
     """`code` split at `separator` outside strings and brackets."""
+    if separator not in code:
+        return [code]
     pieces: list[str] = []
     depth = 0
     begin = index = 0
@@ -98,6 +127,11 @@ def _top_level_split(code: str, separator: str) -> list[str]:
 def strip_comment(code: str) -> str:
     """`code` without its trailing ``# comment`` (a ``#`` inside a string stays)."""
     code = code[:MAX_CODE_CHARS]
+    hash_at = code.find("#")
+    if hash_at < 0:
+        return code.rstrip()
+    if "'" not in code[:hash_at] and '"' not in code[:hash_at]:
+        return code[:hash_at].rstrip()  # (no string the "#" could be in)
     index = 0
     while index < len(code):
         char = code[index]
@@ -412,3 +446,201 @@ def import_failure(outputs: list[tuple[str, int]]) -> tuple[str, int] | None:
         if match:
             return f"{match.group(1)}: {match.group(2)}".strip(), line
     return None
+
+
+# ----------------------------------------------------------------------------- answers
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the value an expression printed says: `kind` ("version", "cuda", "hip",
+    "available", "count", "arch", "math", "python", "python_version", "os", or "name",
+    "capability", "properties" of device `index`), the value, and the OS of a "python" path."""
+
+    kind: str
+    value: object
+    index: int = 0
+    os: str | None = None
+
+
+def is_known(expression: str) -> bool:
+    """Whether `answer_of` reads the value of `expression`."""
+    return expression in KNOWN or expression.startswith(_DEVICE_PREFIXES)
+
+
+def _version(value: str | None) -> str | None:
+    return value if value and re.match(r"\d+\.\d+", value) else None
+
+
+def answer_of(expression: str, value: str, echoed: bool) -> Answer | None:
+    """The answer the printed `value` of `expression` gives (`echoed`: its repr, so strings
+    are quoted); None when it is none (another value, or an expression not read)."""
+    if echoed and STRING_VALUED.get(expression, False) and not quoted(value):
+        return None
+    if expression in ("torch.__version__", "torch.version.__version__"):
+        version = unquote(value)
+        return Answer("version", version) if version and _TORCH_VERSION.match(version) else None
+    if expression in ("torch.version.cuda", "torch.version.hip"):
+        return Answer(expression[14:], _version(unquote(value)))
+    if expression == "torch.cuda.is_available()":
+        available = as_bool(value)
+        return None if available is None else Answer("available", available)
+    if expression in ("torch.cuda.device_count()", "torch.backends.cudnn.version()"):
+        number = as_int(value)
+        if number is None:
+            return None
+        return Answer("count", number) if "device" in expression else Answer("math", str(number))
+    if expression == "torch.cuda.get_arch_list()":
+        arch = as_string_list(value)
+        return Answer("arch", arch) if arch else None
+    if expression in ("sys.executable", "torch.__file__"):
+        path = unquote(value)
+        interpreter = (path if expression == "sys.executable" else env.interpreter_of(path)) \
+            if path else None
+        return Answer("python", interpreter, os=env.os_of_path(path)) \
+            if path and interpreter else None
+    if expression == "sys.version":
+        match = re.match(r"(\d+\.\d+\.\d+)", unquote(value) or "")
+        return Answer("python_version", match.group(1)) if match else None
+    if expression == "sys.platform":
+        platform = unquote(value)
+        return Answer("os", PLATFORM_OS[platform]) if platform in PLATFORM_OS else None
+    for call, kind in zip(_DEVICE_CALLS, ("name", "capability", "properties"), strict=True):
+        if not expression.startswith(call + "("):
+            continue
+        index = device_argument(expression, call)
+        if index is None:
+            return None
+        found: object = (unquote(value) if kind == "name" else as_compute_capability(value)
+                         if kind == "capability" else as_properties(value))
+        return Answer(kind, found, index) if found else None
+    return None
+
+
+# ----------------------------------------------------------------------------- sessions
+
+
+def unquoted(line: str) -> str:
+    """A line without Markdown quote markers ("> " before a ``>>>`` prompt or any text)."""
+    stripped = line.lstrip()
+    if not stripped.startswith(">") or stripped.startswith(">>>"):
+        return stripped
+    for _ in range(8):
+        if stripped.startswith(">>>") or not stripped.startswith(">"):
+            break
+        if len(stripped) > 1 and stripped[1] not in " \t":
+            break
+        stripped = stripped[1:].lstrip()
+    return stripped
+
+
+def prompt_of(line: str) -> tuple[bool, str | None, str | None] | None:
+    """A shell prompt that starts Python: (a Windows prompt, the interpreter when the command
+    names it by its path, a one-liner's program); None for any other line."""
+    if "ython" not in line and "YTHON" not in line:
+        return None  # no prompt that starts Python
+    cmd = _CMD_PROMPT.match(line)
+    posix = None if cmd else _POSIX_PROMPT.match(line)
+    if cmd is None and posix is None:
+        return None
+    if posix is not None and posix.group(2) == "#" and not posix.group(1):
+        return None
+    command = cmd.group(2) if cmd else posix.group(3) if posix else ""
+    words = command.split()
+    launcher = next((w.strip("\"'") for w in words[:12] if _PYTHON_WORD.match(w.strip("\"'"))),
+                    None)
+    if launcher is None:
+        return None
+    if cmd is not None and not re.match(r"[A-Za-z]:\\", launcher) and (
+            "\\" in launcher or "/" in launcher):
+        launcher = cmd.group(1).rstrip("\\") + "\\" + launcher.replace("/", "\\")
+    python = launcher if re.match(r"[A-Za-z]:\\|/", launcher) and (
+        "\\" in launcher or "/" in launcher) else None
+    one_liner = _ONE_LINER.search(command)
+    return cmd is not None, python, one_liner.group(2) if one_liner else None
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """What one line is to the reader (worked out once per distinct line): its message, the
+    text it adds to a statement's output, and what else it may be (None: not that)."""
+
+    message: env.Message | None
+    text: str  # the line unquoted and stripped
+    code: str | None = None  # a ">>>" prompt's code
+    more: str | None = None  # a "..." continuation's code
+    ipython_in: str | None = None
+    ipython_out: str | None = None
+    prompt: tuple[bool, str | None, str | None] | None = None  # `prompt_of`
+    banner: tuple[str, str | None] | None = None  # the version, the platform it names
+
+
+def line_of(raw: str) -> Line | str:
+    """`raw` read as `Line`; a line that is nothing but output text, as that text."""
+    line = unquoted(raw)
+    message = env.message_of(raw)
+    if line.startswith(">>>"):
+        return Line(message, line.strip(), code=line[3:].strip())
+    more = line[3:].strip() if line.startswith("...") else None
+    ipython_in = ipython_out = None
+    if line.startswith(("In [", "Out[")):
+        if (match := IPYTHON_IN.match(line)) is not None:
+            ipython_in = line[match.end():].strip()
+        elif (match := IPYTHON_OUT.match(line)) is not None:
+            ipython_out = line[match.end():]
+    prompt = prompt_of(line)
+    banner = None
+    if line.startswith("Python ") and (version := BANNER.match(line)) is not None:
+        platform = PLATFORM.search(line)
+        banner = (version.group(1), platform.group(1) if platform else None)
+    if message is None and more is None and ipython_in is None and ipython_out is None \
+            and prompt is None and banner is None:
+        return line.strip()
+    return Line(message, line.strip(), None, more, ipython_in, ipython_out, prompt, banner)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a statement and its output say (worked out once per distinct pair): whether it
+    imports torch, the error an import ended with (and its output line), and the answers
+    (each with the index of its output line)."""
+
+    imports: bool
+    failure: tuple[str, int] | None = None
+    answers: tuple[tuple[Answer, int], ...] = ()
+
+
+def plan_of(code: str, texts: list[str]) -> Plan:
+    """What statement `code` says with the output lines `texts` it printed."""
+    simple = [s for line in code.split("\n") for s in statements(line)]
+    imports = any(is_torch_import(s) for s in simple)
+    outputs = [(text, index) for index, text in enumerate(texts)]
+    if imports:
+        failure = import_failure(outputs)
+        if failure is not None and simple and is_torch_import(simple[0]):
+            error = failure[0]
+            if "no module named 'torch'" in error.lower():
+                error = "PyTorch is not installed (" + error + ")"
+            return Plan(True, (error, failure[1]))
+    if "\n" in code:
+        return Plan(imports)  # a compound statement: its output is no one expression's value
+    shows = [item for item in (shown(s) for s in simple) if item is not None]
+    if not any(is_known(e) for item in shows for e in item.expressions):
+        return Plan(imports)
+    values = value_lines(outputs)
+    if not values:
+        return Plan(imports)
+    single = shows[0].expressions if len(shows) == 1 else ()
+    if len(single) == 1 and all(kind == "expr" for kind, _ in shows[0].parts):
+        for candidate, index in candidates(values):
+            answer = answer_of(single[0], candidate, shows[0].repr_form)
+            if answer is not None:
+                return Plan(imports, answers=((answer, index),))
+        return Plan(imports)
+    answers = []
+    for item, (text, index) in zip(shows, values, strict=False):
+        for expression, value in match_output(item.parts, text).items():
+            answer = answer_of(expression, value, False)
+            if answer is not None:
+                answers.append((answer, index))
+    return Plan(imports, answers=tuple(answers))

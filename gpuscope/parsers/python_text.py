@@ -42,6 +42,7 @@ Signal kinds emitted (also by `scan`, over text of any format):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any
 
@@ -56,7 +57,8 @@ from gpuscope.model import (
 )
 from gpuscope.parsers import python_env as env
 from gpuscope.parsers import python_repl as repl
-from gpuscope.parsers._common import Collector, never_raises, none_on_error
+from gpuscope.parsers._common import Collector, lowered_text, never_raises, none_on_error
+from gpuscope.parsers.errors import keyword_lines
 
 FORMATS: tuple[str, ...] = ("python-session", "python-output")
 
@@ -67,37 +69,17 @@ _MAX_FRAMEWORKS = 50
 _MAX_DEVICES = 64
 _MAX_EVIDENCE = 20
 _SNIFF_CHARS = 200_000
+# Distinct lines and statements whose reading is remembered: a long log repeats its lines,
+# and each is read once (the bound keeps the memory of one without repeats in check).
+_MAX_MEMO = 50_000
+# Different statements about PyTorch read (each costs a parse of its code): past these, a paste
+# of thousands of sessions is read for PyTorch's messages only.
+_MAX_STATEMENTS = 5000
+_MAX_SCAN_LINES = 1000  # lines `scan` reads per keyword
 
-_BANNER = re.compile(r"^Python (\d+\.\d+\.\d+)\S{0,20}\s")
-_PLATFORM = re.compile(r"\bon (linux|win32|cygwin|msys|darwin)\s*$")
-_PLATFORM_OS = {"linux": "linux", "win32": "windows", "cygwin": "windows", "msys": "windows",
-                "darwin": "macos"}
-_IPYTHON_IN = re.compile(r"^In \[\d{1,6}\]: ?")
-_IPYTHON_OUT = re.compile(r"^Out\[\d{1,6}\]: ?")
-_CMD_PROMPT = re.compile(r"^(?:PS )?([A-Za-z]:\\[^>\"]{0,300})>\s?(\S.*)$")
-# "$ cmd", "user@host:~/dir$ cmd", "(venv) root@host:/# cmd" (a bare "# " is a heading).
-_POSIX_PROMPT = re.compile(r"^(?:\([^()\s]{1,60}\) )?([^\s>]{0,200})([$#%]) (\S.*)$")
-_PYTHON_WORD = re.compile(r"(?i)^(?:.*[\\/])?python(?:\d(?:\.\d{1,2})?)?(?:\.exe)?$")
-_ONE_LINER = re.compile(r"(?:^|\s)-c\s+(['\"])(.{1,1000})\1\s*$")
-_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+)?\S{0,60}$")
-_SM_TOKEN = re.compile(r"\b((?:sm|compute)_\d{2,3}[a-z]?)\b")
-_SM_WARNING = re.compile(r"with CUDA capability sm_(\d{2,3})[a-z]? is not compatible")
-_FOUND_GPU = re.compile(
-    r"Found GPU(\d{1,3}) (.{1,120}?) which (?:is of cuda capability (\d{1,2})\.(\d)|requires "
-    r"CUDA_VERSION)")
-_DRIVER_TOO_OLD = re.compile(r"NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
 
-# Lines only one build flavour prints (lower-case substrings).
-_ROCM_MARKERS = ("hiperror", "hip error:", "libtorch_hip", "libamdhip64", "no hip gpus are "
-                 "available", "libc10_hip", "/opt/rocm")
-# ("which is of cuda capability" is not one: 2020 ROCm builds printed it too, with a made-up
-# capability 3.0, for Radeon GPUs.)
-_CUDA_MARKERS = ("found no nvidia driver on your system", "no kernel image is available",
-                 "libtorch_cuda", "cuda capability sm_", "nvidia driver on your system is too old",
-                 "supports cuda capabilities")
-_CPU_MARKERS = ("torch not compiled with cuda enabled",)
 # Any of these (lower-case) in a line makes text PyTorch's own output.
-_TORCH_MARKERS = (*_CUDA_MARKERS, *_CPU_MARKERS, "which is of cuda capability",
+_TORCH_MARKERS = (*env.CUDA_MARKERS, *env.CPU_MARKERS, "which is of cuda capability",
                   "site-packages/torch/", "site-packages\\torch\\",
                   "dist-packages/torch/", "libtorch_hip", "import torch", "torch.cuda.",
                   "torch/lib/")
@@ -108,22 +90,14 @@ _SCAN_KEYWORDS = ("undefined symbol", "cuda capability", "too old (found version
 
 
 def _lines(text: str, limit: int = _MAX_LINES) -> list[str]:
-    lines = text.split("\n", limit)[:limit]
-    return [(line[:-1] if line.endswith("\r") else line)[:_MAX_LINE_CHARS] for line in lines]
-
-
-def _unquoted(line: str) -> str:
-    """A line without Markdown quote markers ("> " before a ``>>>`` prompt or any text)."""
-    stripped = line.lstrip()
-    if not stripped.startswith(">") or stripped.startswith(">>>"):
-        return stripped
-    for _ in range(8):
-        if stripped.startswith(">>>") or not stripped.startswith(">"):
-            break
-        if len(stripped) > 1 and stripped[1] not in " \t":
-            break
-        stripped = stripped[1:].lstrip()
-    return stripped
+    """The first `limit` lines, without the "\r" of a CRLF, each cut to `_MAX_LINE_CHARS`."""
+    lines = text.split("\n", limit)
+    del lines[limit:]
+    if "\r" in text:
+        lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
+    if max(map(len, lines)) > _MAX_LINE_CHARS:
+        lines = [line[:_MAX_LINE_CHARS] for line in lines]
+    return lines
 
 
 @none_on_error
@@ -133,13 +107,13 @@ def sniff(text: str) -> tuple[str, float] | None:
     lines = _lines(text[:_SNIFF_CHARS], 5000)
     session = output = False
     for raw in lines:
-        line = _unquoted(raw)
-        if line.startswith(">>>") or _BANNER.match(line) or _IPYTHON_IN.match(line):
+        line = repl.unquoted(raw)
+        if line.startswith(">>>") or repl.BANNER.match(line) or repl.IPYTHON_IN.match(line):
             session = True
             break
-        lowered = line.lower()
-        if not output and any(marker in lowered for marker in _TORCH_MARKERS):
-            output = True
+        if not output:
+            lowered = line.lower()
+            output = any(marker in lowered for marker in _TORCH_MARKERS)
     if session:
         return ("python-session", 0.75)
     return ("python-output", 0.6) if output else None
@@ -185,7 +159,7 @@ class _Torch:
                     or self.error or (self.imported and self.python))
 
     def saw(self, line: int) -> None:
-        if line not in self.evidence and len(self.evidence) < _MAX_EVIDENCE:
+        if len(self.evidence) < _MAX_EVIDENCE and line not in self.evidence:
             self.evidence.append(line)
 
     def device(self, index: int, line: int) -> _Device | None:
@@ -205,24 +179,51 @@ class _Torch:
 
 
 class _Reader:
-    """One pass over the lines: sessions, statements and PyTorch's messages."""
+    """One pass over the lines: sessions, statements and PyTorch's messages. `scan` gives it
+    no lines but the `text` and `read`, the lines it reads by their numbers."""
 
-    def __init__(self, source: str, lines: list[str]) -> None:
-        self.out = Collector(source, lines, max_line_chars=_MAX_SHOWN_CHARS,
-                             max_evidence=_MAX_EVIDENCE)
+    def __init__(self, source: str, lines: list[str] | None, text: str,
+                 read: dict[int, str] | None = None) -> None:
+        self.out = Collector(source, lines or (), max_line_chars=_MAX_SHOWN_CHARS,
+                             max_evidence=_MAX_EVIDENCE, read=read)
         self.lines = lines
+        self.text = text
         self.torches: list[_Torch] = [_Torch()]
         self.os: tuple[str, int] | None = None
         self.statement: tuple[str, int] | None = None  # code and its line (1-based)
         self.outputs: list[tuple[str, int]] = []
         self.one_liner = False
         self.dropped = 0  # PyTorch sessions past _MAX_FRAMEWORKS
-        # WSL shows the Windows driver's files: a library name there says nothing of the OS.
-        self.wsl = any("wsl" in line.lower() for line in lines)
+        self.unread = 0  # statements past _MAX_STATEMENTS
+        self.plans: dict[tuple[str, ...], repl.Plan] = {}
+        # line or statement -> the PyTorch it can tell nothing more (`settles`)
+        self.settled: dict[object, _Torch] = {}
+        self.ends: dict[int, int] = {}  # `scan`: line number -> offset of its end in `text`
+        self._wsl: bool | None = None
 
     @property
     def torch(self) -> _Torch:
         return self.torches[-1]
+
+    @property
+    def wsl(self) -> bool:
+        """WSL shows the Windows driver's files: a library name there says nothing of the OS.
+        (Worked out only when a line names a library.)"""
+        if self._wsl is None:
+            self._wsl = "wsl" in lowered_text(self.text) and any(
+                "wsl" in line.lower() for line in (self.lines or _lines(self.text)))
+        return self._wsl
+
+    def line_after(self, number: int) -> str | None:
+        """Line `number` + 1, when the lines read go that far."""
+        if self.lines is not None:
+            return self.lines[number] if number < len(self.lines) else None
+        end = self.ends.get(number)
+        if end is None or end >= len(self.text) or number >= _MAX_LINES:
+            return None
+        after = self.text.find("\n", end + 1)
+        line = self.text[end + 1:len(self.text) if after < 0 else after]
+        return (line[:-1] if line[-1:] == "\r" else line)[:_MAX_LINE_CHARS]
 
     def boundary(self) -> None:
         """Another interpreter starts: facts from here on belong to a new PyTorch."""
@@ -239,86 +240,110 @@ class _Reader:
         if self.os is None:
             self.os = (name, line)
 
+    def state(self) -> tuple[object, ...] | None:
+        """All a line or a statement can change, when the PyTorch holds all the evidence it
+        keeps (else None): what changed nothing once never will on this PyTorch, as every
+        fact is first-wins (a long log says the same lines thousands of times)."""
+        t = self.torch
+        if len(t.evidence) < _MAX_EVIDENCE or len(t.devices) >= _MAX_DEVICES:
+            return None
+        return (t.version, t.cuda, t.hip, t.asked_cuda, t.asked_hip, t.available,
+                t.device_count, t.arch_list, t.python, t.python_version, t.math_version,
+                t.error, len(t.markers), t.imported, len(t.evidence), self.os,
+                [(d.name, d.compute_capability, d.arch, d.memory_bytes)
+                 for d in t.devices.values()], len(self.torches), self.dropped,
+                len(self.out.stack), [len(refs) for refs in self.out.signals.values()])
+
+    def settles(self, key: object, torch: _Torch, before: tuple[object, ...] | None) -> None:
+        """`key`, read when the state was `before`, changed nothing: skip it from now on."""
+        if before is not None and self.torch is torch and self.state() == before \
+                and len(self.settled) < _MAX_MEMO:
+            self.settled[key] = torch
+
     # ---- lines
 
     def read(self) -> None:
-        for number, raw in enumerate(self.lines, start=1):
-            line = _unquoted(raw)
-            self.message(raw, number)
-            if line.startswith(">>>"):
+        known: dict[str, repl.Line | str] = {}
+        for number, raw in enumerate(self.lines or (), start=1):
+            info = known.get(raw)
+            again = info is not None  # (only a line seen before may settle)
+            if info is None:
+                info = repl.line_of(raw)
+                if len(known) < _MAX_MEMO:
+                    known[raw] = info
+            if isinstance(info, str):
+                if self.statement is not None:
+                    if not info and self.one_liner:
+                        self.finish_statement()
+                    elif len(self.outputs) < repl.MAX_OUTPUT_LINES:
+                        self.outputs.append((info, number))
+                continue
+            if info.message is not None and not again:
+                self.message(info.message, number)
+            elif info.message is not None:
+                key: object = raw
+                if info.message.found is not None and not info.message.found[4]:
+                    key = (raw, "too old" in (self.line_after(number) or "").lower())
+                torch = self.torch
+                if self.settled.get(key) is not torch:
+                    before = self.state()
+                    self.message(info.message, number)
+                    self.settles(key, torch, before)
+            if info.code is not None:
                 self.finish_statement()
-                self.statement = (line[3:].strip(), number)
+                self.statement = (info.code, number)
                 self.one_liner = False
                 continue
-            if line.startswith("...") and self.statement is not None and not self.outputs:
-                code = line[3:].strip()
-                if code:
-                    self.statement = (self.statement[0] + "\n" + code, self.statement[1])
+            if info.more is not None and self.statement is not None and not self.outputs:
+                if info.more:
+                    self.statement = (self.statement[0] + "\n" + info.more, self.statement[1])
                 continue
-            ipython_in = _IPYTHON_IN.match(line)
-            if ipython_in:
+            if info.ipython_in is not None:
                 self.finish_statement()
-                self.statement = (line[ipython_in.end():].strip(), number)
+                self.statement = (info.ipython_in, number)
                 self.one_liner = False
                 continue
-            ipython_out = _IPYTHON_OUT.match(line)
-            if ipython_out and self.statement is not None:
-                self.outputs.append((line[ipython_out.end():], number))
+            if info.ipython_out is not None and self.statement is not None:
+                self.outputs.append((info.ipython_out, number))
                 continue
-            if self.prompt(line, number):
+            if info.prompt is not None:
+                self.prompt(info.prompt, number)
                 continue
-            banner = _BANNER.match(line)
-            if banner:
-                self.banner(line, number, banner.group(1))
+            if info.banner is not None:
+                self.banner(*info.banner, number)
                 continue
             if self.statement is not None:
-                if not line.strip() and self.one_liner:
+                if not info.text and self.one_liner:
                     self.finish_statement()
                 elif len(self.outputs) < repl.MAX_OUTPUT_LINES:
-                    self.outputs.append((line.strip(), number))
+                    self.outputs.append((info.text, number))
         self.finish_statement()
 
-    def banner(self, line: str, number: int, version: str) -> None:
+    def banner(self, version: str, platform: str | None, number: int) -> None:
         self.finish_statement()
         if self.torch.informative():
             self.boundary()
         self.torch.python_version = version
-        platform = _PLATFORM.search(line)
-        if platform is None and number < len(self.lines):
-            platform = _PLATFORM.search(self.lines[number][:200])  # "[GCC 7.3.0] on linux"
-            number += 1 if platform else 0
+        if self.os is not None:
+            return  # (the first OS the text names wins)
+        after = self.line_after(number) if platform is None else None
+        if after is not None and (found := repl.PLATFORM.search(after[:200])):
+            platform, number = found.group(1), number + 1  # "[GCC 7.3.0] on linux"
         if platform:
-            self.host_os(_PLATFORM_OS[platform.group(1)], number)
+            self.host_os(repl.PLATFORM_OS[platform], number)
 
-    def prompt(self, line: str, number: int) -> bool:
+    def prompt(self, prompt: tuple[bool, str | None, str | None], number: int) -> None:
         """A shell prompt that starts Python: a new session (a one-liner's program becomes the
         statement whose prints follow), and the interpreter when the command names it."""
-        if "ython" not in line and "YTHON" not in line:
-            return False  # no prompt that starts Python
-        cmd = _CMD_PROMPT.match(line)
-        posix = None if cmd else _POSIX_PROMPT.match(line)
-        if cmd is None and posix is None:
-            return False
-        if posix is not None and posix.group(2) == "#" and not posix.group(1):
-            return False
-        command = cmd.group(2) if cmd else posix.group(3) if posix else ""
-        words = command.split()
-        launcher = next((w.strip("\"'") for w in words[:12] if _PYTHON_WORD.match(w.strip("\"'"))),
-                        None)
-        if launcher is None:
-            return False
+        windows, python, program = prompt
         self.boundary()
-        if cmd is not None:
+        if windows:
             self.host_os("windows", number)
-            if not re.match(r"[A-Za-z]:\\", launcher) and ("\\" in launcher or "/" in launcher):
-                launcher = cmd.group(1).rstrip("\\") + "\\" + launcher.replace("/", "\\")
-        if re.match(r"[A-Za-z]:\\|/", launcher) and ("\\" in launcher or "/" in launcher):
-            self.torch.python = launcher
-        one_liner = _ONE_LINER.search(command)
-        if one_liner:
-            self.statement = (one_liner.group(2), number)
+        if python:
+            self.torch.python = python
+        if program is not None:
+            self.statement = (program, number)
             self.one_liner = True
-        return True
 
     # ---- statements
 
@@ -329,213 +354,141 @@ class _Reader:
         outputs, self.outputs, self.statement = self.outputs, [], None
         if "torch" not in code and "sys." not in code:
             return  # no statement about PyTorch or the interpreter
-        simple = [s for line in code.split("\n") for s in repl.statements(line)]
-        if any(repl.is_torch_import(s) for s in simple):
+        key = (code, *(text for text, _ in outputs))
+        plan = self.plans.get(key)
+        torch = self.torch
+        if plan is None:
+            if len(self.plans) >= _MAX_STATEMENTS:
+                self.unread += 1
+                return
+            plan = self.plans[key] = repl.plan_of(code, [text for text, _ in outputs])
+            before = None  # (only a statement seen before may settle)
+        elif self.settled.get(key) is torch:
+            return
+        else:
+            before = self.state() if plan.failure is None else None
+        if plan.imports:
             self.torch.imported = True
             self.torch.saw(number)
-            failure = repl.import_failure(outputs)
-            if failure is not None and simple and repl.is_torch_import(simple[0]):
-                self.torch.error = failure[0]
-                self.torch.saw(failure[1])
-                if "no module named 'torch'" in failure[0].lower():
-                    self.torch.error = "PyTorch is not installed (" + failure[0] + ")"
+            if plan.failure is not None:
+                self.torch.error = plan.failure[0]
+                self.torch.saw(outputs[plan.failure[1]][1])
                 return
-        if "\n" in code:
-            return  # a compound statement: its output is no one expression's value
-        shown = [item for item in (repl.shown(s) for s in simple) if item is not None]
-        values = repl.value_lines(outputs)
-        if not shown or not values:
-            return
-        single = shown[0].expressions if len(shown) == 1 else ()
-        if len(single) == 1 and all(kind == "expr" for kind, _ in shown[0].parts):
-            for candidate, line in repl.candidates(values):
-                if self.apply(single[0], candidate, line, number, shown[0].repr_form):
-                    break
-            return
-        for item, (text, line) in zip(shown, values, strict=False):
-            for expression, value in repl.match_output(item.parts, text).items():
-                self.apply(expression, value, line, number, False)
+        for answer, index in plan.answers:
+            self.apply(answer, outputs[index][1], number)
+        self.settles(key, torch, before)
 
-    def apply(self, expression: str, value: str, line: int, code_line: int,
-              echoed: bool) -> bool:
-        """The value an expression printed (`echoed`: its repr, so strings are quoted), into
-        the current PyTorch; whether it was one."""
-        if echoed and repl.STRING_VALUED.get(expression, False) and not repl.quoted(value):
-            return False
+    def apply(self, answer: repl.Answer, line: int, code_line: int) -> None:
+        """An answer a statement's output gave (on `line`), into the current PyTorch."""
         torch = self.torch
-        known = True
-        if expression in ("torch.__version__", "torch.version.__version__"):
-            version = repl.unquote(value)
-            if not version or not _VERSION.match(version):
-                return False
-            if torch.version not in (None, version):
+        kind, value = answer.kind, answer.value
+        if kind == "version":
+            if torch.version not in (None, value):
                 self.boundary()
                 torch = self.torch
-            torch.version = version
-        elif expression == "torch.version.cuda":
-            torch.asked_cuda = True
-            torch.cuda = torch.cuda or _clean_version(repl.unquote(value))
-        elif expression == "torch.version.hip":
-            torch.asked_hip = True
-            torch.hip = torch.hip or _clean_version(repl.unquote(value))
-        elif expression == "torch.cuda.is_available()":
-            available = repl.as_bool(value)
-            if available is None:
-                return False
-            torch.available = available if torch.available is None else torch.available
-        elif expression == "torch.cuda.device_count()":
-            count = repl.as_int(value)
-            if count is None:
-                return False
-            torch.device_count = count if torch.device_count is None else torch.device_count
-        elif expression == "torch.cuda.get_arch_list()":
-            arch = repl.as_string_list(value)
-            if not arch:
-                return False
-            torch.arch_list = torch.arch_list or arch
-        elif expression == "torch.backends.cudnn.version()":
-            number = repl.as_int(value)
-            if number is None:
-                return False
-            torch.math_version = torch.math_version or str(number)
-        elif expression in ("sys.executable", "torch.__file__"):
-            path = repl.unquote(value)
-            if not path:
-                return False
-            interpreter = path if expression == "sys.executable" else env.interpreter_of(path)
-            if interpreter is None:
-                return False
-            torch.python = torch.python or interpreter
-            os_name = env.os_of_path(path)
-            if os_name:
-                self.host_os(os_name, line)
-        elif expression == "sys.version":
-            match = re.match(r"(\d+\.\d+\.\d+)", repl.unquote(value) or "")
-            if not match:
-                return False
-            torch.python_version = torch.python_version or match.group(1)
-        elif expression == "sys.platform":
-            platform = repl.unquote(value)
-            if platform not in _PLATFORM_OS:
-                return False
-            self.host_os(_PLATFORM_OS[platform], line)
+            torch.version = str(value)
+        elif kind == "cuda":
+            torch.asked_cuda, torch.cuda = True, torch.cuda or _text(value)
+        elif kind == "hip":
+            torch.asked_hip, torch.hip = True, torch.hip or _text(value)
+        elif kind == "available":
+            torch.available = bool(value) if torch.available is None else torch.available
+        elif kind == "count":
+            if torch.device_count is None and isinstance(value, int):
+                torch.device_count = value
+        elif kind == "arch":
+            torch.arch_list = torch.arch_list or (value if isinstance(value, tuple) else ())
+        elif kind == "math":
+            torch.math_version = torch.math_version or _text(value)
+        elif kind == "python":
+            torch.python = torch.python or _text(value)
+            if answer.os:
+                self.host_os(answer.os, line)
+        elif kind == "python_version":
+            torch.python_version = torch.python_version or _text(value)
+        elif kind == "os":
+            self.host_os(str(value), line)
         else:
-            known = self.apply_device(expression, value, line)
-        if known:
-            torch.saw(code_line)
-            torch.saw(line)
-        return known
-
-    def apply_device(self, expression: str, value: str, line: int) -> bool:
-        for call in ("torch.cuda.get_device_name", "torch.cuda.get_device_capability",
-                     "torch.cuda.get_device_properties"):
-            if not expression.startswith(call + "("):
-                continue
-            index = repl.device_argument(expression, call)
-            if index is None:
-                return False
-            if call.endswith("_name"):
-                name = repl.unquote(value)
-                device = self.torch.device(index, line) if name else None
-                if device is None:
-                    return False
-                device.name = device.name or name
-            elif call.endswith("_capability"):
-                cc = repl.as_compute_capability(value)
-                device = self.torch.device(index, line) if cc else None
-                if device is None:
-                    return False
-                device.compute_capability = device.compute_capability or cc
+            device = torch.device(answer.index, line)
+            if device is None:
+                return
+            if kind == "name":
+                device.name = device.name or _text(value)
+            elif kind == "capability":
+                device.compute_capability = device.compute_capability or _text(value)
             else:
-                fields = repl.as_properties(value)
-                device = self.torch.device(index, line) if fields else None
-                if device is None:
-                    return False
-                for key, known in repl.device_facts(fields).items():
+                facts = repl.device_facts(value)  # type: ignore[arg-type]
+                for key, known in facts.items():
                     if getattr(device, key) is None:
                         setattr(device, key, known)
-            return True
-        return False
+        torch.saw(code_line)
+        torch.saw(line)
 
     # ---- what PyTorch itself prints, anywhere
 
-    def message(self, raw: str, number: int) -> None:
-        lowered = raw.lower()
-        if not _may_be_message(lowered):
-            return
+    def message(self, message: env.Message, number: int) -> None:
         torch = self.torch
-        for marker, build, needs in ((_ROCM_MARKERS, "rocm", ("hip", "rocm")),
-                                     (_CUDA_MARKERS, "cuda", ("cuda", "nvidia", "kernel image")),
-                                     (_CPU_MARKERS, "cpu", ("cuda",))):
-            if any(word in lowered for word in needs) and any(m in lowered for m in marker):
-                torch.markers.add(build)
-                torch.saw(number)
-        if "site-packages" in lowered or "dist-packages" in lowered:
-            self.torch_path(raw, number)
-        if "cuda capability" in lowered:
-            self.capability_warning(raw, number)
-        elif "supports cuda capabilities" in lowered:
-            arch = tuple(_SM_TOKEN.findall(raw[lowered.index("supports cuda capabilities"):]))
-            if arch and not torch.arch_list:
-                torch.arch_list = arch
-                torch.saw(number)
-        if "too old (found version" in lowered:
-            found = _DRIVER_TOO_OLD.search(raw)
-            if found:
-                torch.available = False if torch.available is None else torch.available
-                version = env.cuda_of_driver_api(int(found.group(1)))
-                if version:
-                    self.out.stack_fact("cuda_driver_version", version, self.out.where(number))
-        if "found no nvidia driver" in lowered or "no hip gpus are available" in lowered \
-                or "torch not compiled with cuda enabled" in lowered:
+        for build in message.builds:
+            torch.markers.add(build)
+            torch.saw(number)
+        if message.path is not None:
+            self.torch_path(message.path, number)
+        if message.warning is not None:
+            self.capability_warning(message.warning, number)
+        elif message.found is not None:
+            self.found_gpu(message.found, number)
+        elif message.arch and not torch.arch_list:
+            torch.arch_list = message.arch
+            torch.saw(number)
+        out = self.out
+        if message.driver is not None:
             torch.available = False if torch.available is None else torch.available
-        if "undefined symbol" in lowered:
-            env.undefined_symbol(self.out, raw, number)
-        if ".dll" in lowered and not self.wsl and env.windows_library(raw) is not None:
+            version = message.driver[0]
+            if version and "cuda_driver_version" not in out.stack:
+                out.stack_fact("cuda_driver_version", version, out.where(number))
+        if message.unavailable:
+            torch.available = False if torch.available is None else torch.available
+        if message.undefined is not None:
+            library, rocm = message.undefined
+            out.signal_at("rocm.undefined_symbol", library, number)
+            if rocm and "rocm_version" not in out.stack:
+                out.stack_fact("rocm_version", rocm, out.where(number))
+        if message.dll and self.os is None and not self.wsl:
             self.host_os("windows", number)
 
-    def capability_warning(self, raw: str, number: int) -> None:
+    def capability_warning(self, warning: tuple[str, str, str], number: int) -> None:
+        """"<GPU> with CUDA capability sm_120 is not compatible with the current PyTorch"."""
         torch = self.torch
-        warning = _SM_WARNING.search(raw)
-        if warning:
-            before = raw[:warning.start()]
-            name = before.rsplit(": ", 1)[-1].strip().strip("\"'`").strip()
-            sm = warning.group(1)
-            cc = f"{int(sm[:-1])}.{sm[-1]}"
-            device = torch.named_device(name, number) if name else None
-            if device is not None:
-                device.compute_capability = device.compute_capability or cc
-                device.arch = device.arch or f"sm_{sm}"
-            torch.available = True if torch.available is None else torch.available
-            torch.saw(number)
-            return
-        found = _FOUND_GPU.search(raw)
-        if found is None:
-            return
-        device = torch.device(int(found.group(1)), number)
-        if device is None:
-            return
-        device.name = device.name or found.group(2).strip()
-        if _vendor_of(device.name, "unknown") is Vendor.AMD:
-            # a ROCm build of 2020: its "cuda capability 3.0" means nothing for a Radeon
-            torch.markers.add("rocm")
-        elif found.group(3) is not None:
-            torch.markers.add("cuda")
-            cc = f"{int(found.group(3))}.{found.group(4)}"
+        name, cc, arch = warning
+        device = torch.named_device(name, number) if name else None
+        if device is not None:
             device.compute_capability = device.compute_capability or cc
-            if "too old" in raw.lower() or (number < len(self.lines) and "too old" in
-                                             self.lines[number].lower()):
-                self.out.signal_at("cuda.no_kernel_image", f"sm_{found.group(3)}{found.group(4)}",
-                                   number)
+            device.arch = device.arch or arch
         torch.available = True if torch.available is None else torch.available
         torch.saw(number)
 
-    def torch_path(self, raw: str, number: int) -> None:
-        path = env.torch_package_path(raw)
-        if path is None:
+    def found_gpu(self, found: tuple[int, str, str | None, str, bool], number: int) -> None:
+        """"Found GPU0 <GPU> which is of cuda capability 3.0" (PyTorch 1.x: too old)."""
+        torch = self.torch
+        index, name, cc, sm, too_old = found
+        device = torch.device(index, number)
+        if device is None:
             return
-        interpreter = env.interpreter_of(path)
-        os_name = env.os_of_path(path)
+        device.name = device.name or name
+        if _vendor_of(device.name, "unknown") is Vendor.AMD:
+            # a ROCm build of 2020: its "cuda capability 3.0" means nothing for a Radeon
+            torch.markers.add("rocm")
+        elif cc is not None:
+            torch.markers.add("cuda")
+            device.compute_capability = device.compute_capability or cc
+            if not self.out.signal_full("cuda.no_kernel_image", sm) and (
+                    too_old or "too old" in (self.line_after(number) or "").lower()):
+                self.out.signal_at("cuda.no_kernel_image", sm, number)
+        torch.available = True if torch.available is None else torch.available
+        torch.saw(number)
+
+    def torch_path(self, path: tuple[str | None, str | None, str | None], number: int) -> None:
+        os_name, interpreter, version = path
         if os_name:
             self.host_os(os_name, number)
         if interpreter is None:
@@ -544,23 +497,15 @@ class _Reader:
             self.boundary()
         if self.torch.python is None:
             self.torch.python = interpreter
-            self.torch.python_version = self.torch.python_version or env.python_version_of(path)
+            self.torch.python_version = self.torch.python_version or version
             self.torch.saw(number)
 
 
 # ----------------------------------------------------------------------------- helpers
 
 
-def _may_be_message(lowered: str) -> bool:
-    """Whether a (lower-cased) line holds a word every message `_Reader.message` reads has:
-    the cheap test before the others (no regex: this runs on every line)."""
-    return ("hip" in lowered or "cuda" in lowered or "torch" in lowered or "nvidia" in lowered
-            or "rocm" in lowered or "-packages" in lowered or "undefined symbol" in lowered
-            or "kernel image" in lowered or ".dll" in lowered)
-
-
-def _clean_version(value: str | None) -> str | None:
-    return value if value and re.match(r"\d+\.\d+", value) else None
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _sighting(device: _Device, build: str, where: str) -> GpuSighting | None:
@@ -580,6 +525,7 @@ def _sighting(device: _Device, build: str, where: str) -> GpuSighting | None:
                        missing_reasons={"pci_bus": "PyTorch's output names no PCI address"})
 
 
+@functools.lru_cache(maxsize=256)
 def _vendor_of(name: str, build: str) -> Vendor | None:
     lowered = name.lower()
     if any(w in lowered for w in ("nvidia", "geforce", "tesla", "quadro", "titan")):
@@ -655,7 +601,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     found = sniff(text)
     fmt = found[0] if found else "python-output"
     lines = _lines(text)
-    reader = _Reader(source, lines)
+    reader = _Reader(source, lines, text)
     reader.read()
     out = reader.out
     frameworks: list[Framework] = []
@@ -666,6 +612,9 @@ def parse(text: str, source: str) -> ParsedOutput:
     if reader.dropped:
         out.problems.append(f"more than {_MAX_FRAMEWORKS} PyTorch sessions: "
                             f"{reader.dropped:,} more were not read")
+    if reader.unread:
+        out.problems.append(f"more than {_MAX_STATEMENTS:,} different statements about PyTorch: "
+                            f"{reader.unread:,} more were not read")
     for torch in reader.torches[:_MAX_FRAMEWORKS]:
         if not torch.informative():
             continue
@@ -679,7 +628,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     if reader.os is not None:
         out.host_fact("os", reader.os[0], out.where(reader.os[1]))
     versions = {m.group(1) for line in lines if "/opt/rocm-" in line
-                for m in env.ROCM_PATH.finditer(line)}
+                for m in env.ROCM_PATH.finditer(line)} if "/opt/rocm-" in text else set()
     if len(versions) == 1 and "rocm_version" not in out.stack:
         number = next(n for n, line in enumerate(lines, start=1) if "/opt/rocm-" in line)
         out.stack_fact("rocm_version", versions.pop(), out.where(number))
@@ -694,12 +643,16 @@ def scan(text: str, source: str) -> ParsedOutput:
     `cuda_driver_version` from "found version N", and the host fact `os` "windows" from a
     Windows library or path. Never raises."""
     try:
-        lines = _lines(text)
-        reader = _Reader(source, lines)
-        for number, raw in enumerate(lines, start=1):
-            lowered = raw.lower()
-            if any(keyword in lowered for keyword in _SCAN_KEYWORDS):
-                reader.message(raw, number)
+        read: dict[int, str] = {}
+        reader = _Reader(source, None, text, read)
+        known: dict[str, env.Message | None] = {}
+        for number, line, end in keyword_lines(text, lowered_text(text), _SCAN_KEYWORDS,
+                                                    _MAX_SCAN_LINES):
+            message = known[line] if line in known else known.setdefault(
+                line, env.message_of(line))
+            if message is not None:
+                read[number], reader.ends[number] = line, end
+                reader.message(message, number)
         out = reader.out
         if reader.os is not None and reader.os[0] == "windows":
             # (a POSIX path is also WSL's or a container's: only Windows is said from here)

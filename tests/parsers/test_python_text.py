@@ -3,6 +3,7 @@ python-session/ and python-output/ (SOURCES.md there) and corpus cases 158 to 16
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -350,3 +351,30 @@ def test_the_python_version_of_a_site_packages_path() -> None:
     # corpus 269: "/opt/python11Venv/lib/python3.11/site-packages/torch/cuda/__init__.py"
     torch = only_torch(load(case("269", "torch-warning.txt")))
     assert (torch.python, torch.python_version) == ("/opt/python11Venv/bin/python3.11", "3.11")
+
+
+@pytest.mark.parametrize("path", [
+    FIXTURES / "outputs" / "error-text" / "pytorch-70036-no-hip-gpus.txt",
+    OUTPUTS / "voice-changer-447-gt720-too-old-3-lines.txt",
+    case("160", "python-repl.txt"),
+])
+def test_a_paste_repeated_says_what_one_copy_says(path: Path) -> None:
+    # each distinct line and statement is read once, and a repeat that adds nothing is skipped
+    text = read(path)
+    one, many = parse(text, "x"), parse(text * 3000, "x")
+    assert_clean(many)
+    assert [dataclasses.replace(f, evidence=()) for f in many.frameworks] == \
+        [dataclasses.replace(f, evidence=()) for f in one.frameworks]
+    assert [(s.kind, s.detail) for s in many.signals] == [(s.kind, s.detail) for s in one.signals]
+    assert many.stack_facts == one.stack_facts and many.host_facts == one.host_facts
+    scanned, scanned_once = scan(text * 3000, "x"), scan(text, "x")
+    assert [(s.kind, s.detail) for s in scanned.signals] == \
+        [(s.kind, s.detail) for s in scanned_once.signals]
+    assert scanned.stack_facts == scanned_once.stack_facts
+
+
+def test_different_statements_past_the_cap_are_counted() -> None:
+    text = "".join(f">>> torch.cuda.is_available()  # {n}\nTrue\n" for n in range(5003))
+    parsed = parse(text, "x")
+    assert only_torch(parsed).gpu_available is True and parsed.problems == (
+        "more than 5,000 different statements about PyTorch: 3 more were not read",)
