@@ -17,6 +17,7 @@ kernel).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from typing import Any
 
@@ -31,10 +32,11 @@ from gpuscope.model import (
     Vendor,
 )
 from gpuscope.parsers._common import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
     Collector,
     integrated_reason,
     never_raises,
-    read_lines,
     virtual_function_reason,
 )
 
@@ -43,6 +45,10 @@ FORMATS: tuple[str, ...] = ("collect_env",)
 _MAX_LINE_CHARS = 400
 _MAX_SCAN = 2000  # characters of a line worth matching
 _MAX_GPUS = 256  # more is not one machine's collect_env
+# Lines kept of a multi-line value and of the CPU section (a paste of one report many times
+# over says no more than the first): a bound that leaves every real report whole.
+_MAX_MORE = 1000
+_MAX_MEMO = 50_000  # distinct lines whose reading is remembered (a paste repeats its lines)
 _KV_RE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _./()-]{1,60}?):(?:\s(?P<value>.*)|$)")
 _GPU_LINE_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>\S.*)$")
 _ARCH_RE = re.compile(r"gfx[0-9a-z]+", re.IGNORECASE)
@@ -74,47 +80,88 @@ class _Entry:
     more: list[tuple[str, int]] = dataclasses.field(default_factory=list)
 
 
+# A line as `_read_entries` reads it (worked out once per distinct line): stripped, the key and
+# value of a "Key: value" line (or None, ""), and whether it may go on a multi-line value (its
+# stripped text has no "Key:", or is a "GPU 0: ..." line).
+_Line = tuple[str, str | None, str, bool]
+_BLANK: _Line = ("", None, "", True)
+_CPU: _Line = ("CPU:", None, "", False)  # the CPU section's heading
+
+
+def _line_of(raw: str) -> _Line:
+    line = raw.rstrip()
+    text = line.strip()
+    if not text or text == "CPU:":
+        return _CPU if text else _BLANK
+    match = _KV_RE.match(line)
+    goes_on = (match is None if text is line else not _KV_RE.match(text)) or (
+        text.startswith("GPU ") and _gpu_listed(text) is not None)
+    if match is None:
+        return text, None, "", goes_on
+    return text, match.group("key").strip(), (match.group("value") or "").strip(), goes_on
+
+
 def _read_entries(lines: list[str]) -> tuple[dict[str, _Entry], list[tuple[str, int]]]:
-    """Key/value lines (first occurrence wins) and the lines of the CPU section."""
+    """Key/value lines (first occurrence wins) and the lines of the CPU section, from the
+    first "PyTorch version:" on."""
     entries: dict[str, _Entry] = {}
     cpu: list[tuple[str, int]] = []
-    open_key: str | None = None
+    known: dict[str, _Line] = {}
+    more: list[tuple[str, int]] | None = None  # of the multi-line value being read
     in_cpu = False
-    started = False
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip()
-        if not started:
-            if line.startswith("PyTorch version:"):
-                started = True
-            else:
-                continue
-        if not line.strip():
-            open_key = None
+    remember = True
+    start = next((i for i, raw in enumerate(lines) if raw.startswith("PyTorch version:")),
+                 len(lines))
+    for number, raw in enumerate(itertools.islice(lines, start, None), start=start + 1):
+        info = known.get(raw) if remember else None
+        if info is None:
+            info = _line_of(raw)
+            if remember:
+                known[raw] = info
+                # a paste that does not repeat its lines gains nothing from remembering them
+                remember = len(known) < _MAX_MEMO and (number < 10_000 or len(known) < number // 2)
+        if info is _BLANK:
+            more = None
             in_cpu = False
             continue
         if in_cpu:
-            cpu.append((line.strip(), number))
+            if len(cpu) < _MAX_MORE:
+                cpu.append((info[0], number))
             continue
-        if open_key is not None and not _KV_RE.match(line.strip()):
-            entries[open_key].more.append((line.strip(), number))
-            continue
-        if open_key is not None and _gpu_listed(line):
-            entries[open_key].more.append((line.strip(), number))
-            continue
-        open_key = None
-        if line.strip() == "CPU:":
+        if more is not None:
+            if info[3]:
+                if len(more) < _MAX_MORE:
+                    more.append((info[0], number))
+                continue
+            more = None
+        if info is _CPU:
             in_cpu = True
             continue
-        match = _KV_RE.match(line)
-        if not match:
+        key = info[1]
+        if key is None:
             continue
-        key = match.group("key").strip()
-        value = (match.group("value") or "").strip()
         if key not in entries:
-            entries[key] = _Entry(value, number)
+            entries[key] = _Entry(info[2], number)
         if key in _MULTILINE_KEYS:
-            open_key = key
+            more = entries[key].more
     return entries, cpu
+
+
+def _lines(text: str) -> tuple[list[str], str | None]:
+    """The first `MAX_LINES` lines without the "\r" of a CRLF, each cut to `_MAX_SCAN`, and
+    a problem to report when lines were left out."""
+    lines = text.split("\n", MAX_LINES)
+    note = None
+    if len(lines) > MAX_LINES:
+        del lines[MAX_LINES:]
+        note = (f"only the first {MAX_LINES:,} lines were read "
+                f"(the paste has {text.count(chr(10)) + 1:,})")
+    if "\r" in text:
+        lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
+    cut = min(_MAX_SCAN, MAX_LINE_CHARS)
+    if max(map(len, lines)) > cut:
+        lines = [line[:cut] for line in lines]
+    return lines, note
 
 
 def _clean(value: str | None) -> str | None:
@@ -202,8 +249,7 @@ def _vendor_of(name: str, build: str) -> Vendor | None:
 @never_raises("collect_env")
 def parse(text: str, source: str) -> ParsedOutput:
     """collect_env text to a torch `Framework`, sightings, host and stack facts."""
-    lines, cut = read_lines(text)
-    lines = [line[:_MAX_SCAN] for line in lines]
+    lines, cut = _lines(text)
     entries, cpu_lines = _read_entries(lines)
     if "PyTorch version" not in entries:
         return ParsedOutput(format="collect_env", source=source,

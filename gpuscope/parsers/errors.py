@@ -48,7 +48,13 @@ from gpuscope.model import (
     Signal,
     Vendor,
 )
-from gpuscope.parsers._common import anchored_lines, lowered_text, never_raises
+from gpuscope.parsers._common import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
+    anchored_lines,
+    lowered_text,
+    never_raises,
+)
 
 FORMATS: tuple[str, ...] = ("error-text",)
 
@@ -59,18 +65,24 @@ _MAX_LINE_SCAN = 2000  # characters of one line worth matching (a minified blob 
 # Every rule below matches text holding one of these (lower-case) anchors. The scan finds
 # them with `str.find` over the whole paste and reads only their lines, so a paste of any
 # size costs a few passes in C and work for the lines that name an error.
+# (The longer an anchor, the faster its search: each is the longest text its rules require.)
 _ANCHORS = (
-    "hip error:", "hiperror", "no hip gpus", "device code available", "kernel image",
-    "cudaerrornokernelimage", "with cuda capability", "cuda driver version",
-    "driver on your system", "not compiled with cuda", "hsa_status_error", "call returned",
-    "version mismatch", "nvidia-smi has failed", "no devices were found", "tensile",
-    "/opt/rocm-", "rock module is not loaded", "/dev/kfd", "rocm-rel-",
+    "hip error:", "hiperror", "no hip gpus are available",
+    "no device code available for function", "kernel image is available",
+    "cudaerrornokernelimagefordevice", "with cuda capability",
+    "cuda driver version is insufficient", "driver on your system", "not compiled with cuda",
+    "hsa_status_error", "call returned", "driver/library version mismatch",
+    "nvidia-smi has failed because", "no devices were found", "tensile", "/opt/rocm-",
+    "rock module is not loaded", "/dev/kfd", "rocm-rel-",
 )
 
 # A gfx target as people and tools print it: gfx1031, gfx90a, gfx942:sramecc+:xnack-, inside
 # file names (TensileLibrary_lazy_gfx1102.dat). Generic ISAs (gfx11-generic) do not match.
 GFX_RE = re.compile(r"(?<![A-Za-z0-9])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z-])", re.IGNORECASE)
-_GFX_LOWER_RE = re.compile(r"(?<![a-z0-9])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z-])")
+# The same in lower-cased text, led by its literal "gfx" so that a search skips to each "gfx"
+# at C speed (a pattern led by a lookbehind is tried at every character).
+_GFX_LOWER = r"gfx(?<![a-z0-9]gfx){}([0-9][0-9a-f]{{2,3}})(?![0-9a-z-])"
+_GFX_LOWER_RE = re.compile(_GFX_LOWER.format(""))
 
 # Old rocminfo printed the numeric hsa_status_t ("Call returned 4104"); values from hsa.h.
 _HSA_STATUS_CODES: dict[int, str] = {
@@ -120,47 +132,62 @@ class _Collector:
                      for k, d, g in self.order)
 
 
-_Rule = tuple[re.Pattern[str], str, Callable[[re.Match[str]], str | None] | None, bool]
+# (lower-case text a line must hold for the pattern to match, pattern, kind, detail from the
+# match, whether the gfx target named nearby applies)
+_Rule = tuple[tuple[str, ...], re.Pattern[str], str,
+              Callable[[re.Match[str]], str | None] | None, bool]
 
 
 def _none(_match: re.Match[str]) -> str | None:
     return None
 
 
-# (pattern, kind, detail from the match, whether the gfx target named nearby applies)
 _RULES: tuple[_Rule, ...] = (
-    (re.compile(r"HIP error: invalid device function|hipErrorInvalidDeviceFunction",
+    (("hip error: invalid device function", "hiperrorinvaliddevicefunction"),
+     re.compile(r"HIP error: invalid device function|hipErrorInvalidDeviceFunction",
                 re.IGNORECASE), "hip.invalid_device_function", None, True),
-    (re.compile(r"hipErrorNoBinaryForGpu|HIP error: no binary for GPU|"
+    (("hiperrornobinaryforgpu", "hip error: no binary for gpu", "no device code available"),
+     re.compile(r"hipErrorNoBinaryForGpu|HIP error: no binary for GPU|"
                 r"No device code available for function", re.IGNORECASE),
      "hip.no_binary_for_gpu", None, True),
-    (re.compile(r"No HIP GPUs are available|hipErrorNoDevice\b"), "hip.no_device", None, False),
-    (re.compile(r"no kernel image is available for execution on the device|"
+    (("no hip gpus are available", "hiperrornodevice"),
+     re.compile(r"No HIP GPUs are available|hipErrorNoDevice\b"), "hip.no_device", None, False),
+    (("kernel image is available", "cudaerrornokernelimagefordevice"),
+     re.compile(r"no kernel image is available for execution on the device|"
                 r"cudaErrorNoKernelImageForDevice", re.IGNORECASE),
      "cuda.no_kernel_image", None, False),
-    (re.compile(r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch"),
+    (("with cuda capability sm_",),
+     re.compile(r"with CUDA capability (sm_\d+) is not compatible with the current PyTorch"),
      "cuda.no_kernel_image", lambda m: m.group(1), False),
-    (re.compile(r"CUDA driver version is insufficient for CUDA runtime version", re.IGNORECASE),
+    (("cuda driver version is insufficient",),
+     re.compile(r"CUDA driver version is insufficient for CUDA runtime version", re.IGNORECASE),
      "cuda.driver_insufficient", None, False),
-    (re.compile(r"The NVIDIA driver on your system is too old \(found version (\d+)\)"),
+    (("driver on your system is too old",),
+     re.compile(r"The NVIDIA driver on your system is too old \(found version (\d+)\)"),
      "cuda.driver_insufficient", lambda m: m.group(1), False),
-    (re.compile(r"Torch not compiled with CUDA enabled"), "torch.cuda_not_compiled", None, False),
-    (re.compile(r"\b(HSA_STATUS_ERROR(?:_[A-Z_]{1,60})?)\b"), "hsa.error",
+    (("not compiled with cuda",), re.compile(r"Torch not compiled with CUDA enabled"),
+     "torch.cuda_not_compiled", None, False),
+    (("hsa_status_error",), re.compile(r"\b(HSA_STATUS_ERROR(?:_[A-Z_]{1,60})?)\b"), "hsa.error",
      lambda m: m.group(1).rstrip("_"), False),
-    (re.compile(r"Call returned (\d{4})\b"), "hsa.error",
+    (("call returned",), re.compile(r"Call returned (\d{4})\b"), "hsa.error",
      lambda m: _HSA_STATUS_CODES.get(int(m.group(1))), False),
-    (re.compile(r"driver/library version mismatch", re.IGNORECASE),
+    (("driver/library version mismatch",),
+     re.compile(r"driver/library version mismatch", re.IGNORECASE),
      "nvml.driver_library_mismatch", None, False),
-    (re.compile(r"NVIDIA-SMI has failed because it couldn.{1,3}t communicate with the NVIDIA "
+    (("nvidia-smi has failed because", "driver on your system"),
+     re.compile(r"NVIDIA-SMI has failed because it couldn.{1,3}t communicate with the NVIDIA "
                 r"driver|Found no NVIDIA driver on your system"),
      "nvidia.driver_not_loaded", None, False),
-    (re.compile(r"^[ \t]*No devices were found[ \t]*$"), "nvidia.no_devices", None, False),
-    (re.compile(r"Could not initialize Tensile host: No devices found"),
+    (("no devices were found",), re.compile(r"^[ \t]*No devices were found[ \t]*$"),
+     "nvidia.no_devices", None, False),
+    (("tensile host",), re.compile(r"Could not initialize Tensile host: No devices found"),
      "rocblas.tensile_missing", None, False),
-    (re.compile(r"ROCk module is NOT loaded"), "kfd.not_loaded", None, False),
-    (re.compile(r"Unable to open /dev/kfd read-write: Permission denied"),
+    (("rock module is not loaded",), re.compile(r"ROCk module is NOT loaded"), "kfd.not_loaded",
+     None, False),
+    (("/dev/kfd",), re.compile(r"Unable to open /dev/kfd read-write: Permission denied"),
      "kfd.permission_denied", None, False),
-    (re.compile(r"(?:Unable to open )?/dev/kfd(?: read-write)?: No such file or directory"),
+    (("/dev/kfd",),
+     re.compile(r"(?:Unable to open )?/dev/kfd(?: read-write)?: No such file or directory"),
      "kfd.missing", None, False),
 )
 
@@ -174,12 +201,46 @@ _ROCM_PATH_RE = re.compile(
 
 def _unique_target(lowered: str) -> str | None:
     """The gfx target of the text when it names exactly one (a list of many names none)."""
-    found: set[str] = set()
-    for match in _GFX_LOWER_RE.finditer(lowered):
-        found.add(f"gfx{match.group(1)}")
-        if len(found) > 1:
-            return None
-    return found.pop() if found else None
+    found = _GFX_LOWER_RE.search(lowered)
+    if found is None:
+        return None
+    # Another target: a "gfx" not followed by this one's digits (and their end).
+    other = re.compile(_GFX_LOWER.format(f"(?!{found.group(1)}(?![0-9a-z-]))"))
+    return None if other.search(lowered, found.start() + 1) else f"gfx{found.group(1)}"
+
+
+def keyword_lines(text: str, lowered: str, keywords: tuple[str, ...], max_per_keyword: int,
+                  max_lines: int = MAX_LINES, max_chars: int = MAX_LINE_CHARS,
+                  ) -> list[tuple[int, str, int]]:
+    """(1-based number, line without the "\r" of a CRLF cut to `max_chars`, offset of its end)
+    of each of the first `max_lines` lines of `text` that holds one of `keywords` (lower-case,
+    searched in `lowered`: `text` lower-cased in place), in order, at most `max_per_keyword`
+    lines per keyword: C-speed searches instead of a pass over every line."""
+    size = len(text)
+    spans: dict[int, int] = {}  # start of a line -> its end
+    for keyword in keywords:
+        position, seen = 0, 0
+        while seen < max_per_keyword:
+            at = lowered.find(keyword, position)
+            if at < 0:
+                break
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = size if end < 0 else end
+            spans[start], seen, position = end, seen + 1, end + 1
+    found: list[tuple[int, str, int]] = []
+    number, counted = 1, 0
+    for start in sorted(spans):
+        number += text.count("\n", counted, start)
+        counted = start
+        if number > max_lines:
+            break
+        line = text[start:spans[start]]
+        line = (line[:-1] if line[-1:] == "\r" else line)[:max_chars]
+        lowered_line = line.lower()
+        if any(keyword in lowered_line for keyword in keywords):
+            found.append((number, line, spans[start]))
+    return found
 
 
 def scan_signals(text: str, source: str) -> tuple[Signal, ...]:
@@ -197,14 +258,18 @@ def _scan(text: str, source: str) -> tuple[Signal, ...]:
     text_target_known = False
     for index, line, _end in anchored_lines(text, lowered, _ANCHORS, max_per_anchor=200,
                                             max_chars=_MAX_LINE_SCAN):
-        if "tensile" in line.lower() and "cannot read" in line.lower():
+        low = line.lower()
+        if "tensile" in low and "cannot read" in low:
             tensile = _TENSILE_ARCH_RE.search(line)
             if tensile:
                 out.add("rocblas.tensile_missing", index, line,
                         gfx_target=canonical_gfx(tensile.group(1)))
-        for match in _ROCM_PATH_RE.finditer(line):
-            out.add("rocm.path_version", index, line, detail=match.group(1))
-        for pattern, kind, detail_of, takes_target in _RULES:
+        if "/opt/rocm-" in line or "rocm-rel-" in line:
+            for match in _ROCM_PATH_RE.finditer(line):
+                out.add("rocm.path_version", index, line, detail=match.group(1))
+        for needs, pattern, kind, detail_of, takes_target in _RULES:
+            if line.isascii() and not any(need in low for need in needs):
+                continue  # (a cheap test; other characters may match case-insensitively)
             for match in pattern.finditer(line):
                 detail = (detail_of or _none)(match)
                 if kind == "hsa.error" and detail is None:

@@ -16,6 +16,7 @@ and a site-packages path on a drive (``D:\\...``) is the host fact ``os`` = wind
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpuscope.model import EvidenceRef, Framework, ParsedOutput
@@ -27,6 +28,8 @@ _MAX_LINES = 200_000
 _MAX_LINE_CHARS = 2000
 _SNIFF_CHARS = 200_000
 _SNIFF_LINES = 2000
+# Distinct lines whose reading is remembered (a paste repeats its lines: each is read once).
+_MAX_MEMO = 50_000
 
 # A distribution name and a version as pip prints them (PEP 508 names, PEP 440 versions with a
 # local part); both single tokens, so a line is split on whitespace, not matched by a pattern.
@@ -36,6 +39,7 @@ _FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,100})[ \t]*===?[ \t]*(\S{1,
 _FREEZE_URL = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,100})[ \t]+@[ \t]+(\S{1,500})$")
 _SHOW_KEY = re.compile(r"^(Name|Version|Location|Requires|Required-by|Summary|Home-page"
                        r"|Author|Author-email|License|Editable project location):(.*)$")
+_SHOW_READ = ("Name", "Version", "Location", "Requires")  # the keys of pip show that are read
 _SITE_PYTHON = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\](?:site|dist)-packages", re.IGNORECASE)
 _CONDA_CUDA = re.compile(r"cuda(\d{1,2})(?:\.?(\d))?", re.IGNORECASE)
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:\\")
@@ -57,7 +61,7 @@ class _Entry:
     name: str  # lower-case, "_" as "-"
     version: str | None
     line: int
-    requires: tuple[str, ...] = ()
+    requires: str = ""  # pip show's "Requires:", as printed
     location: str | None = None
     conda_build: str | None = None
 
@@ -67,7 +71,34 @@ def _norm(name: str) -> str:
 
 
 def _lines(text: str, limit: int = _MAX_LINES) -> list[str]:
-    return [line.rstrip("\r")[:_MAX_LINE_CHARS] for line in text.split("\n", limit)[:limit]]
+    lines = text.split("\n", limit)
+    del lines[limit:]
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
+    if max(map(len, lines)) > _MAX_LINE_CHARS:
+        lines = [line[:_MAX_LINE_CHARS] for line in lines]
+    return lines
+
+
+def _firsts(lines: list[str], read: Callable[[str], tuple[str, str | None, str | None] | None],
+            ) -> list[_Entry]:
+    """The entries of a one-package-a-line list: `read` gives a line's (name, version, conda
+    build) or None. Only the first entry of each name (all that `parse` uses: the first torch
+    and the names), and each distinct line read once."""
+    entries: list[_Entry] = []
+    names: set[str] = set()
+    known: dict[str, tuple[str, str | None, str | None] | None] = {}
+    for number, raw in enumerate(lines, start=1):
+        if raw in known:
+            found = known[raw]
+        else:
+            found = read(raw)
+            if len(known) < _MAX_MEMO:
+                known[raw] = found
+        if found is not None and found[0] not in names:
+            names.add(found[0])
+            entries.append(_Entry(found[0], found[1], number, conda_build=found[2]))
+    return entries
 
 
 # ----------------------------------------------------------------------------- sniff
@@ -137,9 +168,11 @@ def parse(text: str, source: str) -> ParsedOutput:
     out = Collector(source, lines, max_evidence=20)
     if len(lines) >= _MAX_LINES:
         out.problems.append(f"{source}: only the first {_MAX_LINES:,} lines were read")
-    reader = {"pip-show": _read_show, "pip-freeze": _read_freeze,
-              "pip-conda-list": _read_conda}.get(fmt, _read_list)
-    entries = reader(lines)
+    if fmt == "pip-show":
+        entries = _read_show(lines)
+    else:
+        entries = _firsts(lines, {"pip-freeze": _freeze_line,
+                                  "pip-conda-list": _conda_line}.get(fmt, _list_line))
     torch = next((e for e in entries if e.name in _TORCH_NAMES), None)
     if torch is None:
         if found is None:
@@ -153,29 +186,39 @@ def parse(text: str, source: str) -> ParsedOutput:
 
 
 def _read_show(lines: list[str]) -> list[_Entry]:
-    """`pip show a b c`: blocks of `Key: value` lines, `---` between them."""
+    """`pip show a b c`: blocks of `Key: value` lines, `---` between them (the first block of
+    each name, as `_firsts`)."""
     entries: list[_Entry] = []
+    names: set[str] = set()
     block: dict[str, tuple[str, int]] = {}
+    known: dict[str, tuple[str, str] | None] = {}
 
     def close() -> None:
         if "Name" in block:
-            name, line = block["Name"]
-            version = block.get("Version", ("", 0))[0] or None
-            requires = tuple(_norm(r) for r in block.get("Requires", ("", 0))[0].split(",")
-                             if r.strip())
-            entries.append(_Entry(_norm(name), version, line, requires,
-                                  block.get("Location", ("", 0))[0] or None))
+            name, line = _norm(block["Name"][0]), block["Name"][1]
+            if name not in names:
+                names.add(name)
+                entries.append(_Entry(name, block.get("Version", ("", 0))[0] or None, line,
+                                      block.get("Requires", ("", 0))[0],
+                                      block.get("Location", ("", 0))[0] or None))
         block.clear()
 
     for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if line == "---":
+        if raw in known:
+            pair = known[raw]
+        else:
+            line = raw.strip()
+            match = _SHOW_KEY.match(line)
+            pair = ("---", "") if line == "---" else (match.group(1), match.group(2).strip()) \
+                if match and match.group(1) in _SHOW_READ else None
+            if len(known) < _MAX_MEMO:
+                known[raw] = pair
+        if pair is None:
+            continue
+        key, value = pair
+        if key == "---":
             close()
             continue
-        match = _SHOW_KEY.match(line)
-        if match is None:
-            continue
-        key, value = match.group(1), match.group(2).strip()
         if key == "Name" and "Name" in block:
             close()  # a paste that lost the separators
         block.setdefault(key, (value, number))
@@ -183,42 +226,31 @@ def _read_show(lines: list[str]) -> list[_Entry]:
     return entries
 
 
-def _read_list(lines: list[str]) -> list[_Entry]:
-    entries: list[_Entry] = []
-    for number, raw in enumerate(lines, start=1):
-        pair = _pair(raw.strip())
-        if pair is not None and pair[0] != "Package":
-            entries.append(_Entry(_norm(pair[0]), pair[1], number))
-    return entries
+def _list_line(raw: str) -> tuple[str, str | None, str | None] | None:
+    pair = _pair(raw.strip())
+    return (_norm(pair[0]), pair[1], None) if pair is not None and pair[0] != "Package" \
+        else None
 
 
-def _read_freeze(lines: list[str]) -> list[_Entry]:
-    entries: list[_Entry] = []
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if (match := _FREEZE.match(line)) is not None:
-            entries.append(_Entry(_norm(match.group(1)), match.group(2), number))
-        elif (match := _FREEZE_URL.match(line)) is not None:
-            # torch @ https://download.pytorch.org/whl/rocm6.2/torch-2.5.1%2Brocm6.2-cp312-...
-            url = match.group(2).replace("%2B", "+").replace("%2b", "+")
-            wheel = _WHEEL_VERSION.search(url)
-            entries.append(_Entry(_norm(match.group(1)), wheel.group(1) if wheel else None,
-                                  number))
-    return entries
+def _freeze_line(raw: str) -> tuple[str, str | None, str | None] | None:
+    line = raw.strip()
+    if (match := _FREEZE.match(line)) is not None:
+        return _norm(match.group(1)), match.group(2), None
+    if (match := _FREEZE_URL.match(line)) is not None:
+        # torch @ https://download.pytorch.org/whl/rocm6.2/torch-2.5.1%2Brocm6.2-cp312-...
+        url = match.group(2).replace("%2B", "+").replace("%2b", "+")
+        wheel = _WHEEL_VERSION.search(url)
+        return _norm(match.group(1)), wheel.group(1) if wheel else None, None
+    return None
 
 
-def _read_conda(lines: list[str]) -> list[_Entry]:
+def _conda_line(raw: str) -> tuple[str, str | None, str | None] | None:
     """conda list: `name version build channel`, comments start with '#'."""
-    entries: list[_Entry] = []
-    for number, raw in enumerate(lines, start=1):
-        words = raw.split()
-        if len(words) < 2 or words[0].startswith("#") or not _NAME.match(words[0]):
-            continue
-        if not _VERSION.match(words[1]):
-            continue
-        entries.append(_Entry(_norm(words[0]), words[1], number,
-                              conda_build=words[2] if len(words) > 2 else None))
-    return entries
+    words = raw.split()
+    if len(words) < 2 or words[0].startswith("#") or not _NAME.match(words[0]) \
+            or not _VERSION.match(words[1]):
+        return None
+    return _norm(words[0]), words[1], words[2] if len(words) > 2 else None
 
 
 # ----------------------------------------------------------------------------- the framework
@@ -265,7 +297,7 @@ def _build(torch: _Entry, names: set[str]) -> tuple[str, str | None]:
             return "rocm", None
         if conda.startswith("cpu") or "_cpu" in conda or "cpu_" in conda:
             return "cpu", None
-    related = names | set(torch.requires)
+    related = names | {_norm(r) for r in torch.requires.split(",") if r.strip()}
     if "pytorch-triton-rocm" in related:
         return "rocm", None
     cuda_libs = [n for n in related if n.startswith("nvidia-") and "-cu" in n]
