@@ -446,6 +446,7 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     monitor: int | None = None  # where the GPU number stands in a monitor table's rows
     key_values: dict[str, tuple[int, str, str] | None] = {}
     first_rows: dict[str, tuple[str, str] | None] = {}
+    headers: dict[str, int | None] = {}  # `--watch` repeats the header every interval
     rows_read: set[tuple[tuple[str, str], tuple[str, str, str]]] = set()
     for number, raw in enumerate(lines, start=1):
         line = (raw.replace("\t", "    ") if "\t" in raw else raw).rstrip()
@@ -455,11 +456,13 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
         if monitor is not None:
             index = _monitor_row(line, monitor)
             if index is not None:
-                collector.gpu(index, collector.where(number))
+                if index not in collector.gpus:
+                    collector.gpu(index, collector.where(number))
                 continue
             monitor = None
-        if body.startswith(("GPU ", "TIMESTAMP ")) \
-                and (position := _monitor_header(line)) is not None:
+        if body.startswith(("GPU ", "TIMESTAMP ")) and (position := (
+                headers[line] if line in headers
+                else headers.setdefault(line, _monitor_header(line)))) is not None:
             monitor, gpu = position, None
             continue
         if "|" in line:
