@@ -103,16 +103,22 @@ def virtual_function_reason(name: str | None, device_id: str | None) -> str | No
 _BUS = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
 
 
-def read_lines(text: str, max_lines: int = MAX_LINES) -> tuple[list[str], str | None]:
+def read_lines(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_LINE_CHARS,
+               ) -> tuple[list[str], str | None]:
     """The first `max_lines` lines of `text` (split on "\n", without the "\r" of a CRLF),
-    each cut to `MAX_LINE_CHARS`, and a problem to report when lines were left out."""
+    each cut to `max_chars`, and a problem to report when lines were left out. Lines are
+    copied only when some line needs it."""
     lines = text.split("\n", max_lines)
     note = None
     if len(lines) > max_lines:
         del lines[max_lines:]
         note = (f"only the first {max_lines:,} lines were read "
                 f"(the paste has {text.count(chr(10)) + 1:,})")
-    return [(line[:-1] if line[-1:] == "\r" else line)[:MAX_LINE_CHARS] for line in lines], note
+    if "\r" in text:
+        lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
+    if max(map(len, lines)) > max_chars:
+        lines = [line[:max_chars] for line in lines]
+    return lines, note
 
 
 def sniff_lines(text: str) -> list[str]:

@@ -37,6 +37,7 @@ from gpuscope.parsers._common import (
     Collector,
     integrated_reason,
     never_raises,
+    read_lines,
     virtual_function_reason,
 )
 
@@ -148,20 +149,8 @@ def _read_entries(lines: list[str]) -> tuple[dict[str, _Entry], list[tuple[str, 
 
 
 def _lines(text: str) -> tuple[list[str], str | None]:
-    """The first `MAX_LINES` lines without the "\r" of a CRLF, each cut to `_MAX_SCAN`, and
-    a problem to report when lines were left out."""
-    lines = text.split("\n", MAX_LINES)
-    note = None
-    if len(lines) > MAX_LINES:
-        del lines[MAX_LINES:]
-        note = (f"only the first {MAX_LINES:,} lines were read "
-                f"(the paste has {text.count(chr(10)) + 1:,})")
-    if "\r" in text:
-        lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
-    cut = min(_MAX_SCAN, MAX_LINE_CHARS)
-    if max(map(len, lines)) > cut:
-        lines = [line[:cut] for line in lines]
-    return lines, note
+    """The first `MAX_LINES` lines without the "\r" of a CRLF, each cut to `_MAX_SCAN`."""
+    return read_lines(text, MAX_LINES, min(_MAX_SCAN, MAX_LINE_CHARS))
 
 
 def _clean(value: str | None) -> str | None:
