@@ -49,8 +49,6 @@ from gpuscope.model import (
     Vendor,
 )
 from gpuscope.parsers._common import (
-    MAX_LINE_CHARS,
-    MAX_LINES,
     anchored_lines,
     lowered_text,
     never_raises,
@@ -207,40 +205,6 @@ def _unique_target(lowered: str) -> str | None:
     # Another target: a "gfx" not followed by this one's digits (and their end).
     other = re.compile(_GFX_LOWER.format(f"(?!{found.group(1)}(?![0-9a-z-]))"))
     return None if other.search(lowered, found.start() + 1) else f"gfx{found.group(1)}"
-
-
-def keyword_lines(text: str, lowered: str, keywords: tuple[str, ...], max_per_keyword: int,
-                  max_lines: int = MAX_LINES, max_chars: int = MAX_LINE_CHARS,
-                  ) -> list[tuple[int, str, int]]:
-    """(1-based number, line without the "\r" of a CRLF cut to `max_chars`, offset of its end)
-    of each of the first `max_lines` lines of `text` that holds one of `keywords` (lower-case,
-    searched in `lowered`: `text` lower-cased in place), in order, at most `max_per_keyword`
-    lines per keyword: C-speed searches instead of a pass over every line."""
-    size = len(text)
-    spans: dict[int, int] = {}  # start of a line -> its end
-    for keyword in keywords:
-        position, seen = 0, 0
-        while seen < max_per_keyword:
-            at = lowered.find(keyword, position)
-            if at < 0:
-                break
-            start = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            end = size if end < 0 else end
-            spans[start], seen, position = end, seen + 1, end + 1
-    found: list[tuple[int, str, int]] = []
-    number, counted = 1, 0
-    for start in sorted(spans):
-        number += text.count("\n", counted, start)
-        counted = start
-        if number > max_lines:
-            break
-        line = text[start:spans[start]]
-        line = (line[:-1] if line[-1:] == "\r" else line)[:max_chars]
-        lowered_line = line.lower()
-        if any(keyword in lowered_line for keyword in keywords):
-            found.append((number, line, spans[start]))
-    return found
 
 
 def scan_signals(text: str, source: str) -> tuple[Signal, ...]:

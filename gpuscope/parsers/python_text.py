@@ -57,8 +57,13 @@ from gpuscope.model import (
 )
 from gpuscope.parsers import python_env as env
 from gpuscope.parsers import python_repl as repl
-from gpuscope.parsers._common import Collector, lowered_text, never_raises, none_on_error
-from gpuscope.parsers.errors import keyword_lines
+from gpuscope.parsers._common import (
+    Collector,
+    anchored_lines,
+    lowered_text,
+    never_raises,
+    none_on_error,
+)
 
 FORMATS: tuple[str, ...] = ("python-session", "python-output")
 
@@ -646,8 +651,11 @@ def scan(text: str, source: str) -> ParsedOutput:
         read: dict[int, str] = {}
         reader = _Reader(source, None, text, read)
         known: dict[str, env.Message | None] = {}
-        for number, line, end in keyword_lines(text, lowered_text(text), _SCAN_KEYWORDS,
-                                                    _MAX_SCAN_LINES):
+        for index, line, end in anchored_lines(text, lowered_text(text), _SCAN_KEYWORDS,
+                                               _MAX_SCAN_LINES):
+            if index >= _MAX_LINES:  # the lines a parser reads
+                break
+            number = index + 1
             message = known[line] if line in known else known.setdefault(
                 line, env.message_of(line))
             if message is not None:
