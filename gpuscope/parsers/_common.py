@@ -1,6 +1,7 @@
-"""What the importers share: the never-raise wrappers of `parse` and `sniff`, a collector of
-evidence, signals, facts and problems, and the GPU record and decoders of the two AMD SMI
-tools."""
+"""What the importers share: the never-raise wrappers of `parse` and `sniff`, the readers of a
+paste's lines (bounded lines, the lines holding a word or matching a pattern, each distinct
+line read once), a collector of evidence, signals, facts and problems, and the GPU record and
+decoders of the two AMD SMI tools."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import bisect
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -26,6 +27,8 @@ from gpuscope.model import (
 )
 
 R = TypeVar("R")
+K = TypeVar("K")
+V = TypeVar("V")
 _Parse = Callable[[str, str], R]  # parse(text, source)
 
 # A path like /opt/rocm-6.2.4 names the installed ROCm (signal `rocm.path_version`), and so does
@@ -48,6 +51,9 @@ MAX_PROBLEMS = 50
 # Lines of evidence kept per signal: more only repeat it (and a list searched per line would
 # make a paste of repeated lines quadratic).
 MAX_EVIDENCE = 20
+# Distinct lines whose reading `LineReads` remembers (a paste repeats its lines: each is read
+# once; the bound keeps the memory of a paste without repeats in check).
+MAX_MEMO_LINES = 50_000
 
 _GFX = re.compile(r"^gfx([0-9a-f]{3,5})$")
 
@@ -153,6 +159,34 @@ def lines_holding(lines: Sequence[str], needles: Iterable[str]) -> list[int]:
     return sorted(found)
 
 
+class LineReads(dict[K, V]):
+    """What `read` makes of each distinct line (or other key), made once: `reads[line]` reads
+    a line not seen before and remembers it while fewer than `max_lines` are remembered. A
+    long paste repeats its lines, and a line seen before costs one dict lookup. `read` must
+    depend on the line only."""
+
+    def __init__(self, read: Callable[[K], V], max_lines: int = MAX_MEMO_LINES) -> None:
+        super().__init__()
+        self._read = read
+        self._max_lines = max_lines
+
+    def __missing__(self, line: K) -> V:
+        value = self._read(line)
+        if len(self) < self._max_lines:
+            self[line] = value
+        return value
+
+
+def line_around(text: str, at: int, max_chars: int = MAX_LINE_CHARS) -> tuple[int, int]:
+    """(start, end) offsets of the line of `text` that holds offset `at`, without its "\n";
+    a line longer than `max_chars` is read as the `max_chars` around `at`."""
+    size = len(text)
+    low = max(0, at - max_chars // 2)
+    start = text.rfind("\n", low, at) + 1 or low
+    end = text.find("\n", at, min(size, start + max_chars))
+    return start, (min(size, start + max_chars) if end < 0 else end)
+
+
 def key_value(line: str, separator: str = ":") -> tuple[str, str] | None:
     """`key: value` split at the first separator, both stripped (a run of separators after
     the key is one separator: rocminfo's "Name::"); None without a separator or a key. String
@@ -188,7 +222,6 @@ def anchored_lines(text: str, lowered: str, anchors: tuple[str, ...],
     order, at most
     `max_per_anchor` lines per anchor. A line longer than `max_chars` is read as the
     `max_chars` around its anchor. Linear in the size of the paste."""
-    size = len(text)
     spans: dict[int, int] = {}  # start of what is read -> its end
     for anchor in anchors:
         position, seen = 0, 0
@@ -196,21 +229,15 @@ def anchored_lines(text: str, lowered: str, anchors: tuple[str, ...],
             at = lowered.find(anchor, position)
             if at < 0:
                 break
-            low = max(0, at - max_chars // 2)
-            start = text.rfind("\n", low, at) + 1 or low
-            end = text.find("\n", at, min(size, start + max_chars))
-            end = min(size, start + max_chars) if end < 0 else end
+            start, end = line_around(text, at, max_chars)
             if spans.get(start, -1) < end:
                 spans[start] = end
             seen += 1
             position = max(end, at + 1)
-    found: list[tuple[int, str, int]] = []
-    line, counted = 0, 0
+    lines = LinesFound(text)
     for start in sorted(spans):
-        line += text.count("\n", counted, start)
-        counted = start
-        found.append((line, text[start:spans[start]].rstrip("\r"), spans[start]))
-    return found
+        lines.add(start, spans[start])
+    return lines.found
 
 
 def matching_lines(text: str, lowered: str, pattern: re.Pattern[str], max_lines: int,
@@ -218,24 +245,43 @@ def matching_lines(text: str, lowered: str, pattern: re.Pattern[str], max_lines:
     """Like `anchored_lines`, for the lines where `pattern` (searched in `lowered`) matches,
     in order, at most `max_lines` of them; and whether lines were left out. One search per
     line that matches: linear in the size of the paste when `pattern` is."""
-    size = len(text)
-    found: list[tuple[int, str, int]] = []
-    line, counted, position = 0, 0, 0
-    while True:
-        match = pattern.search(lowered, position)
-        if match is None:
-            return found, False
-        if len(found) >= max_lines:
-            return found, True
+    lines = LinesFound(text)
+    for start, end in matching_spans(text, lowered, pattern, max_chars):
+        if len(lines.found) >= max_lines:
+            return lines.found, True
+        lines.add(start, end)
+    return lines.found, False
+
+
+def matching_spans(text: str, lowered: str, pattern: re.Pattern[str], max_chars: int,
+                   position: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """(start, end) offsets of each line (as `line_around` reads it) where `pattern`,
+    searched in `lowered` from `position` to `end`, matches, in order; one search per line
+    that matches."""
+    end = len(lowered) if end is None else end
+    while (match := pattern.search(lowered, position, end)) is not None:
         at = match.start()
-        low = max(0, at - max_chars // 2)
-        start = text.rfind("\n", low, at) + 1 or low
-        end = text.find("\n", at, min(size, start + max_chars))
-        end = min(size, start + max_chars) if end < 0 else end
-        line += text.count("\n", counted, start)
-        counted = start
-        found.append((line, text[start:end].rstrip("\r"), end))
-        position = max(end, match.end(), at + 1)
+        start, stop = line_around(text, at, max_chars)
+        yield start, stop
+        position = max(stop, match.end(), at + 1)
+
+
+class LinesFound:
+    """Lines read out of a paste in the order of their offsets: `found` holds (0-based line
+    index, the line without a CR, offset of its end), the index counted as lines are added."""
+
+    __slots__ = ("_counted", "_line", "found", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: list[tuple[int, str, int]] = []
+        self._line = self._counted = 0
+
+    def add(self, start: int, end: int) -> None:
+        """The line (or part of one) from offset `start` to `end`, at or after the last."""
+        self._line += self.text.count("\n", self._counted, start)
+        self._counted = start
+        self.found.append((self._line, self.text[start:end].rstrip("\r"), end))
 
 
 def parser_error(fmt: str, source: str, exc: Exception) -> ParsedOutput:
@@ -282,11 +328,12 @@ class Collector:
     `ref`/`where` take 1-based line numbers of `lines` (or of `read`, the lines by their
     numbers, when a parser reads only some). Signals are kept one per
     (kind, detail) in order of first sight, each with its evidence once (at most
-    `max_evidence` refs, `MAX_EVIDENCE` unless said); facts are first-wins per key."""
+    `max_evidence` refs, `MAX_EVIDENCE` unless said); facts are first-wins per key. `cut`:
+    the problem `read_lines` reported, the first problem."""
 
     def __init__(self, source: str, lines: Sequence[str], *, max_line_chars: int = 300,
                  max_evidence: int | None = MAX_EVIDENCE,
-                 read: Mapping[int, str] | None = None) -> None:
+                 read: Mapping[int, str] | None = None, cut: str | None = None) -> None:
         self.source = source
         self.lines = lines
         self.read = read
@@ -295,7 +342,7 @@ class Collector:
         self.stack: dict[str, Fact] = {}
         self.host: dict[str, Fact] = {}
         self.signals: dict[tuple[str, str | None], list[EvidenceRef]] = {}
-        self.problems: list[str] = []
+        self.problems: list[str] = [cut] if cut else []
 
     def line(self, number: int) -> str | None:
         """Line `number` (1-based), when it was read."""

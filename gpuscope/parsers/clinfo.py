@@ -27,6 +27,7 @@ from gpuscope.parsers._common import (
     ROCM_PATH_RE,
     SNIFF_CHARS,
     Collector,
+    LineReads,
     integrated_reason,
     never_raises,
     none_on_error,
@@ -122,7 +123,6 @@ _Line = tuple[tuple[str, ...], int, object, int | None, tuple[str, str] | None]
 # Devices kept: a paste of one clinfo repeated has no thousands of devices, and the work per
 # device past these stays a dictionary lookup per line.
 _MAX_DEVICES = 256
-_MAX_CACHED_LINES = 50_000  # distinct lines whose reading is remembered
 
 
 def _classify(raw: str, colon_layout: bool) -> _Line:
@@ -154,9 +154,7 @@ def _classify(raw: str, colon_layout: bool) -> _Line:
 def parse(text: str, source: str) -> ParsedOutput:
     """clinfo text to OpenCL sightings and signals; never raises."""
     lines, cut = read_lines(text)
-    out = Collector(source, lines)
-    if cut:
-        out.problems.append(cut)
+    out = Collector(source, lines, cut=cut)
     # a literal test first: the search of a paste without a match tries every character
     colon_layout = ("Number of platforms:" in text or "Platform Name:" in text) and bool(
         _COLON_LAYOUT.search(text))
@@ -169,7 +167,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     no_platforms_line: int | None = None
     dropped = _Device(platform="", line=0)  # stands for the devices past the limit
     left_out = 0
-    known: dict[str, _Line] = {}
+    reads: LineReads[str, _Line] = LineReads(lambda raw: _classify(raw, colon_layout))
 
     def platform(name: str, number: int) -> _Platform:
         if name not in platforms:
@@ -179,11 +177,7 @@ def parse(text: str, source: str) -> ParsedOutput:
 
     stopped = False
     for number, raw in enumerate(lines, start=1):
-        read = known.get(raw)
-        if read is None:
-            read = _classify(raw, colon_layout)
-            if len(known) < _MAX_CACHED_LINES:
-                known[raw] = read
+        read = reads[raw]
         versions, kind, value, count, pair = read
         for version in versions:
             out.signal_at("rocm.path_version", version, number)

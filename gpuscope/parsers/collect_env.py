@@ -35,6 +35,7 @@ from gpuscope.parsers._common import (
     MAX_LINE_CHARS,
     MAX_LINES,
     Collector,
+    LineReads,
     integrated_reason,
     never_raises,
     read_lines,
@@ -49,7 +50,6 @@ _MAX_GPUS = 256  # more is not one machine's collect_env
 # Lines kept of a multi-line value and of the CPU section (a paste of one report many times
 # over says no more than the first): a bound that leaves every real report whole.
 _MAX_MORE = 1000
-_MAX_MEMO = 50_000  # distinct lines whose reading is remembered (a paste repeats its lines)
 _KV_RE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _./()-]{1,60}?):(?:\s(?P<value>.*)|$)")
 _GPU_LINE_RE = re.compile(r"^GPU (?P<index>\d+): (?P<name>\S.*)$")
 _ARCH_RE = re.compile(r"gfx[0-9a-z]+", re.IGNORECASE)
@@ -107,20 +107,16 @@ def _read_entries(lines: list[str]) -> tuple[dict[str, _Entry], list[tuple[str, 
     first "PyTorch version:" on."""
     entries: dict[str, _Entry] = {}
     cpu: list[tuple[str, int]] = []
-    known: dict[str, _Line] = {}
     more: list[tuple[str, int]] | None = None  # of the multi-line value being read
     in_cpu = False
-    remember = True
     start = next((i for i, raw in enumerate(lines) if raw.startswith("PyTorch version:")),
                  len(lines))
+    reads = LineReads(_line_of)
+    remember = True
     for number, raw in enumerate(itertools.islice(lines, start, None), start=start + 1):
-        info = known.get(raw) if remember else None
-        if info is None:
-            info = _line_of(raw)
-            if remember:
-                known[raw] = info
-                # a paste that does not repeat its lines gains nothing from remembering them
-                remember = len(known) < _MAX_MEMO and (number < 10_000 or len(known) < number // 2)
+        info = reads[raw] if remember else _line_of(raw)
+        if remember and number >= 10_000 and len(reads) >= number // 2:
+            remember = False  # a paste that does not repeat its lines gains nothing from it
         if info is _BLANK:
             more = None
             in_cpu = False
@@ -243,9 +239,7 @@ def parse(text: str, source: str) -> ParsedOutput:
     if "PyTorch version" not in entries:
         return ParsedOutput(format="collect_env", source=source,
                             problems=("no 'PyTorch version:' line: not collect_env output",))
-    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
-    if cut:
-        out.problems.append(cut)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS, cut=cut)
     ref, where = out.ref, out.where
 
     def value(key: str) -> str | None:

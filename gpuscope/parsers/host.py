@@ -390,9 +390,7 @@ def sniff(text: str) -> tuple[str, float] | None:
 def parse(text: str, source: str) -> ParsedOutput:
     """A paste of host facts to host facts and platform signals; never raises."""
     lines, cut = read_lines(text)
-    out = Collector(source, lines)
-    if cut:
-        out.problems.append(cut)
+    out = Collector(source, lines, cut=cut)
     traces = HostTraces(out)
     for number, line in enumerate(lines, start=1):
         if line.strip():

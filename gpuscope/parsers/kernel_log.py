@@ -60,8 +60,11 @@ from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, 
 from gpuscope.parsers._common import (
     SNIFF_CHARS,
     Collector,
+    LineReads,
+    LinesFound,
     integrated_reason,
     lowered_text,
+    matching_spans,
     never_raises,
     sniff_lines,
     virtual_function_reason,
@@ -127,6 +130,11 @@ def _strip_prefixes(line: str) -> tuple[str, bool]:
     return text.strip(), prefixed
 
 
+def _stripped(raw: str) -> tuple[str, bool]:
+    """`_strip_prefixes` of a log line, syslog's escaped newlines ("#012") read as blanks."""
+    return _strip_prefixes(raw.replace("#012NVRM:", " ").replace("#012", " "))
+
+
 def _interesting_lines(text: str, lowered: str) -> tuple[list[tuple[int, str, int]], bool]:
     """What `matching_lines(text, lowered, _INTERESTING_RE, _MAX_RECORDS, _MAX_SCAN)` answers,
     found a chunk at a time with one `str.find` per word and line that holds it; only a line
@@ -134,8 +142,9 @@ def _interesting_lines(text: str, lowered: str) -> tuple[list[tuple[int, str, in
     regex."""
     size, half = len(text), _MAX_SCAN // 2
     find = lowered.find
-    found: list[tuple[int, str, int]] = []
-    line = counted = chunk = 0
+    lines = LinesFound(text)
+    found = lines.found
+    chunk = 0
     while chunk < size:
         chunk_end = find("\n", chunk + _CHUNK) + 1 or size
         ends: set[int] = set()  # the end of each line holding a word
@@ -151,27 +160,17 @@ def _interesting_lines(text: str, lowered: str) -> tuple[list[tuple[int, str, in
                 add(end)
                 at = find(word, end + 1, chunk_end)
         for end in sorted(ends):
-            start = lowered.rfind("\n", 0, end) + 1
-            if end - start <= half:  # the whole line, whichever of its words came first
+            line_start = lowered.rfind("\n", 0, end) + 1
+            if end - line_start <= half:  # the whole line, whichever of its words came first
                 if len(found) >= _MAX_RECORDS:
                     return found, True
-                line += lowered.count("\n", counted, start)
-                counted = start
-                found.append((line, text[start:end].rstrip("\r"), end))
+                lines.add(line_start, end)
                 continue
-            position = start
-            while (match := _INTERESTING_RE.search(lowered, position, end)) is not None:
+            for start, stop in matching_spans(text, lowered, _INTERESTING_RE, _MAX_SCAN,
+                                              line_start, end):
                 if len(found) >= _MAX_RECORDS:
                     return found, True
-                at = match.start()
-                low = max(0, at - half)
-                start = text.rfind("\n", low, at) + 1 or low
-                stop = text.find("\n", at, min(size, start + _MAX_SCAN))
-                stop = min(size, start + _MAX_SCAN) if stop < 0 else stop
-                line += text.count("\n", counted, start)
-                counted = start
-                found.append((line, text[start:stop].rstrip("\r"), stop))
-                position = max(stop, match.end(), at + 1)
+                lines.add(start, stop)
         chunk = chunk_end
     return found, False
 
@@ -185,14 +184,12 @@ def _records(text: str, lowered: str) -> tuple[list[_Record], bool]:
     size = len(text)
     # A long log repeats its lines: each distinct line is stripped once. A line after an NVRM
     # message -> what it adds to the message, None when it is not part of it.
-    stripped: dict[str, tuple[str, bool]] = {}
-    goes_on: dict[str, str | None] = {}
+    stripped = LineReads(_stripped)
+    goes_on = LineReads(_continuation)
     for index, raw, end in found:
         if index <= joined_upto:
             continue
-        if (known := stripped.get(raw)) is None:
-            line = raw.replace("#012NVRM:", " ").replace("#012", " ")  # syslog's \n
-            known = stripped[raw] = _strip_prefixes(line)
+        known = stripped[raw]
         record = _Record(known[0], index, known[1], raw)
         records.append(record)
         if not record.message.startswith("NVRM"):
@@ -205,10 +202,7 @@ def _records(text: str, lowered: str) -> tuple[list[_Record], bool]:
             stop = text.find("\n", position + 1, position + 1 + _MAX_SCAN)
             stop = min(size, position + 1 + _MAX_SCAN) if stop < 0 else stop
             following = text[position + 1:stop].rstrip("\r")
-            if following in goes_on:
-                tail = goes_on[following]
-            else:
-                tail = goes_on[following] = _continuation(following)
+            tail = goes_on[following]
             if tail is None:
                 break
             if len(record.message) < _MAX_SCAN:

@@ -313,9 +313,7 @@ def parse(text: str, source: str) -> ParsedOutput:
         return _parse_tree(text, source)
     lines, cut = read_lines(text)
     lines = [line[:_MAX_SCAN] for line in lines]
-    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
-    if cut:
-        out.problems.append(cut)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS, cut=cut)
     display, any_device, shows_drivers = _read_devices(lines)  # their lines are 0-based
     if len(display) > _MAX_GPUS:
         out.problems.append(f"more than {_MAX_GPUS} display devices: the rest were not read")
@@ -533,9 +531,7 @@ _LSHW_DISPLAY_CLASSES = ("display", "video")
 
 def _parse_lshw(text: str, source: str) -> ParsedOutput:
     lines, cut = read_lines(text)
-    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
-    if cut:
-        out.problems.append(cut)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS, cut=cut)
     nodes: list[tuple[int, bool, dict[str, tuple[str, int]]]] = []
     current: dict[str, tuple[str, int]] | None = None
     for index, line in enumerate(lines):
@@ -628,9 +624,7 @@ _TREE_NOT_GPU = re.compile(
 def _parse_tree(text: str, source: str) -> ParsedOutput:
     lines, cut = read_lines(text)
     lines = [line[:_MAX_SCAN] for line in lines]
-    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS)
-    if cut:
-        out.problems.append(cut)
+    out = Collector(source, lines, max_line_chars=_MAX_LINE_CHARS, cut=cut)
     buses: dict[int, tuple[str, str]] = {}  # column of a "[bus]" -> (domain, bus)
     domain = "0000"
     sightings: list[GpuSighting] = []

@@ -1,6 +1,6 @@
 """nvidia-smi as people paste it: the default table (drivers 3xx to 5xx, the pre-MIG, MIG-era
-and 530+ layouts), ``-q`` text, ``-q -x`` XML, ``-L``, ``--query-gpu`` CSV (nvidia_smi_csv.py)
-and its error messages.
+and 530+ layouts), ``-q`` text, ``-q -x`` XML (nvidia_smi_xml.py), ``-L``, ``--query-gpu`` CSV
+(nvidia_smi_csv.py) and its error messages; what they share is in nvidia_smi_fields.py.
 
 Every physical GPU becomes a sighting of the NVML layer (nvidia-smi is NVML's command line);
 MIG devices are instances of a GPU, never GPUs. The header's "CUDA Version" is the newest CUDA
@@ -26,18 +26,26 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import xml.etree.ElementTree as ET
-from collections.abc import Sequence
-from typing import Any
 
-from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, PcieLink, Vendor
-from gpuscope.parsers._common import (
-    Collector,
-    lines_holding,
-    never_raises,
-    read_lines,
-    sniff_lines,
+from gpuscope.model import GpuKind, GpuSighting, ParsedOutput
+from gpuscope.parsers import nvidia_smi_csv
+from gpuscope.parsers._common import lines_holding, never_raises, read_lines, sniff_lines
+from gpuscope.parsers.nvidia_smi_fields import (
+    BUS_RE,
+    MAX_GPUS,
+    VGPU_NAME_RE,
+    Facts,
+    Output,
+    clean,
+    common_gpu_facts,
+    first_number,
+    normalise_bus,
+    pci_id_pair,
+    pcie_link,
+    size_bytes,
+    virtualization,
 )
+from gpuscope.parsers.nvidia_smi_xml import parse_xml
 
 FORMATS: tuple[str, ...] = (
     "nvidia-smi-table", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-list", "nvidia-smi-csv",
@@ -45,17 +53,12 @@ FORMATS: tuple[str, ...] = (
 )
 
 _SNIFF_CHARS = 200_000
-_MAX_LINE_CHARS = 400
 _MAX_SCAN = 2000  # characters of a line worth matching (nvidia-smi's are far shorter)
-_MAX_GPUS = 256  # more is not one machine's nvidia-smi output
 
 _TABLE_HEADER_RE = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>[\w.]+)\s+Driver Version:\s*(?P<driver>[\w.]+)"
     r"(?:\s+CUDA Version:\s*(?P<cuda>[\w./]+))?")
-_BUS_RE = re.compile(r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
 _ROW_MODES = ("On", "Off", "WDDM", "TCC", "MCDM", "N/A")
-# vGPU profiles as a guest sees them: GRID boards and "<board>-<framebuffer GB><series>".
-VGPU_NAME_RE = re.compile(r"^(?:NVIDIA )?GRID\b|\b[A-Z]{1,3}\d{1,4}[A-Za-z]{0,3}-\d{1,3}[QCABS]$")
 # Numbers found by search start only where a number starts (the lookbehind): linear.
 _MEMORY_RE = re.compile(
     r"(?<!\d)(?P<used>\d+)[ \t]{0,8}MiB[ \t]{0,8}/[ \t]{0,8}(?P<total>\d+)[ \t]{0,8}MiB")
@@ -82,11 +85,6 @@ _HANDLE_RE = re.compile(
 _ERROR_WORDS = ("NVML", "nvml", "NVIDIA-SMI", "No devices", "libnvidia-ml", "device handle")
 _ERROR_SNIFF_RES = (_NVML_FAILED_RE, _NOT_COMMUNICATE_RE, _NO_LIBRARY_RE, _HANDLE_RE)
 
-_NOT_A_VALUE = {"", "n/a", "[n/a]", "not supported", "[not supported]", "unknown error",
-                "[unknown error]", "insufficient permissions", "none", "not found"}
-
-# PCIe generation to transfer rate per lane (GT/s), for nvidia-smi's "PCIe Generation".
-_GEN_SPEED_GT_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0, 7: 128.0}
 
 
 # ----------------------------------------------------------------------------------- sniff
@@ -104,8 +102,6 @@ def sniff(text: str) -> tuple[str, float] | None:
         return ("nvidia-smi-q", 0.95)
     if _LIST_UUID_RE.search(head):
         return ("nvidia-smi-list", 0.9)
-    from gpuscope.parsers import nvidia_smi_csv  # it builds on this module's helpers
-
     csv = nvidia_smi_csv.sniff(head)
     if csv is not None:
         return ("nvidia-smi-csv", csv)
@@ -127,11 +123,9 @@ def parse(text: str, source: str) -> ParsedOutput:
     fmt = found[0] if found else "nvidia-smi-error"
     lines, cut = read_lines(text)
     lines = [line[:_MAX_SCAN] for line in lines]
-    out = Output(source, lines)
-    if cut:
-        out.problems.append(cut)
+    out = Output(source, lines, cut)
     if fmt == "nvidia-smi-xml":
-        _parse_xml(text, out)
+        parse_xml(text, out)
     elif fmt == "nvidia-smi-table":
         _parse_table(out)
     elif fmt == "nvidia-smi-q":
@@ -139,63 +133,12 @@ def parse(text: str, source: str) -> ParsedOutput:
     elif fmt == "nvidia-smi-list":
         _parse_list(out)
     elif fmt == "nvidia-smi-csv":
-        from gpuscope.parsers import nvidia_smi_csv  # it builds on this module's helpers
-
         out.lines = nvidia_smi_csv.read_lines(text)  # a wide query's lines are long
         out.sightings = nvidia_smi_csv.read(out)
     _scan_errors(out)
     if found is None and not out.signals:
         out.problems.append(f"{source}: not nvidia-smi output")
     return out.result(fmt, out.sightings)
-
-
-class Output(Collector):
-    """The readers below count lines from 0 (`index`); `where`, `ref` and `signal_at` take
-    1-based line numbers. Evidence is capped at 20 lines a signal."""
-
-    def __init__(self, source: str, lines: list[str]) -> None:
-        super().__init__(source, lines, max_line_chars=_MAX_LINE_CHARS, max_evidence=20)
-        self.sightings: list[GpuSighting] = []
-
-    def full(self) -> bool:
-        if len(self.sightings) < _MAX_GPUS:
-            return False
-        if not self.problems or not self.problems[-1].startswith("more than"):
-            self.problems.append(f"more than {_MAX_GPUS} GPUs: the rest were not read")
-        return True
-
-    def fact(self, key: str, value: str | None, index: int) -> None:
-        """A stack fact shown by line `index` (0-based), when it has a value."""
-        if value:
-            self.stack_fact(key, value, self.where(index + 1))
-
-
-class Facts:
-    """GpuFacts being filled, with where each value came from."""
-
-    def __init__(self, out: Output) -> None:
-        self.out = out
-        self.values: dict[str, Any] = {}
-        self.sources: dict[str, str] = {}
-        self.missing: dict[str, str] = {}
-
-    def set(self, name: str, value: Any, index: int | None, where: str | None = None) -> None:
-        if value is None or name in self.values:
-            return
-        self.values[name] = value
-        if where is None:
-            where = self.out.where(index + 1) if index is not None else self.out.source
-        self.sources[name] = where
-
-    def miss(self, name: str, why: str) -> None:
-        if name not in self.values:
-            self.missing.setdefault(name, why)
-
-    def sighting(self) -> GpuSighting:
-        facts = dataclasses.replace(GpuFacts(), **self.values)
-        missing = {k: v for k, v in self.missing.items() if k not in self.values}
-        return GpuSighting(layer=Layer.NVML, facts=facts, field_sources=dict(self.sources),
-                           missing_reasons=missing)
 
 
 def _row_name(cell: str) -> tuple[int, str, str] | None:
@@ -235,80 +178,6 @@ def _q_kv(body: str) -> tuple[str, str] | None:
     return key, body[separator + 2:].strip()
 
 
-def clean(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if value.lower() in _NOT_A_VALUE or value.startswith("Requested functionality"):
-        return None
-    return value
-
-
-def normalise_bus(bus: str | None) -> str | None:
-    """nvidia-smi's 00000000:01:00.0 -> 0000:01:00.0 (lower-case, 4-digit domain)."""
-    if not bus:
-        return None
-    match = _BUS_RE.search(bus)
-    if not match:
-        return None
-    domain, rest = match.group("bus").split(":", 1)
-    domain = domain[-4:] if int(domain, 16) <= 0xFFFF else domain.lstrip("0")
-    return f"{domain.lower().rjust(4, '0')}:{rest.lower()}"
-
-
-def _bytes(value: str | None) -> int | None:
-    value = clean(value)
-    if value is None:
-        return None
-    match = re.match(r"^([\d.]+)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|B)?\b", value)
-    if not match:
-        return None
-    unit = (match.group(2) or "B").upper().replace("I", "")
-    scale = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}[unit]
-    return int(float(match.group(1)) * scale)
-
-
-def first_number(value: str | None) -> float | None:
-    value = clean(value)
-    if value is None:
-        return None
-    match = re.match(r"^(-?\d+(?:\.\d+)?)", value)
-    return float(match.group(1)) if match else None
-
-
-def pci_id_pair(value: str | None) -> tuple[str, str] | None:
-    """0x20B210DE -> ("0x20b2", "0x10de"): NVML packs device id over vendor id."""
-    value = clean(value)
-    if value is None:
-        return None
-    hex_digits = value.lower().removeprefix("0x")
-    if not re.fullmatch(r"[0-9a-f]{8}", hex_digits):
-        return None
-    return f"0x{hex_digits[:4]}", f"0x{hex_digits[4:]}"
-
-
-def pcie_link(max_gen: str | None, cur_gen: str | None, max_width: str | None,
-          cur_width: str | None) -> PcieLink | None:
-    def speed(gen: str | None) -> float | None:
-        number = first_number(gen)
-        return _GEN_SPEED_GT_S.get(int(number)) if number is not None else None
-
-    def width(value: str | None) -> int | None:
-        number = first_number(value)
-        return int(number) if number is not None else None
-
-    link = PcieLink(current_speed_gt_s=speed(cur_gen), current_width=width(cur_width),
-                    max_speed_gt_s=speed(max_gen), max_width=width(max_width),
-                    measured_at="gpu")
-    if all(v is None for v in (link.current_speed_gt_s, link.current_width,
-                               link.max_speed_gt_s, link.max_width)):
-        return None
-    return link
-
-
-def common_gpu_facts(facts: Facts) -> None:
-    facts.values.setdefault("vendor", Vendor.NVIDIA)
-    facts.values.setdefault("kind", GpuKind.DISCRETE)
 
 
 # ----------------------------------------------------------------------------------- table
@@ -334,7 +203,7 @@ def _parse_table(out: Output) -> None:
         if len(cells) < 3:
             continue
         row = _row_name(cells[0])
-        bus = _BUS_RE.search(cells[1])
+        bus = BUS_RE.search(cells[1])
         if not row or not bus:
             continue
         if out.full():
@@ -394,7 +263,7 @@ def _parse_q(out: Output) -> None:
     attached: tuple[int, int] | None = None
     sections = 0  # GPU sections, those past the cap included
     for index, raw in enumerate(out.lines):
-        if current is None and sections > _MAX_GPUS and raw[:1] == " ":
+        if current is None and sections > MAX_GPUS and raw[:1] == " ":
             continue  # a line of a GPU section past the cap
         line = raw.expandtabs(4) if "\t" in raw else raw
         body = line.strip()
@@ -404,7 +273,7 @@ def _parse_q(out: Output) -> None:
         if gpu_match:
             sections += 1
             current = _QGpu(bus=gpu_match.group("bus"), line=index)
-            if sections > _MAX_GPUS:  # `full` says so when the sightings are made
+            if sections > MAX_GPUS:  # `full` says so when the sightings are made
                 current = None
                 continue
             gpus.append(current)
@@ -468,7 +337,7 @@ def _q_sighting(out: Output, gpu: _QGpu, order: int) -> GpuSighting:
         facts.set("pci_subsystem_device_id", sub_pair[0], line)
         facts.set("pci_subsystem_vendor_id", sub_pair[1], line)
     total, line = gpu.get("FB Memory Usage", "Total")
-    facts.set("vram_total_bytes", _bytes(total), line)
+    facts.set("vram_total_bytes", size_bytes(total), line)
     for field_name, key in (("uuid", "GPU UUID"), ("serial_number", "Serial Number"),
                             ("vbios_version", "VBIOS Version")):
         value, line = gpu.get(key)
@@ -487,8 +356,8 @@ def _q_sighting(out: Output, gpu: _QGpu, order: int) -> GpuSighting:
     link_path = ("PCI", "GPU Link Info")
     max_gen, gen_line = gpu.get(*link_path, "PCIe Generation", "Max")
     link = pcie_link(max_gen, gpu.get(*link_path, "PCIe Generation", "Current")[0],
-                 gpu.get(*link_path, "Link Width", "Max")[0],
-                 gpu.get(*link_path, "Link Width", "Current")[0])
+                     gpu.get(*link_path, "Link Width", "Max")[0],
+                     gpu.get(*link_path, "Link Width", "Current")[0])
     facts.set("pcie_link", link, gen_line)
     driver_model, line = gpu.get("Driver Model", "Current")
     if clean(driver_model) in ("WDDM", "TCC", "MCDM") and line is not None:
@@ -497,167 +366,10 @@ def _q_sighting(out: Output, gpu: _QGpu, order: int) -> GpuSighting:
     if clean(mig) == "Enabled" and line is not None:
         out.signal_at("nvidia.mig_enabled", bus, line + 1)
     mode, line = gpu.get("GPU Virtualization Mode", "Virtualization Mode")
-    _virtualization(out, facts, clean(mode), line, bus)
+    virtualization(out, facts, clean(mode), line, bus)
     return facts.sighting()
 
 
-# ----------------------------------------------------------------------------------- XML
-
-def _parse_xml(text: str, out: Output) -> None:
-    start = text.find("<nvidia_smi_log")
-    body = text[start:] if start >= 0 else text
-    if "<!ENTITY" in body:  # nvidia-smi never declares entities; refuse expansion games
-        out.problems.append("XML declares entities; not nvidia-smi output")
-        return
-    end = body.rfind("</nvidia_smi_log>")
-    root: ET.Element | None = None
-    if end >= 0:
-        root = _try_xml(body[: end + len("</nvidia_smi_log>")])
-    if root is None:
-        # A paste cut mid-way: keep the complete <gpu> elements.
-        last_gpu = body.rfind("</gpu>")
-        if last_gpu >= 0:
-            root = _try_xml(body[: last_gpu + len("</gpu>")] + "</nvidia_smi_log>")
-        if root is not None:
-            out.problems.append("XML is cut short: only complete <gpu> elements were read")
-    line_offset = text.count("\n", 0, start) if start >= 0 else 0
-    if root is None:
-        out.problems.append("XML could not be parsed")
-        _xml_versions_by_regex(out)
-        return
-    finder = _LineFinder(out.lines)
-    for key, tag in (("nvidia_driver_version", "driver_version"),
-                     ("cuda_driver_version", "cuda_version")):
-        value = clean(root.findtext(tag))
-        if value:
-            out.fact(key, value, finder.find(f"<{tag}>", 0, len(out.lines)))
-    gpu_lines = [i for i, line in enumerate(out.lines)
-                 if "<gpu id=" in line or line.strip() == "<gpu>"]
-    gpus = root.findall("gpu")
-    for order, gpu in enumerate(gpus):
-        if out.full():
-            break
-        begin = gpu_lines[order] if order < len(gpu_lines) else line_offset
-        stop = gpu_lines[order + 1] if order + 1 < len(gpu_lines) else len(out.lines)
-        out.sightings.append(_xml_sighting(out, gpu, order, finder, begin, stop))
-    attached = first_number(root.findtext("attached_gpus"))
-    if attached is not None and int(attached) > len(gpus) and not out.has_signal(
-            "nvidia.mig_enabled"):
-        out.problems.append(f"attached_gpus says {int(attached)} but {len(gpus)} <gpu> "
-                            "elements are present (output cut?)")
-
-
-def _try_xml(xml_text: str) -> ET.Element | None:
-    try:
-        # as bytes: a lone surrogate (text that was never UTF-8) becomes "?", not an exception
-        return ET.fromstring(xml_text.encode("utf-8", errors="replace"))
-    except ET.ParseError:
-        return None
-
-
-_XML_VERSION_TAGS = (
-    ("nvidia_driver_version", re.compile(r"<driver_version>([^<]+)</driver_version>")),
-    ("cuda_driver_version", re.compile(r"<cuda_version>([^<]+)</cuda_version>")))
-
-
-def _xml_versions_by_regex(out: Output) -> None:
-    for index in lines_holding(out.lines, ("_version>",)):
-        line = out.lines[index]
-        for key, pattern in _XML_VERSION_TAGS:
-            match = pattern.search(line)
-            if match:
-                out.fact(key, clean(match.group(1)), index)
-
-
-class _LineFinder:
-    def __init__(self, lines: Sequence[str]) -> None:
-        self.lines = lines
-
-    def find(self, needle: str, begin: int, end: int) -> int:
-        for index in range(max(begin, 0), min(end, len(self.lines))):
-            if needle in self.lines[index]:
-                return index
-        return begin
-
-
-def _xml_sighting(out: Output, gpu: ET.Element, order: int, finder: _LineFinder,
-                  begin: int, stop: int) -> GpuSighting:
-    facts = Facts(out)
-
-    def text_at(path: str) -> tuple[str | None, int]:
-        value = clean(gpu.findtext(path))
-        tag = path.rsplit("/", 1)[-1]
-        return value, finder.find(f"<{tag}>", begin, stop)
-
-    bus_text, line = text_at("pci/pci_bus_id")
-    bus = normalise_bus(bus_text) or normalise_bus(gpu.get("id"))
-    facts.set("pci_bus", bus, line if bus_text else begin)
-    facts.set("smi_index", order, begin)
-    for name in ("vendor", "kind"):
-        facts.sources[name] = out.where(begin + 1)
-    common_gpu_facts(facts)
-    for field_name, path in (("name", "product_name"), ("architecture", "product_architecture"),
-                             ("uuid", "uuid"), ("serial_number", "serial"),
-                             ("vbios_version", "vbios_version")):
-        value, line = text_at(path)
-        facts.set(field_name, value, line)
-    ids, line = text_at("pci/pci_device_id")
-    pair = pci_id_pair(ids)
-    if pair:
-        facts.set("pci_device_id", pair[0], line)
-        facts.set("pci_vendor_id", pair[1], line)
-    else:
-        facts.miss("pci_device_id", "no <pci_device_id> in this capture")
-    sub, line = text_at("pci/pci_sub_system_id")
-    sub_pair = pci_id_pair(sub)
-    if sub_pair:
-        facts.set("pci_subsystem_device_id", sub_pair[0], line)
-        facts.set("pci_subsystem_vendor_id", sub_pair[1], line)
-    total, line = text_at("fb_memory_usage/total")
-    facts.set("vram_total_bytes", _bytes(total), line)
-    for field_name, path in (("max_graphics_clock_mhz", "max_clocks/graphics_clock"),
-                             ("max_memory_clock_mhz", "max_clocks/mem_clock")):
-        value, line = text_at(path)
-        number = first_number(value)
-        facts.set(field_name, int(number) if number is not None else None, line)
-    for field_name, path in (("power_cap_w", "gpu_power_readings/current_power_limit"),
-                             ("power_cap_w", "power_readings/power_limit"),
-                             ("power_cap_max_w", "gpu_power_readings/max_power_limit"),
-                             ("power_cap_max_w", "power_readings/max_power_limit")):
-        value, line = text_at(path)
-        facts.set(field_name, first_number(value), line)
-    link_base = "pci/pci_gpu_link_info/"
-    max_gen, line = text_at(link_base + "pcie_gen/max_link_gen")
-    link = pcie_link(max_gen, text_at(link_base + "pcie_gen/current_link_gen")[0],
-                 text_at(link_base + "link_widths/max_link_width")[0],
-                 text_at(link_base + "link_widths/current_link_width")[0])
-    facts.set("pcie_link", link, line)
-    driver_model, line = text_at("driver_model/current_dm")
-    if driver_model in ("WDDM", "TCC", "MCDM"):
-        out.host_fact("os", "windows", out.where(line + 1))
-    mig, line = text_at("mig_mode/current_mig")
-    if mig == "Enabled":
-        out.signal_at("nvidia.mig_enabled", bus, line + 1)
-    mode, line = text_at("gpu_virtualization_mode/virtualization_mode")
-    _virtualization(out, facts, mode, line if mode else None, bus)
-    return facts.sighting()
-
-
-def _virtualization(out: Output, facts: Facts, mode: str | None, index: int | None,
-                    bus: str | None) -> None:
-    """nvidia-smi's "Virtualization Mode": VGPU is a vGPU in a guest (a virtual GPU, and a
-    VM), Pass-Through a whole GPU given to a guest (a VM); None and Host VGPU say nothing of
-    this machine being a guest."""
-    if mode is None or index is None:
-        return
-    lowered = mode.lower()
-    if lowered == "vgpu":
-        facts.values["kind"], facts.sources["kind"] = GpuKind.VIRTUAL, out.where(index + 1)
-        out.signal_at("gpu.virtual_function", bus, index + 1)
-    if lowered in ("vgpu", "pass-through", "passthrough"):
-        out.host_fact("virtual_machine", True, out.where(index + 1))
-        out.host_fact("virtual_machine_hint", f"the GPU's virtualization mode is {mode}",
-                      out.where(index + 1))
 
 
 # ----------------------------------------------------------------------------------- -L
@@ -705,3 +417,4 @@ def _scan_errors(out: Output) -> None:
         handle = _HANDLE_RE.search(line)
         if handle:
             out.signal_at("nvidia.gpu_unreachable", normalise_bus(handle.group("bus")), index + 1)
+

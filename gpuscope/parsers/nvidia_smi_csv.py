@@ -20,19 +20,8 @@ import re
 from collections.abc import Sequence
 
 from gpuscope.model import GpuKind, GpuSighting
-from gpuscope.parsers.nvidia_smi import (
-    VGPU_NAME_RE,
-    Facts,
-    Output,
-    clean,
-    common_gpu_facts,
-    first_number,
-    normalise_bus,
-    pci_id_pair,
-    pcie_link,
-)
+from gpuscope.parsers import nvidia_smi_fields as smi
 
-MAX_GPUS = 256  # more is not one machine's nvidia-smi output
 # A query of every field (monitoring tools ask for some 250) makes a header of 7,000
 # characters: lines are read this far, still a bound per line.
 MAX_LINE_CHARS = 20_000
@@ -215,7 +204,7 @@ def sniff(text: str) -> float | None:
     return None
 
 
-def _blocks(out: Output) -> list[_Block]:
+def _blocks(out: smi.Output) -> list[_Block]:
     """Where each query's rows start, with their fields (header, else command, else values)."""
     lines = out.lines
     blocks: list[_Block] = []
@@ -247,10 +236,10 @@ def _blocks(out: Output) -> list[_Block]:
     return blocks
 
 
-def read(out: Output) -> list[GpuSighting]:
+def read(out: smi.Output) -> list[GpuSighting]:
     """The GPUs of every --query-gpu block in the paste, joined across blocks."""
     one_gpu = any("--query-gpu" in line and _ONE_GPU.search(line) for line in out.lines)
-    gpus: list[Facts] = []
+    gpus: list[smi.Facts] = []
     blocks = _blocks(out)
     read_rows = 0
     for number, block in enumerate(blocks):
@@ -270,7 +259,7 @@ def read(out: Output) -> list[GpuSighting]:
                 facts = _gpu_for(out, gpus, block, columns, row,
                                  position if number else None)
                 if facts is None:
-                    out.problems.append(f"more than {MAX_GPUS} GPUs: the rest were not read")
+                    out.problems.append(f"more than {smi.MAX_GPUS} GPUs: the rest were not read")
                     return [f.sighting() for f in gpus]
                 _fill(out, facts, block, columns, row, index, None if one_gpu else position)
                 position += 1
@@ -281,13 +270,13 @@ def _ids(block: _Block, columns: Sequence[int], row: Sequence[str]) -> dict[str,
     found = {}
     for column in columns:
         name, value = block.fields[column], row[column]
-        if name in ("uuid", "pci.bus_id", "index") and clean(value):
-            found[name] = (normalise_bus(value) or value) if name == "pci.bus_id" else value
+        if name in ("uuid", "pci.bus_id", "index") and smi.clean(value):
+            found[name] = (smi.normalise_bus(value) or value) if name == "pci.bus_id" else value
     return found
 
 
-def _gpu_for(out: Output, gpus: list[Facts], block: _Block, columns: Sequence[int],
-             row: Sequence[str], later_position: int | None) -> Facts | None:
+def _gpu_for(out: smi.Output, gpus: list[smi.Facts], block: _Block, columns: Sequence[int],
+             row: Sequence[str], later_position: int | None) -> smi.Facts | None:
     """The GPU this row describes: one already read with the same index, UUID or bus; else,
     for a row without those in a later query, the GPU at the same position in the first; else
     a new one (None past the limit)."""
@@ -300,25 +289,25 @@ def _gpu_for(out: Output, gpus: list[Facts], block: _Block, columns: Sequence[in
                 return facts
     if not ids and later_position is not None and later_position < len(gpus):
         return gpus[later_position]
-    if len(gpus) >= MAX_GPUS:
+    if len(gpus) >= smi.MAX_GPUS:
         return None
-    gpus.append(Facts(out))
+    gpus.append(smi.Facts(out))
     return gpus[-1]
 
 
-def _fill(out: Output, facts: Facts, block: _Block, columns: Sequence[int],
+def _fill(out: smi.Output, facts: smi.Facts, block: _Block, columns: Sequence[int],
           row: Sequence[str], index: int, position: int | None) -> None:
     where = out.where(index + 1)
     link: dict[str, str | None] = {}
     mig = False
     for column in columns:
-        name, unit, value = block.fields[column], block.units[column], clean(row[column])
+        name, unit, value = block.fields[column], block.units[column], smi.clean(row[column])
         if value is None:
             continue
         if name in _TEXT_FIELDS:
             facts.set(_TEXT_FIELDS[name], value, index)
         elif name == "pci.bus_id":
-            facts.set("pci_bus", normalise_bus(value), index)
+            facts.set("pci_bus", smi.normalise_bus(value), index)
         elif name == "index" and value.isdigit():
             facts.set("smi_index", int(value), index)
         elif name == "driver_version":
@@ -326,14 +315,14 @@ def _fill(out: Output, facts: Facts, block: _Block, columns: Sequence[int],
         elif name == "memory.total":
             facts.set("vram_total_bytes", _memory_bytes(value, unit), index)
         elif name in ("pci.device_id", "pci.sub_device_id"):
-            pair = pci_id_pair(value)
+            pair = smi.pci_id_pair(value)
             prefix = "pci" if name == "pci.device_id" else "pci_subsystem"
             if pair is not None:
                 facts.set(f"{prefix}_device_id", pair[0], index)
                 facts.set(f"{prefix}_vendor_id", pair[1], index)
         elif name in _NUMBER_FIELDS:
             field_name, kind = _NUMBER_FIELDS[name]
-            found = first_number(value)
+            found = smi.first_number(value)
             facts.set(field_name, kind(found) if found is not None else None, index)
         elif name in _LINK_FIELDS:
             link[name] = value
@@ -342,18 +331,18 @@ def _fill(out: Output, facts: Facts, block: _Block, columns: Sequence[int],
         elif name == "driver_model.current" and value in ("WDDM", "TCC", "MCDM"):
             out.host_fact("os", "windows", where)
     if link:
-        facts.set("pcie_link", pcie_link(*(link.get(f) for f in _LINK_FIELDS)), index)
+        facts.set("pcie_link", smi.pcie_link(*(link.get(f) for f in _LINK_FIELDS)), index)
     if mig:  # named by the GPU's bus (or UUID), whichever column comes first in the row
         gpu = facts.values.get("pci_bus") or facts.values.get("uuid")
         out.signal_at("nvidia.mig_enabled", str(gpu) if gpu else None, index + 1)
     if position is not None and "index" not in block.fields:
         facts.set("smi_index", position, index)  # rows come in nvidia-smi's index order
     gpu_name = facts.values.get("name")
-    if isinstance(gpu_name, str) and VGPU_NAME_RE.search(gpu_name):
+    if isinstance(gpu_name, str) and smi.VGPU_NAME_RE.search(gpu_name):
         facts.set("kind", GpuKind.VIRTUAL, index)
     for field_name in ("vendor", "kind"):
         facts.sources.setdefault(field_name, where)
-    common_gpu_facts(facts)
+    smi.common_gpu_facts(facts)
 
 
 def _memory_bytes(value: str, header_unit: str | None) -> int | None:

@@ -45,10 +45,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
 
 from gpuscope.model import ParsedOutput
-from gpuscope.parsers._common import Collector, never_raises, none_on_error
+from gpuscope.parsers._common import Collector, LineReads, never_raises, none_on_error
 
 FORMATS: tuple[str, ...] = (
     "dkms-status", "dpkg-list", "nvcc-version", "package-rpm", "package-pacman",
@@ -61,8 +60,6 @@ _MAX_SCAN = 2000  # characters of a line worth matching
 _MAX_LINES = 200_000
 _SNIFF_CHARS = 200_000
 _SNIFF_LINES = 3000
-_MAX_CACHED = 50_000  # distinct lines whose reading is remembered
-_T = TypeVar("_T")
 
 _DKMS_NEW_RE = re.compile(
     r"^(?P<module>[\w.+-]{1,100})/(?P<version>[^,\s:]{1,100})"
@@ -122,16 +119,6 @@ _APT_LOG_MARKERS = ("Reading package lists", "Building dependency tree", "newly 
 _DNF_MARKERS = ("Complete!", "Dependencies resolved.", "Transaction Summary", "Installed:",
                 "Installed Packages", "Running transaction", "Last metadata expiration check",
                 "Nothing to do.")
-
-
-def _memo(known: dict[str, _T], line: str, read: Callable[[str], _T]) -> _T:
-    """`read(line)`, remembered in `known`: a paste of repeated lines reads each once."""
-    if line in known:
-        return known[line]
-    value = read(line)
-    if len(known) < _MAX_CACHED:
-        known[line] = value
-    return value
 
 
 def _first_seen(lines: list[str]) -> Iterator[tuple[int, str]]:
@@ -407,11 +394,11 @@ def _rpm_read(line: str) -> tuple[str | None, tuple[tuple[str, str], ...]]:
 def _read_rpm(out: Collector, lines: list[str]) -> dict[str, _Package]:
     packages: dict[str, _Package] = {}
     section = ""  # dnf's "Installed Packages" / "Available Packages" / "Removing:" ...
-    known: dict[str, tuple[str | None, tuple[tuple[str, str], ...]]] = {}
+    reads = LineReads(_rpm_read)
     kept: set[str] = set()  # lines whose packages are kept: read again, they change nothing
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
-        title, found = _memo(known, line, _rpm_read)
+        title, found = reads[line]
         if title is not None:
             section = title
             continue
@@ -468,11 +455,11 @@ def _apt_list_row(line: str) -> tuple[str, str, bool] | None:
 def _read_apt(out: Collector, lines: list[str]) -> dict[str, _Package]:
     packages: dict[str, _Package] = {}
     policy_name: str | None = None
-    known: dict[str, tuple[str, str, bool] | None] = {}
+    rows = LineReads(_apt_list_row)
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
-        again = line in known  # a row read again changes nothing: the first version is kept
-        row = _memo(known, line, _apt_list_row)
+        again = line in rows  # a row read again changes nothing: the first version is kept
+        row = rows[line]
         if row is not None:
             if row[2] and not again:
                 _keep(packages, row[0], row[1], number)
@@ -521,12 +508,12 @@ def _read_zypper(out: Collector, lines: list[str]) -> dict[str, _Package]:
 def _scan_dkms_lines(out: Collector, lines: list[str]) -> None:
     """DKMS and amdgpu-install lines inside an install log: a failed or skipped build, an
     error, and the kernel it built for (a WSL kernel says where this runs)."""
-    known: dict[str, tuple[str, str | None, str | None] | None] = {}
+    reads = LineReads(_dkms_message)
     for number, raw in enumerate(lines, start=1):
         # each line `_dkms_message` reads holds one of these
         if "Error! " not in raw and " for " not in raw:
             continue
-        read = _memo(known, raw.strip(), _dkms_message)
+        read = reads[raw.strip()]
         if read is None:
             continue
         kind, detail, kernel = read

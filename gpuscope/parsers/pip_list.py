@@ -20,16 +20,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpuscope.model import EvidenceRef, Framework, ParsedOutput
-from gpuscope.parsers._common import Collector, never_raises, none_on_error
+from gpuscope.parsers._common import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
+    SNIFF_CHARS,
+    Collector,
+    LineReads,
+    never_raises,
+    none_on_error,
+)
 
 FORMATS: tuple[str, ...] = ("pip-show", "pip-list", "pip-freeze", "pip-conda-list")
 
-_MAX_LINES = 200_000
-_MAX_LINE_CHARS = 2000
-_SNIFF_CHARS = 200_000
 _SNIFF_LINES = 2000
-# Distinct lines whose reading is remembered (a paste repeats its lines: each is read once).
-_MAX_MEMO = 50_000
 
 # A distribution name and a version as pip prints them (PEP 508 names, PEP 440 versions with a
 # local part); both single tokens, so a line is split on whitespace, not matched by a pattern.
@@ -70,13 +73,13 @@ def _norm(name: str) -> str:
     return name.strip().lower().replace("_", "-")
 
 
-def _lines(text: str, limit: int = _MAX_LINES) -> list[str]:
+def _lines(text: str, limit: int = MAX_LINES) -> list[str]:
     lines = text.split("\n", limit)
     del lines[limit:]
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]
-    if max(map(len, lines)) > _MAX_LINE_CHARS:
-        lines = [line[:_MAX_LINE_CHARS] for line in lines]
+    if max(map(len, lines)) > MAX_LINE_CHARS:
+        lines = [line[:MAX_LINE_CHARS] for line in lines]
     return lines
 
 
@@ -87,14 +90,9 @@ def _firsts(lines: list[str], read: Callable[[str], tuple[str, str | None, str |
     and the names), and each distinct line read once."""
     entries: list[_Entry] = []
     names: set[str] = set()
-    known: dict[str, tuple[str, str | None, str | None] | None] = {}
+    reads = LineReads(read)
     for number, raw in enumerate(lines, start=1):
-        if raw in known:
-            found = known[raw]
-        else:
-            found = read(raw)
-            if len(known) < _MAX_MEMO:
-                known[raw] = found
+        found = reads[raw]
         if found is not None and found[0] not in names:
             names.add(found[0])
             entries.append(_Entry(found[0], found[1], number, conda_build=found[2]))
@@ -108,7 +106,7 @@ def _firsts(lines: list[str], read: Callable[[str], tuple[str, str | None, str |
 def sniff(text: str) -> tuple[str, float] | None:
     """pip show by its `Name:`/`Version:` pairs, pip list by its header (or by lines that
     name Python packages), pip freeze by `name==version` lines, conda list by its header."""
-    lines = [line.strip() for line in _lines(text[:_SNIFF_CHARS], _SNIFF_LINES * 4)
+    lines = [line.strip() for line in _lines(text[:SNIFF_CHARS], _SNIFF_LINES * 4)
              if line.strip()][:_SNIFF_LINES]
     if not lines:
         return None
@@ -166,8 +164,8 @@ def parse(text: str, source: str) -> ParsedOutput:
     fmt = found[0] if found else "pip-list"
     lines = _lines(text)
     out = Collector(source, lines, max_evidence=20)
-    if len(lines) >= _MAX_LINES:
-        out.problems.append(f"{source}: only the first {_MAX_LINES:,} lines were read")
+    if len(lines) >= MAX_LINES:
+        out.problems.append(f"{source}: only the first {MAX_LINES:,} lines were read")
     if fmt == "pip-show":
         entries = _read_show(lines)
     else:
@@ -185,13 +183,23 @@ def parse(text: str, source: str) -> ParsedOutput:
     return out.result(fmt, frameworks=(framework,))
 
 
+def _show_pair(raw: str) -> tuple[str, str] | None:
+    """A line of pip show that is read: (key, value), ("---", "") between packages, or None."""
+    line = raw.strip()
+    if line == "---":
+        return "---", ""
+    match = _SHOW_KEY.match(line)
+    return (match.group(1), match.group(2).strip()) if match and match.group(1) in _SHOW_READ \
+        else None
+
+
 def _read_show(lines: list[str]) -> list[_Entry]:
     """`pip show a b c`: blocks of `Key: value` lines, `---` between them (the first block of
     each name, as `_firsts`)."""
     entries: list[_Entry] = []
     names: set[str] = set()
     block: dict[str, tuple[str, int]] = {}
-    known: dict[str, tuple[str, str] | None] = {}
+    reads = LineReads(_show_pair)
 
     def close() -> None:
         if "Name" in block:
@@ -204,15 +212,7 @@ def _read_show(lines: list[str]) -> list[_Entry]:
         block.clear()
 
     for number, raw in enumerate(lines, start=1):
-        if raw in known:
-            pair = known[raw]
-        else:
-            line = raw.strip()
-            match = _SHOW_KEY.match(line)
-            pair = ("---", "") if line == "---" else (match.group(1), match.group(2).strip()) \
-                if match and match.group(1) in _SHOW_READ else None
-            if len(known) < _MAX_MEMO:
-                known[raw] = pair
+        pair = reads[raw]
         if pair is None:
             continue
         key, value = pair

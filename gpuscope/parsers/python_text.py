@@ -59,6 +59,7 @@ from gpuscope.parsers import python_env as env
 from gpuscope.parsers import python_repl as repl
 from gpuscope.parsers._common import (
     Collector,
+    LineReads,
     anchored_lines,
     lowered_text,
     never_raises,
@@ -268,14 +269,12 @@ class _Reader:
     # ---- lines
 
     def read(self) -> None:
-        known: dict[str, repl.Line | str] = {}
+        reads = LineReads(repl.line_of, _MAX_MEMO)
         for number, raw in enumerate(self.lines or (), start=1):
-            info = known.get(raw)
+            info = reads.get(raw)
             again = info is not None  # (only a line seen before may settle)
             if info is None:
-                info = repl.line_of(raw)
-                if len(known) < _MAX_MEMO:
-                    known[raw] = info
+                info = reads[raw]
             if isinstance(info, str):
                 if self.statement is not None:
                     if not info and self.one_liner:
@@ -650,14 +649,13 @@ def scan(text: str, source: str) -> ParsedOutput:
     try:
         read: dict[int, str] = {}
         reader = _Reader(source, None, text, read)
-        known: dict[str, env.Message | None] = {}
+        messages = LineReads(env.message_of)
         for index, line, end in anchored_lines(text, lowered_text(text), _SCAN_KEYWORDS,
                                                _MAX_SCAN_LINES):
             if index >= _MAX_LINES:  # the lines a parser reads
                 break
             number = index + 1
-            message = known[line] if line in known else known.setdefault(
-                line, env.message_of(line))
+            message = messages[line]
             if message is not None:
                 read[number], reader.ends[number] = line, end
                 reader.message(message, number)

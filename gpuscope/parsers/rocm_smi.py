@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from gpuscope.model import EvidenceRef, Fact, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
     ROCM_PATH_RE,
+    LineReads,
     SmiCollector,
     SmiGpu,
     line_of,
@@ -80,7 +81,6 @@ _HEX_DID = re.compile(r"^(?:0[xX])?([0-9a-fA-F]{1,4})$")
 # work per paste stays linear in its size.
 _MAX_LINES = 200_000
 _MAX_LINE_CHARS = 2000
-_MAX_CACHED_LINES = 50_000  # distinct lines whose reading is remembered
 _MAX_GPUS = 256  # GPU indexes kept: no machine has more
 
 
@@ -412,17 +412,13 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
     hw_columns: list[tuple[str, int]] | None = None
     hw_line = ""  # the header line of `hw_columns`
     last_row: SmiGpu | None = None
-    known: dict[str, _Line] = {}
+    reads = LineReads(_Line)
     # Lines whose facts were taken (a GPU's facts are first-wins: the same line again adds
     # nothing), and the GPU of each concise row read.
     done: set[str | tuple[str, str]] = set()
     rows: dict[str, SmiGpu] = {}
     for number, raw in enumerate(lines, start=1):
-        read = known.get(raw)
-        if read is None:
-            read = _Line(raw)
-            if len(known) < _MAX_CACHED_LINES:
-                known[raw] = read
+        read = reads[raw]
         line = read.line
         if read.hw is not None:
             hw_columns, hw_line, header = read.hw, line, None

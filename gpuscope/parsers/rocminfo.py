@@ -44,6 +44,7 @@ from gpuscope.parsers._common import (
     ROCM_PATH_RE,
     SNIFF_CHARS,
     Collector,
+    LineReads,
     integrated_reason,
     key_value,
     never_raises,
@@ -85,7 +86,6 @@ _PERMISSION_WORDS = ("permission denied", "operation not permitted")
 # Agents kept: a rocminfo of 64 partitions has some 70; a paste of one repeated has no
 # thousands of GPUs.
 _MAX_AGENTS = 256
-_MAX_CACHED_LINES = 50_000  # distinct lines whose reading is remembered
 _SCALAR_KEYS = {
     "name", "uuid", "marketing name", "vendor name", "node", "device type", "chip id",
     "max clock freq. (mhz)", "max clock frequency (mhz)", "bdfid", "compute unit",
@@ -250,9 +250,7 @@ def _read_line(quoted: str) -> _Line | None:
 def parse(text: str, source: str) -> ParsedOutput:
     """rocminfo text to sightings, stack/host facts and signals; never raises."""
     lines, cut = read_lines(text)
-    out = Collector(source, lines)
-    if cut:
-        out.problems.append(cut)
+    out = Collector(source, lines, cut=cut)
     where = out.where
     messages = _Messages()
     agents: list[_Agent] = []
@@ -261,15 +259,10 @@ def parse(text: str, source: str) -> ParsedOutput:
     runtime_version: tuple[str, int] | None = None
     grep_form = False  # agents without "Agent N" headers: a grep of rocminfo's output
     full = False  # past `_MAX_AGENTS`: only the messages are read
-    known: dict[str, _Line | None] = {}
+    reads = LineReads(_read_line)
 
     for number, quoted in enumerate(lines, start=1):
-        if quoted in known:
-            read = known[quoted]
-        else:
-            read = _read_line(quoted)
-            if len(known) < _MAX_CACHED_LINES:
-                known[quoted] = read
+        read = reads[quoted]
         if read is None:
             continue
         if read.message is not None and messages.read(out, read.message, number):
