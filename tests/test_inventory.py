@@ -192,3 +192,26 @@ def test_a_hung_or_broken_probe_does_not_take_the_others_down() -> None:
     assert len(inventory.gpus) == 1
     assert inventory.origin.kind is OriginKind.REPLAY
     assert set(inventory.origin.probe_durations_s) == {"quick", "broken", "missing"}
+
+
+def test_a_gpus_field_sources_read_the_same_under_any_hash_seed() -> None:
+    """The join walks the fields in declaration order, not a set's: `info --json` and the
+    report list each GPU's sources in the same order on every run."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from fixture_paths import SNAPSHOTS_DIR
+
+    def sources_under(seed: str) -> list[list[str]]:
+        result = subprocess.run(
+            [sys.executable, "-m", "gpuscope", "--replay",
+             str(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"), "info", "--json"],
+            capture_output=True, text=True, timeout=120, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed})
+        return [list(gpu["field_sources"]) for gpu in json.loads(result.stdout)["gpus"]]
+
+    first = sources_under("1")
+    assert first and first[0]
+    assert sources_under("2") == first

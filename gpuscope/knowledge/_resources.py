@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.resources
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -17,3 +18,13 @@ def load_toml_resource(name: str) -> dict[str, Any]:
     with resource.open("rb") as handle:
         table: dict[str, Any] = tomllib.load(handle)
     return table
+
+
+def table_rows(doc: Mapping[str, Any], key: str,
+               error: type[ValueError]) -> list[Mapping[str, Any]]:
+    """The document's `[[key]]` array of tables (empty when absent); `error` (the table's own
+    error type) when it is something else."""
+    rows = doc.get(key, [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise error(f"[[{key}]] is not an array of tables")
+    return rows

@@ -2,11 +2,12 @@
 a verdict from realistic bands of published measurements (resources/bench_expectations.toml),
 each with the public sources it rests on.
 
-`datasheet_peak` finds the figure to compare a benchmark against (PyTorch fp16 matmul against the
-FP32-accumulate rate, a copy against the memory bandwidth, a PCIe transfer against the negotiated
-link); `judge` says whether a measured value is normal for the card and stack, low (a sign of
-trouble, or a known bug it names), high (above what was published: not trouble), or unknown
-(no datasheet entry, or no published measurement to compare with).
+`datasheet_peak` (bench_peaks.py, re-exported here) finds the figure to compare a benchmark
+against (PyTorch fp16 matmul against the FP32-accumulate rate, a copy against the memory
+bandwidth, a PCIe transfer against the negotiated link); `judge` says whether a measured value
+is normal for the card and stack, low (a sign of trouble, or a known bug it names), high (above
+what was published: not trouble), or unknown (no datasheet entry, or no published measurement
+to compare with).
 """
 
 from __future__ import annotations
@@ -15,19 +16,18 @@ import enum
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from gpuscope.knowledge._resources import load_toml_resource
-from gpuscope.knowledge.sources import (
-    Source,
-    SourceError,
-    check_all_used,
-    check_public_text,
-    named_sources,
-    parse_sources,
-    sources_text,
-)
+from gpuscope.knowledge._resources import load_toml_resource, table_rows
+from gpuscope.knowledge.bench_peaks import BENCHMARKS as BENCHMARKS
+from gpuscope.knowledge.bench_peaks import PCIE_SOURCE as PCIE_SOURCE
+from gpuscope.knowledge.bench_peaks import BenchmarkInfo as BenchmarkInfo
+from gpuscope.knowledge.bench_peaks import Peak as Peak
+from gpuscope.knowledge.bench_peaks import datasheet_peak as datasheet_peak
+from gpuscope.knowledge.bench_peaks import pcie_theoretical_gb_s as pcie_theoretical_gb_s
+from gpuscope.knowledge.bench_peaks import short_number
+from gpuscope.knowledge.sources import Citations, Source, sources_text
 from gpuscope.knowledge.specs import GpuSpec, all_specs
 
 RESOURCE = "bench_expectations.toml"
@@ -37,50 +37,6 @@ SCHEMA_VERSION = 1
 REFERENCE_TOLERANCE = 0.01
 # Far above the datasheet: more likely a wrong card identification or a timing error than boost.
 IMPLAUSIBLE_PCT = 150.0
-
-
-@dataclass(frozen=True, slots=True)
-class BenchmarkInfo:
-    """What a benchmark id measures."""
-
-    unit: str  # "TFLOPS", "TOPS", "GB/s", "us"
-    label: str  # "FP16", "copy bandwidth"
-    higher_is_better: bool = True
-
-
-BENCHMARKS: Mapping[str, BenchmarkInfo] = {
-    "matmul.fp32": BenchmarkInfo("TFLOPS", "FP32"),
-    "matmul.tf32": BenchmarkInfo("TFLOPS", "TF32"),
-    "matmul.fp16": BenchmarkInfo("TFLOPS", "FP16"),
-    "matmul.bf16": BenchmarkInfo("TFLOPS", "BF16"),
-    "matmul.int8": BenchmarkInfo("TOPS", "INT8"),
-    "matmul.fp8": BenchmarkInfo("TFLOPS", "FP8"),
-    "memory.copy": BenchmarkInfo("GB/s", "memory bandwidth"),
-    "memory.triad": BenchmarkInfo("GB/s", "memory bandwidth"),
-    "transfer.h2d_pinned": BenchmarkInfo("GB/s", "host-to-device (pinned)"),
-    "transfer.d2h_pinned": BenchmarkInfo("GB/s", "device-to-host (pinned)"),
-    "transfer.h2d_pageable": BenchmarkInfo("GB/s", "host-to-device (pageable)"),
-    "transfer.d2h_pageable": BenchmarkInfo("GB/s", "device-to-host (pageable)"),
-    "latency.launch": BenchmarkInfo("us", "kernel launch latency", higher_is_better=False),
-    "latency.sync": BenchmarkInfo("us", "synchronisation latency", higher_is_better=False),
-    "attention.flash": BenchmarkInfo("TFLOPS", "attention (flash)"),
-    "attention.efficient": BenchmarkInfo("TFLOPS", "attention (memory-efficient)"),
-    "attention.math": BenchmarkInfo("TFLOPS", "attention (math)"),
-}
-
-# PCIe generation -> (GT/s per lane, payload bits per transferred bit). Gens 3-5 use 128b/130b,
-# gens 1-2 8b/10b. Gen 6 changes the encoding (FLIT), which the knowledge base does not cover,
-# so it gets no theoretical figure.
-_PCIE: Mapping[int, tuple[float, float]] = {
-    1: (2.5, 8 / 10),
-    2: (5.0, 8 / 10),
-    3: (8.0, 128 / 130),
-    4: (16.0, 128 / 130),
-    5: (32.0, 128 / 130),
-}
-PCIE_SOURCE = Source("https://en.wikipedia.org/wiki/PCI_Express",
-                     "Wikipedia: PCI Express (per-lane rates and encodings)")
-_PCIE_MAX_WIDTH = 32
 
 
 class ExpectationTableError(ValueError):
@@ -95,24 +51,6 @@ class VerdictLevel(str, enum.Enum):
     LOW = "low"
     HIGH = "high"
     UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True, slots=True)
-class Peak:
-    """The datasheet figure a benchmark result is a fraction of."""
-
-    value: float
-    unit: str
-    figure: str  # gpu_specs.toml key ("fp16_fp32acc_tflops") or "pcie_theoretical_gb_s"
-    label: str  # "FP16", "memory bandwidth", "PCIe 4.0 x16"
-    confidence: str | None  # a sources.CONFIDENCE word: how sure the figure is
-    sources: tuple[Source, ...]
-    note: str = ""
-
-    @property
-    def source(self) -> str:
-        """The sources as one line: "label (https://...); ..."."""
-        return sources_text(self.sources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,95 +166,6 @@ class Verdict:
         return sources_text(self.sources)
 
 
-# ----------------------------------------------------------------------------- peaks
-
-
-def pcie_theoretical_gb_s(generation: int, width: int) -> float | None:
-    """Theoretical PCIe rate per direction in GB/s (1e9 B/s): 4.0 x16 -> 31.5; None for a
-    generation or width gpuscope has no formula for."""
-    known = _PCIE.get(generation)
-    if known is None or not 1 <= width <= _PCIE_MAX_WIDTH:
-        return None
-    gt_s, efficiency = known
-    return gt_s * width * efficiency / 8
-
-
-def datasheet_peak(spec: GpuSpec | None, benchmark_id: str, *,
-                   pcie_generation: int | None = None,
-                   pcie_width: int | None = None) -> Peak | None:
-    """The datasheet figure to compare a result of `benchmark_id` against; None when there is
-    none (no card, the CPU, latencies, a figure the spec table lacks).
-
-    matmul.fp16 uses the FP16-in/FP32-accumulate rate that PyTorch runs at (RTX 4090: 165.2,
-    not 330.3), attention.* the same FP16 matrix peak, memory.* the memory bandwidth.
-    transfer.* needs the *negotiated* link (generation and width) and does not depend on the
-    card; on Radeon cards read it at the upstream port, not the GPU function, whose link
-    fields describe the card's own PCIe switch.
-    """
-    if benchmark_id.startswith("transfer."):
-        return _pcie_peak(pcie_generation, pcie_width) if benchmark_id in BENCHMARKS else None
-    if spec is None or benchmark_id not in BENCHMARKS:
-        return None
-    info = BENCHMARKS[benchmark_id]
-    if benchmark_id in ("matmul.fp16", "attention.flash", "attention.efficient",
-                        "attention.math"):
-        value = spec.pytorch_fp16_tflops
-        if value is None:
-            return None
-        figure = ("fp16_fp32acc_tflops" if spec.fp16_fp32acc_tflops is not None
-                  else "fp16_tflops")
-        if figure == "fp16_fp32acc_tflops":
-            note = (f"FP16 with FP32 accumulate, the rate PyTorch matmul uses (the datasheet's "
-                    f"{_num(spec.fp16_tflops)} is the FP16-accumulate rate)")
-        else:
-            note = "dense FP16 matrix rate"
-        if benchmark_id.startswith("attention."):
-            note += "; attention in fp16 is matmul-bound, so this is its ceiling"
-        label = "FP16" if benchmark_id == "matmul.fp16" else "FP16 matrix"
-        return _spec_peak(spec, value, info.unit, figure, label, note)
-    simple: dict[str, tuple[str, str]] = {
-        "matmul.fp32": ("fp32_tflops", "vector FP32 rate"),
-        "matmul.tf32": ("tf32_tflops", "dense TF32 tensor rate"),
-        "matmul.bf16": ("bf16_tflops", "dense BF16 matrix rate (FP32 accumulate)"),
-        "matmul.int8": ("int8_tops", "dense INT8 matrix rate"),
-        "matmul.fp8": ("fp8_tflops", "dense FP8 matrix rate"),
-        "memory.copy": ("memory_bandwidth_gb_s", "theoretical memory bandwidth"),
-        "memory.triad": ("memory_bandwidth_gb_s", "theoretical memory bandwidth"),
-    }
-    if benchmark_id not in simple:
-        return None  # latency: no datasheet gives one
-    figure, note = simple[benchmark_id]
-    number = getattr(spec, figure)
-    if number is None:
-        return None
-    value = float(number)
-    if figure == "fp32_tflops" and spec.architecture == "RDNA3":
-        note += (f"; counts RDNA3 dual-issue ({_num(value / 2)} single-issue), which GEMM "
-                 "does not reach")
-    return _spec_peak(spec, value, info.unit, figure, info.label, note)
-
-
-def _spec_peak(spec: GpuSpec, value: float, unit: str, figure: str, label: str,
-               note: str) -> Peak:
-    return Peak(value=value, unit=unit, figure=figure, label=label,
-                confidence=spec.confidence(figure), sources=spec.sources, note=note)
-
-
-def _pcie_peak(generation: int | None, width: int | None) -> Peak | None:
-    if generation is None or width is None:
-        return None
-    value = pcie_theoretical_gb_s(generation, width)
-    if value is None:
-        return None
-    gt_s, efficiency = _PCIE[generation]
-    encoding = "128/130" if efficiency > 0.9 else "8/10"
-    return Peak(value=value, unit="GB/s", figure="pcie_theoretical_gb_s",
-                label=f"PCIe {generation}.0 x{width}", confidence="derived",
-                sources=(PCIE_SOURCE,),
-                note=f"theoretical per direction: {_num(gt_s)} GT/s x {width} lanes x "
-                     f"{encoding} / 8")
-
-
 # ----------------------------------------------------------------------------- verdicts
 
 
@@ -361,7 +210,7 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
         if (benchmark_id in issue.benchmarks and issue.scope.matches(spec)
                 and issue.matches(float(measured), percent)):
             head = (f"{_pct(percent)} of the {_peak_words(peak)}: " if percent is not None
-                    and peak is not None else f"{_num(measured)} {info.unit}: ")
+                    and peak is not None else f"{short_number(measured)} {info.unit}: ")
             text = f"{head}low; this matches {issue.title} ({issue.issue}). {issue.text}"
             return Verdict(VerdictLevel.LOW, percent, None, text, issue.sources, peak,
                            issue.issue)
@@ -463,7 +312,7 @@ def _no_peak_words(benchmark_id: str, info: BenchmarkInfo, spec: GpuSpec | None)
     if (benchmark_id == "matmul.fp16" or benchmark_id.startswith("attention.")) and \
             spec.fp16_accumulate == "fp16" and spec.fp16_tflops is not None:
         return (f"no datasheet entry: the {spec.name}'s published FP16 figure "
-                f"({_num(spec.fp16_tflops)} TFLOPS) is the FP16-accumulate rate; the "
+                f"({short_number(spec.fp16_tflops)} TFLOPS) is the FP16-accumulate rate; the "
                 "FP32-accumulate rate PyTorch uses is not published.")
     return f"no datasheet entry: the spec table has no {info.label} figure for the {spec.name}."
 
@@ -479,7 +328,7 @@ def _peak_words(peak: Peak | None) -> str:
     if peak is None:
         return "datasheet peak"
     kind = "theoretical rate" if peak.figure == "pcie_theoretical_gb_s" else "peak"
-    return f"{_num(peak.value)} {peak.unit} {peak.label} {kind}"
+    return f"{short_number(peak.value)} {peak.unit} {peak.label} {kind}"
 
 
 def _range(low: float, high: float) -> str:
@@ -493,12 +342,6 @@ def _pct(value: float | None) -> str:
         return "?"
     return f"{value:.1f}%" if value < 10 else f"{round(value)}%"
 
-
-def _num(value: float | None) -> str:
-    if value is None:
-        return "?"
-    text = f"{value:.2f}" if abs(value) < 10 else f"{value:.1f}"
-    return text.rstrip("0").rstrip(".")
 
 
 def _join(*parts: str) -> str:
@@ -528,18 +371,14 @@ def parse_expectation_table(doc: Mapping[str, Any],
             not 0 <= margin < 0.5:
         raise ExpectationTableError("[judgement] margin_fraction must be a number in 0..0.5")
     by_name = {s.name: s for s in specs}
-    try:
-        named = named_sources(doc)
-    except SourceError as exc:
-        raise ExpectationTableError(str(exc)) from exc
-    cited = _Cited(named)
-    bands = tuple(_band(row, by_name, specs, cited) for row in _rows(doc, "band"))
-    notes = tuple(_note(row, by_name, specs, cited) for row in _rows(doc, "note"))
-    issues = tuple(_issue(row, by_name, specs, cited) for row in _rows(doc, "known_issue"))
-    try:
-        check_all_used(named, cited.used)
-    except SourceError as exc:
-        raise ExpectationTableError(str(exc)) from exc
+    cited = Citations.of(doc, ExpectationTableError)
+    bands = tuple(_band(row, by_name, specs, cited)
+                  for row in table_rows(doc, "band", ExpectationTableError))
+    notes = tuple(_note(row, by_name, specs, cited)
+                  for row in table_rows(doc, "note", ExpectationTableError))
+    issues = tuple(_issue(row, by_name, specs, cited)
+                   for row in table_rows(doc, "known_issue", ExpectationTableError))
+    cited.check_all_used()
     if not bands:
         raise ExpectationTableError("no [[band]] rows")
     seen: set[tuple[str, Scope]] = set()
@@ -552,44 +391,13 @@ def parse_expectation_table(doc: Mapping[str, Any],
                             known_issues=issues)
 
 
-def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    rows = doc.get(key, [])
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise ExpectationTableError(f"[[{key}]] is not an array of tables")
-    return rows
-
-
-def _text(row: Mapping[str, Any], key: str, what: str, *, required: bool = True) -> str:
+def _text(row: Mapping[str, Any], key: str, what: str, cited: Citations, *,
+          required: bool = True) -> str:
     """A string a user reads: present when `required`, and citing no internal notes."""
     value = row.get(key, "")
     if not isinstance(value, str) or (required and not value.strip()):
         raise ExpectationTableError(f"{what}: {key} must be a non-empty string")
-    return _public(value, f"{what}: {key}")
-
-
-def _public(text: str, where: str) -> str:
-    try:
-        return check_public_text(text, where)
-    except SourceError as exc:
-        raise ExpectationTableError(str(exc)) from exc
-
-
-@dataclass
-class _Cited:
-    """The table's [sources] and the keys its rows cite."""
-
-    named: Mapping[str, Source]
-    used: set[str] = field(default_factory=set)
-
-    def sources(self, row: Mapping[str, Any], what: str, *,
-                required: bool = True) -> tuple[Source, ...]:
-        value = row.get("sources")
-        if not required and value == []:
-            return ()  # a note whose text says that no public source gives a figure
-        try:
-            return parse_sources(value, self.named, what, used=self.used)
-        except SourceError as exc:
-            raise ExpectationTableError(str(exc)) from exc
+    return cited.public(value, f"{what}: {key}")
 
 
 def _benchmarks(row: Mapping[str, Any]) -> tuple[str, ...]:
@@ -623,7 +431,7 @@ def _scope(row: Mapping[str, Any], what: str, by_name: Mapping[str, GpuSpec],
 
 
 def _band(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
-          specs: Sequence[GpuSpec], cited: _Cited) -> Band:
+          specs: Sequence[GpuSpec], cited: Citations) -> Band:
     benchmarks = _benchmarks(row)
     what = f"band {benchmarks}"
     scope = _scope(row, what, by_name, specs)
@@ -656,11 +464,11 @@ def _band(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
     points_raw = row.get("points")
     if not isinstance(points_raw, list) or not points_raw:
         raise ExpectationTableError(f"{what}: points must be a non-empty list")
-    points = tuple(_point(p, float(reference), what) for p in points_raw)
+    points = tuple(_point(p, float(reference), what, cited) for p in points_raw)
     return Band(benchmarks=benchmarks, scope=scope, measured_on=measured_on,
-                reference_peak=float(reference), stack=_text(row, "stack", what),
-                points=points, sources=cited.sources(row, what),
-                hint=_text(row, "hint", what, required=False))
+                reference_peak=float(reference), stack=_text(row, "stack", what, cited),
+                points=points, sources=cited.sources(row.get("sources"), what),
+                hint=_text(row, "hint", what, cited, required=False))
 
 
 def _reference_peak(measured_on: str, benchmark: str,
@@ -679,7 +487,7 @@ def _reference_peak(measured_on: str, benchmark: str,
     return peak.value if peak is not None else None
 
 
-def _point(raw: Any, reference: float, what: str) -> Point:
+def _point(raw: Any, reference: float, what: str, cited: Citations) -> Point:
     if not isinstance(raw, dict) or set(raw) - {"value", "pct", "build", "ref"}:
         raise ExpectationTableError(f"{what}: a point is {{value | pct, build, ref}}")
     value, pct = raw.get("value"), raw.get("pct")
@@ -696,25 +504,32 @@ def _point(raw: Any, reference: float, what: str) -> Point:
         raise ExpectationTableError(f"{what}: a point's build must be a string")
     if not isinstance(ref, str) or not ref:
         raise ExpectationTableError(f"{what}: every point needs its ref")
-    _public(f"{build or ''} {ref}", f"{what}: a point")
+    cited.public(f"{build or ''} {ref}", f"{what}: a point")
     return Point(value=float(value) if value is not None else None, pct=percent, build=build,
                  ref=ref)
 
 
 def _note(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
-          specs: Sequence[GpuSpec], cited: _Cited) -> Note:
+          specs: Sequence[GpuSpec], cited: Citations) -> Note:
     benchmarks = _benchmarks(row)
     what = f"note {benchmarks}"
     when = row.get("when")
     if when not in ("always", "above_peak"):
         raise ExpectationTableError(f"{what}: when must be 'always' or 'above_peak'")
     return Note(benchmarks=benchmarks, scope=_scope(row, what, by_name, specs), when=when,
-                text=_text(row, "text", what),
-                sources=cited.sources(row, what, required=False))
+                text=_text(row, "text", what, cited),
+                sources=_note_sources(row, what, cited))
+
+
+def _note_sources(row: Mapping[str, Any], what: str, cited: Citations) -> tuple[Source, ...]:
+    value = row.get("sources")
+    if value == []:
+        return ()  # a note whose text says that no public source gives a figure
+    return cited.sources(value, what)
 
 
 def _issue(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
-           specs: Sequence[GpuSpec], cited: _Cited) -> KnownIssue:
+           specs: Sequence[GpuSpec], cited: Citations) -> KnownIssue:
     benchmarks = _benchmarks(row)
     what = f"known_issue {benchmarks}"
     below, above = row.get("below_pct"), row.get("above_value")
@@ -727,8 +542,10 @@ def _issue(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
     return KnownIssue(benchmarks=benchmarks, scope=_scope(row, what, by_name, specs),
                       below_pct=float(below) if below is not None else None,
                       above_value=float(above) if above is not None else None,
-                      title=_text(row, "title", what), issue=_text(row, "issue", what),
-                      text=_text(row, "text", what), sources=cited.sources(row, what))
+                      title=_text(row, "title", what, cited),
+                      issue=_text(row, "issue", what, cited),
+                      text=_text(row, "text", what, cited),
+                      sources=cited.sources(row.get("sources"), what))
 
 
 @functools.cache

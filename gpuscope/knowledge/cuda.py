@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge._resources import load_toml_resource, table_rows
 
 RESOURCE = "cuda_drivers.toml"
 OSES = ("linux", "windows")
@@ -156,7 +156,7 @@ def _cuda_key(version: str | None) -> tuple[int, int, int | None] | None:
 
 def parse_cuda_table(doc: Mapping[str, Any]) -> CudaTable:
     """The TOML document to a CudaTable; raises CudaTableError on a malformed row."""
-    toolkits = tuple(_toolkit(row) for row in _rows(doc, "toolkit"))
+    toolkits = tuple(_toolkit(row) for row in table_rows(doc, "toolkit", CudaTableError))
     keys = [(t.key, t.update) for t in toolkits]
     if not toolkits or keys != sorted(keys) or len(set(keys)) != len(keys):
         raise CudaTableError("[[toolkit]] rows must be unique and in ascending order")
@@ -166,7 +166,7 @@ def parse_cuda_table(doc: Mapping[str, Any]) -> CudaTable:
             if a is not None and b is not None and _dk(b) < _dk(a):
                 raise CudaTableError(f"{later.label}: {os_name} minimum older than {earlier.label}")
     minor: dict[int, MinorCompat] = {}
-    for row in _rows(doc, "minor_compat"):
+    for row in table_rows(doc, "minor_compat", CudaTableError):
         major, linux = row.get("major"), row.get("linux")
         if not isinstance(major, int) or isinstance(major, bool) or not isinstance(linux, str):
             raise CudaTableError("a [[minor_compat]] needs major (int) and linux (driver)")
@@ -175,7 +175,7 @@ def parse_cuda_table(doc: Mapping[str, Any]) -> CudaTable:
         minor[major] = MinorCompat(major, linux, _source(row, f"minor_compat {major}"),
                                    _urls(row, f"minor_compat {major}"))
     architectures: dict[tuple[int, int], ArchitectureInfo] = {}
-    for row in _rows(doc, "architecture"):
+    for row in table_rows(doc, "architecture", CudaTableError):
         for info in _architecture(row):
             key = parse_cc(info.cc)
             assert key is not None
@@ -204,13 +204,6 @@ def _dk(version: str) -> tuple[int, ...]:
     key = driver_key(version)
     assert key is not None
     return key
-
-
-def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    rows = doc.get(key, [])
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise CudaTableError(f"[[{key}]] is not an array of tables")
-    return rows
 
 
 def _urls(row: Mapping[str, Any], where: str) -> tuple[str, ...]:

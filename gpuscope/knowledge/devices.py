@@ -14,13 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
-from gpuscope.knowledge.sources import (
-    Source,
-    SourceError,
-    named_sources,
-    parse_sources,
-    sources_text,
-)
+from gpuscope.knowledge.sources import Citations, sources_text
 from gpuscope.model import GpuKind
 
 RESOURCE = "gpu_devices.toml"
@@ -98,13 +92,10 @@ def parse_device_table(doc: Mapping[str, Any]) -> dict[tuple[str, str], DeviceEn
     rows = doc.get("device")
     if not isinstance(rows, list):
         raise DeviceTableError("no [[device]] rows")
-    try:
-        named = named_sources(doc)
-    except SourceError as exc:
-        raise DeviceTableError(str(exc)) from exc
+    cited = Citations.of(doc, DeviceTableError)
     table: dict[tuple[str, str], DeviceEntry] = {}
     for row in rows:
-        entry = _entry(row, named)
+        entry = _entry(row, cited)
         key = (entry.vendor_id, entry.device_id)
         if key in table:
             raise DeviceTableError(f"duplicate row for {key[0]}:{key[1]}")
@@ -112,7 +103,7 @@ def parse_device_table(doc: Mapping[str, Any]) -> dict[tuple[str, str], DeviceEn
     return table
 
 
-def _entry(row: Any, named: Mapping[str, Source]) -> DeviceEntry:
+def _entry(row: Any, cited: Citations) -> DeviceEntry:
     if not isinstance(row, dict):
         raise DeviceTableError(f"a [[device]] row is not a table: {row!r:.60}")
     vendor = normalise_id(str(row.get("vendor_id", "")))
@@ -120,10 +111,7 @@ def _entry(row: Any, named: Mapping[str, Source]) -> DeviceEntry:
     if vendor is None or device is None:
         raise DeviceTableError(f"bad ids in row {row!r:.80}")
     where = f"{vendor}:{device}"
-    try:  # the row's public sources, as one line: "label (https://...); ..."
-        source = sources_text(parse_sources(row.get("sources"), named, where))
-    except SourceError as exc:
-        raise DeviceTableError(str(exc)) from exc
+    source = sources_text(cited.sources(row.get("sources"), where))  # as one line
     kind = row.get("kind")
     try:
         gpu_kind = GpuKind(kind) if kind is not None else None

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge._resources import load_toml_resource, table_rows
 from gpuscope.knowledge.sources import has_internal_marks
 
 RESOURCE = "hsa_overrides.toml"
@@ -69,7 +69,7 @@ def parse_override_table(doc: Mapping[str, Any]) -> OverrideTable:
         raise OverrideTableError("no env_var")
     caveats: list[str] = []
     caveat_urls: list[str] = []
-    for row in _rows(doc, "caveat"):
+    for row in table_rows(doc, "caveat", OverrideTableError):
         text, source = row.get("text"), row.get("source")
         if not isinstance(text, str) or not text or not isinstance(source, str) or not source:
             raise OverrideTableError("a [[caveat]] needs text and source")
@@ -78,7 +78,7 @@ def parse_override_table(doc: Mapping[str, Any]) -> OverrideTable:
         caveats.append(text)
         caveat_urls += _urls(row, "[[caveat]]")
     advice: dict[str, OverrideAdvice] = {}
-    for row in _rows(doc, "override"):
+    for row in table_rows(doc, "override", OverrideTableError):
         for target, item in _row_advice(row, env_var, caveats).items():
             if target in advice:
                 raise OverrideTableError(f"{target} is in two [[override]] rows")
@@ -95,13 +95,6 @@ def _urls(row: Mapping[str, Any], where: str) -> list[str]:
             isinstance(u, str) and u.startswith("https://") for u in urls):
         raise OverrideTableError(f"{where}: urls must be a list of https:// addresses")
     return list(urls)
-
-
-def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    rows = doc.get(key, [])
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise OverrideTableError(f"[[{key}]] is not an array of tables")
-    return rows
 
 
 def _row_advice(row: Mapping[str, Any], env_var: str,

@@ -8,9 +8,10 @@ separate word, `confidence`, never as a marker inside the text.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 # How sure a figure is: read in the vendor's own documents or code, read in a review or a
@@ -36,6 +37,16 @@ class Source:
 
     def __str__(self) -> str:
         return f"{self.label} ({self.url})" if self.label else self.url
+
+
+@contextlib.contextmanager
+def _raised_as(error: type[ValueError]) -> Iterator[None]:
+    """Inside: a SourceError comes out as `error`, the table's own error type, with the same
+    message."""
+    try:
+        yield
+    except SourceError as exc:
+        raise error(str(exc)) from exc
 
 
 def sources_text(sources: Iterable[Source]) -> str:
@@ -107,3 +118,33 @@ def check_all_used(named: Mapping[str, Source], used: set[str]) -> None:
     unused = sorted(set(named) - used)
     if unused:
         raise SourceError(f"[sources] entries no row cites: {unused}")
+
+
+@dataclass
+class Citations:
+    """A table's `[sources]` and the keys its rows cite (to report entries nothing cites).
+    Every SourceError comes out as `error`, the table's own error type."""
+
+    named: Mapping[str, Source]
+    error: type[ValueError]
+    used: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, doc: Mapping[str, Any], error: type[ValueError]) -> Citations:
+        with _raised_as(error):
+            return cls(named_sources(doc), error)
+
+    def sources(self, value: Any, where: str) -> tuple[Source, ...]:
+        """A row's `sources` (see `parse_sources`)."""
+        with _raised_as(self.error):
+            return parse_sources(value, self.named, where, used=self.used)
+
+    def public(self, text: str, where: str) -> str:
+        """`text` unchanged when it cites no internal notes (see `check_public_text`)."""
+        with _raised_as(self.error):
+            return check_public_text(text, where)
+
+    def check_all_used(self) -> None:
+        """The error naming the `[sources]` entries no row cited."""
+        with _raised_as(self.error):
+            check_all_used(self.named, self.used)

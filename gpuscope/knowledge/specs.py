@@ -16,15 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuscope.knowledge._resources import load_toml_resource
-from gpuscope.knowledge.sources import (
-    CONFIDENCE,
-    Source,
-    SourceError,
-    check_all_used,
-    check_public_text,
-    named_sources,
-    parse_sources,
-)
+from gpuscope.knowledge.devices import normalise_id
+from gpuscope.knowledge.sources import CONFIDENCE, Citations, Source
 
 RESOURCE = "gpu_specs.toml"
 GIB = 1 << 30
@@ -130,16 +123,9 @@ def parse_spec_table(doc: Mapping[str, Any]) -> tuple[GpuSpec, ...]:
     rows = doc.get("gpu")
     if not isinstance(rows, list) or not rows:
         raise SpecTableError("no [[gpu]] rows")
-    try:
-        named = named_sources(doc)
-    except SourceError as exc:
-        raise SpecTableError(str(exc)) from exc
-    used: set[str] = set()
-    specs = tuple(_spec(row, named, used) for row in rows)
-    try:
-        check_all_used(named, used)
-    except SourceError as exc:
-        raise SpecTableError(str(exc)) from exc
+    cited = Citations.of(doc, SpecTableError)
+    specs = tuple(_spec(row, cited) for row in rows)
+    cited.check_all_used()
     owners: dict[str, str] = {}
     for spec in specs:
         for key in {normalise_name(n) for n in (spec.name, *spec.aliases)}:
@@ -150,7 +136,7 @@ def parse_spec_table(doc: Mapping[str, Any]) -> tuple[GpuSpec, ...]:
     return specs
 
 
-def _spec(row: Any, named: Mapping[str, Source], used: set[str]) -> GpuSpec:
+def _spec(row: Any, cited: Citations) -> GpuSpec:
     if not isinstance(row, dict):
         raise SpecTableError("a [[gpu]] row is not a table")
     name = row.get("name")
@@ -207,12 +193,9 @@ def _spec(row: Any, named: Mapping[str, Source], used: set[str]) -> GpuSpec:
             raise SpecTableError(f"{name}: pci id {value} is not a {vendor} id")
         pci.append((vendor_id, device_id))
 
-    try:
-        sources = parse_sources(row.get("sources"), named, name, used=used)
-        for text in (name, *_strings(row, "aliases", name), _opt(row, "notes", name) or ""):
-            check_public_text(text, name)
-    except SourceError as exc:
-        raise SpecTableError(str(exc)) from exc
+    sources = cited.sources(row.get("sources"), name)
+    for text in (name, *_strings(row, "aliases", name), _opt(row, "notes", name) or ""):
+        cited.public(text, name)
     gfx, cc = row.get("gfx_target"), row.get("compute_capability")
     if gfx is not None and (vendor != "AMD" or not re.fullmatch(r"gfx[0-9a-f]{3,4}", str(gfx))):
         raise SpecTableError(f"{name}: bad gfx_target {gfx!r}")
@@ -276,15 +259,6 @@ def _by_name() -> dict[str, GpuSpec]:
     return {normalise_name(n): spec for spec in all_specs() for n in (spec.name, *spec.aliases)}
 
 
-def _normalise_id(value: str) -> str | None:
-    text = value.strip().lower()
-    if text.startswith("0x"):
-        text = text[2:]
-    if not 1 <= len(text) <= 4 or any(c not in "0123456789abcdef" for c in text):
-        return None
-    return "0x" + text.zfill(4)
-
-
 # ----------------------------------------------------------------------------- lookup
 
 
@@ -297,8 +271,8 @@ def gpu_spec(name: str | None = None, *, vendor_id: str | None = None,
     the name or vram_bytes to decide; a name that contradicts the PCI id gives None."""
     by_id: list[GpuSpec] | None = None
     if device_id is not None:
-        device = _normalise_id(device_id)
-        vendor = _normalise_id(vendor_id) if vendor_id is not None else None
+        device = normalise_id(device_id)
+        vendor = normalise_id(vendor_id) if vendor_id is not None else None
         if device is None or (vendor_id is not None and vendor is None):
             return None
         by_id = [s for s in all_specs() if any(

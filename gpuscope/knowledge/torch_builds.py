@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gpuscope.knowledge._resources import load_toml_resource
+from gpuscope.knowledge._resources import load_toml_resource, table_rows
 from gpuscope.knowledge.versions import major_minor, rocm_release
 
 RESOURCE = "pytorch_wheels.toml"
@@ -147,15 +147,17 @@ def parse_wheel_table(doc: Mapping[str, Any]) -> WheelTable:
         raise TorchTableError("index_url must be an https URL with {flavour}")
     never = _str_list(doc, "never_in_official_wheels", "top level", _GFX)
     releases: dict[str, TorchRelease] = {}
-    for row in _rows(doc, "release"):
+    for row in table_rows(doc, "release", TorchTableError):
         release = _release(row)
         if release.version in releases:
             raise TorchTableError(f"release {release.version} twice")
         releases[release.version] = release
     if not releases:
         raise TorchTableError("no [[release]] rows")
-    rocm_arch = tuple(_rocm_row(row, releases) for row in _rows(doc, "rocm_arch_list"))
-    cuda_arch = tuple(_cuda_row(row, releases) for row in _rows(doc, "cuda_arch_list"))
+    rocm_arch = tuple(_rocm_row(row, releases)
+                      for row in table_rows(doc, "rocm_arch_list", TorchTableError))
+    cuda_arch = tuple(_cuda_row(row, releases)
+                      for row in table_rows(doc, "cuda_arch_list", TorchTableError))
     for arch_row in rocm_arch:
         if set(arch_row.targets) & set(never):
             raise TorchTableError(f"{arch_row.source}: lists a target that is never in a wheel")
@@ -168,13 +170,6 @@ def parse_wheel_table(doc: Mapping[str, Any]) -> WheelTable:
         rocm_arch=rocm_arch, cuda_arch=cuda_arch,
         index_urls=_urls(doc, "index_url_urls", "top level"),
         never_urls=_urls(doc, "never_in_official_wheels_urls", "top level"))
-
-
-def _rows(doc: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    rows = doc.get(key, [])
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise TorchTableError(f"[[{key}]] is not an array of tables")
-    return rows
 
 
 def _req_str(row: Mapping[str, Any], key: str, where: str) -> str:

@@ -3,9 +3,11 @@ in a container or in a virtual machine.
 
 Evidence comes from psutil and the `platform` module (each through `system.library`) and from
 files: /etc/os-release, /proc/cpuinfo, /proc/meminfo, /proc/version, DMI ids in sysfs, and the
-marker files container engines leave behind. `gather_host_evidence` does all the reading;
-`build_host_result` turns that evidence into a ProbeResult and is pure, so tests can feed it
-evidence directly.
+marker files container engines leave behind (their parsers are in host_files.py).
+`gather_host_evidence` does all the reading; `build_host_result` turns that evidence into a
+ProbeResult and is pure, so tests can feed it evidence directly. `build_host` reads one group of
+fields a step (kernel, OS, distribution, CPU, memory, container, virtual machine), each with its
+source or the reason it is missing.
 """
 
 from __future__ import annotations
@@ -25,6 +27,19 @@ from gpuscope.model import (
     ProbeState,
     ProbeStatus,
     format_bytes,
+)
+from gpuscope.probes.host_files import (
+    CpuInfo,
+    container_engines_in_cgroup,
+    dmi_hypervisor,
+    is_wsl_kernel,
+    os_release_pretty_name,
+    parse_containerenv_engine,
+    parse_cpuinfo,
+    parse_meminfo_kib,
+    parse_os_release,
+    parse_proc_version_release,
+    wsl_generation,
 )
 
 PROBE_NAME = "host"
@@ -109,189 +124,6 @@ def collect_platform() -> JsonValue:
     except Exception as exc:
         answer["os_version_error"] = f"{type(exc).__name__}: {exc}"
     return answer
-
-
-# ----------------------------------------------------------------------------- parsers
-
-_OS_RELEASE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# In double quotes the shell honours a backslash only before these characters.
-_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$"\\`])')
-_UNQUOTED_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
-
-
-def _unquote_os_release_value(raw: str) -> str:
-    value = raw.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        inner = value[1:-1]
-        if value[0] == "'":
-            return inner
-        return _DOUBLE_QUOTED_ESCAPE.sub(r"\1", inner)
-    return _UNQUOTED_ESCAPE.sub(r"\1", value)
-
-
-def parse_os_release(text: str) -> dict[str, str]:
-    """os-release(5): `KEY=value` lines, values optionally in single or double quotes with
-    shell-style backslash escapes; `#` comments and blank lines ignored."""
-    values: dict[str, str] = {}
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#") or "=" not in stripped:
-            continue
-        key, _, raw = stripped.partition("=")
-        key = key.strip()
-        if _OS_RELEASE_KEY.match(key):
-            values[key] = _unquote_os_release_value(raw)
-    return values
-
-
-def os_release_pretty_name(values: Mapping[str, str]) -> str | None:
-    """PRETTY_NAME, else NAME with VERSION_ID (or VERSION), else NAME."""
-    pretty = values.get("PRETTY_NAME", "").strip()
-    if pretty:
-        return pretty
-    name = values.get("NAME", "").strip()
-    version = values.get("VERSION_ID", "").strip() or values.get("VERSION", "").strip()
-    if name and version:
-        return f"{name} {version}"
-    return name or None
-
-
-@dataclass(frozen=True, slots=True)
-class CpuInfo:
-    model: str | None = None
-    model_field: str | None = None  # which /proc/cpuinfo field gave `model`
-    logical_cpus: int | None = None
-    physical_cores: int | None = None
-    flags: frozenset[str] = frozenset()
-
-    @property
-    def hypervisor_flag(self) -> bool:
-        return "hypervisor" in self.flags
-
-
-def parse_cpuinfo(text: str) -> CpuInfo:
-    """/proc/cpuinfo: `model name` on x86, `Hardware` or `Model` on ARM boards; logical CPUs
-    are the `processor` entries; physical cores the distinct (`physical id`, `core id`)."""
-    fields: dict[str, str] = {}
-    processors = 0
-    cores: set[tuple[str, str]] = set()
-    flags: set[str] = set()
-    physical_id = ""
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if not sep:
-            continue
-        key = key.strip().lower()
-        value = value.strip()
-        if key == "processor":
-            processors += 1
-            physical_id = ""
-        elif key == "physical id":
-            physical_id = value
-        elif key == "core id":
-            cores.add((physical_id, value))
-        elif key in ("flags", "features"):
-            flags.update(value.split())
-        if value and key not in fields:
-            fields[key] = value
-    model: str | None = None
-    model_field: str | None = None
-    for candidate in ("model name", "hardware", "model", "cpu model", "cpu"):
-        found = fields.get(candidate)
-        # x86's `model` is a number (the family's model id), not a name.
-        if found and not (candidate == "model" and found.isdigit()):
-            model, model_field = " ".join(found.split()), candidate
-            break
-    return CpuInfo(
-        model=model, model_field=model_field,
-        logical_cpus=processors or None, physical_cores=len(cores) or None,
-        flags=frozenset(flags),
-    )
-
-
-def parse_meminfo_kib(text: str, key: str) -> int | None:
-    """A `/proc/meminfo` value in bytes: `MemTotal:  32803740 kB` -> 33591029760."""
-    pattern = re.compile(rf"^{re.escape(key)}:\s*(\d+)\s*(kB)?\s*$", re.MULTILINE)
-    match = pattern.search(text)
-    if match is None:
-        return None
-    value = int(match.group(1))
-    return value * 1024 if match.group(2) else value
-
-
-def parse_proc_version_release(text: str) -> str | None:
-    """`Linux version 6.8.0-45-generic (buildd@...) ...` -> `6.8.0-45-generic`."""
-    match = re.search(r"\bLinux version (\S+)", text)
-    return match.group(1) if match else None
-
-
-_WSL_MARKER = re.compile(r"microsoft|wsl", re.IGNORECASE)
-
-
-def is_wsl_kernel(kernel_text: str) -> bool:
-    """WSL kernels say so: `5.15.153.1-microsoft-standard-WSL2` (WSL2), `4.4.0-19041-Microsoft`
-    (WSL1)."""
-    return bool(_WSL_MARKER.search(kernel_text))
-
-
-def wsl_generation(kernel_text: str, dxg_present: bool) -> str:
-    lowered = kernel_text.lower()
-    if "wsl2" in lowered or "microsoft-standard" in lowered or dxg_present:
-        return "WSL2"
-    if re.search(r"-microsoft\b", lowered):
-        return "WSL1"
-    return "WSL"
-
-
-_CGROUP_CONTAINER = re.compile(r"\b(docker|kubepods|containerd|lxc|libpod)\b")
-
-
-def container_engines_in_cgroup(text: str) -> list[str]:
-    """Container runtimes named in /proc/1/cgroup (cgroup v1 paths such as
-    `/docker/<id>`, `/kubepods/...`, `/lxc/<name>`, `libpod-<id>.scope`)."""
-    found: list[str] = []
-    for line in text.splitlines():
-        for match in _CGROUP_CONTAINER.finditer(line):
-            if match.group(1) not in found:
-                found.append(match.group(1))
-    return found
-
-
-def parse_containerenv_engine(text: str) -> str | None:
-    """/run/.containerenv (podman) may hold `engine="podman-4.9.3"`."""
-    values = parse_os_release(text)
-    engine = values.get("engine", "").strip()
-    return engine or None
-
-
-# (name shown, pattern) in the order checked; the DMI product name is tried before the vendor
-# so that a KVM guest whose vendor is "QEMU" but whose product is "KVM" reads as KVM.
-_DMI_HYPERVISORS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("KVM", re.compile(r"\bKVM\b")),
-    ("QEMU", re.compile(r"\bQEMU\b", re.IGNORECASE)),
-    ("VMware", re.compile(r"VMware", re.IGNORECASE)),
-    ("VirtualBox", re.compile(r"VirtualBox|innotek", re.IGNORECASE)),
-    ("Xen", re.compile(r"\bXen\b|HVM domU", re.IGNORECASE)),
-    ("Amazon EC2", re.compile(r"Amazon EC2")),
-    ("Google Compute Engine", re.compile(r"Google Compute Engine")),
-    ("Parallels", re.compile(r"Parallels", re.IGNORECASE)),
-    ("Bochs", re.compile(r"Bochs", re.IGNORECASE)),
-)
-
-
-def dmi_hypervisor(sys_vendor: str | None, product_name: str | None) -> str | None:
-    """A hint such as `KVM (DMI product name 'KVM')` when the DMI ids name a hypervisor."""
-    vendor = (sys_vendor or "").strip()
-    product = (product_name or "").strip()
-    # Microsoft's own hardware (Surface) shares the vendor; only Hyper-V says "Virtual Machine".
-    if vendor == "Microsoft Corporation" and product == "Virtual Machine":
-        return f"Hyper-V (DMI sys_vendor {vendor!r}, product name {product!r})"
-    for name, pattern in _DMI_HYPERVISORS:
-        if product and pattern.search(product):
-            return f"{name} (DMI product name {product!r})"
-        if vendor and pattern.search(vendor):
-            return f"{name} (DMI sys_vendor {vendor!r})"
-    return None
 
 
 # ----------------------------------------------------------------------------- evidence
@@ -435,170 +267,256 @@ class _HostBuilder:
         if name not in self.values:
             self.missing[name] = reason
 
+    def host(self) -> Host:
+        values = self.values
+        return Host(
+            os=values.get("os", "unknown"),
+            distro=values.get("distro"),
+            kernel=values.get("kernel"),
+            architecture=values.get("architecture"),
+            cpu_model=values.get("cpu_model"),
+            cpu_physical_cores=values.get("cpu_physical_cores"),
+            cpu_logical_cores=values.get("cpu_logical_cores"),
+            ram_total_bytes=values.get("ram_total_bytes"),
+            swap_total_bytes=values.get("swap_total_bytes"),
+            hostname=values.get("hostname"),
+            python_version=values.get("python_version"),
+            wsl=bool(values.get("wsl", False)),
+            container=bool(values.get("container", False)),
+            container_hint=values.get("container_hint"),
+            virtual_machine=bool(values.get("virtual_machine", False)),
+            virtual_machine_hint=values.get("virtual_machine_hint"),
+            field_sources=dict(sorted(self.sources.items())),
+            missing_reasons=dict(sorted(self.missing.items())),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _LibraryAnswers:
+    """What the platform module and psutil answered, and why not where they did not."""
+
+    platform: Mapping[str, JsonValue]
+    platform_ok: bool
+    platform_problem: str | None
+    psutil: Mapping[str, JsonValue]
+    psutil_ok: bool
+    psutil_problem: str | None
+    system_name: str | None  # platform.system(): "Linux", "Windows", "Darwin"
+
+    @classmethod
+    def of(cls, evidence: HostEvidence) -> _LibraryAnswers:
+        platform_ok = _library_status(evidence.platform)[0] is ProbeState.OK
+        psutil_ok = _library_status(evidence.psutil)[0] is ProbeState.OK
+        platform = _payload(evidence.platform)
+        return cls(
+            platform=platform, platform_ok=platform_ok,
+            platform_problem=None if platform_ok else _library_problem("platform",
+                                                                       evidence.platform),
+            psutil=_payload(evidence.psutil), psutil_ok=psutil_ok,
+            psutil_problem=None if psutil_ok else _library_problem("psutil", evidence.psutil),
+            system_name=_str_field(platform, "system") if platform_ok else None,
+        )
+
 
 def build_host(evidence: HostEvidence) -> tuple[Host, tuple[DeviceNodeAccess, ...]]:
     """Pure: the evidence to a Host (and the /dev/dxg node under WSL)."""
-    b = _HostBuilder()
-    plat = _payload(evidence.platform)
-    plat_ok = _library_status(evidence.platform)[0] is ProbeState.OK
-    ps = _payload(evidence.psutil)
-    ps_ok = _library_status(evidence.psutil)[0] is ProbeState.OK
-    plat_problem = None if plat_ok else _library_problem("platform", evidence.platform)
-    ps_problem = None if ps_ok else _library_problem("psutil", evidence.psutil)
-    system_name = _str_field(plat, "system") if plat_ok else None
+    found = _HostBuilder()
+    libs = _LibraryAnswers.of(evidence)
+    kernel_text = _read_kernel(found, evidence, libs)
+    wsl = _read_os(found, evidence, libs, kernel_text)
+    _read_distro(found, evidence, libs)
+    _read_platform_names(found, evidence, libs)
+    cpuinfo_read = evidence.read(CPUINFO_PATH)
+    cpu = parse_cpuinfo(cpuinfo_read.text) if cpuinfo_read.ok and cpuinfo_read.text else CpuInfo()
+    cpuinfo_problem = (f"{CPUINFO_PATH} unreadable ({cpuinfo_read.error})"
+                       if not cpuinfo_read.ok else None)
+    _read_cpu_model(found, evidence, libs, cpu, cpuinfo_problem)
+    _read_cpu_counts(found, libs, cpu, cpuinfo_problem)
+    _read_memory(found, evidence, libs)
+    _read_container(found, evidence, libs)
+    _read_virtual_machine(found, evidence, libs, cpu, cpuinfo_problem)
+    return found.host(), _device_nodes(evidence, wsl)
 
-    # Kernel release: the file first, then platform.release(), then /proc/version.
+
+def _read_kernel(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers) -> str:
+    """The kernel release: the file first, then platform.release(), then /proc/version.
+    Returns the text WSL is recognised by (the release and /proc/version)."""
+    plat = libs.platform
     osrelease = evidence.text(OSRELEASE_PATH)
     proc_version = evidence.text(PROC_VERSION_PATH)
-    if system_name == "Windows":
+    if libs.system_name == "Windows":
         win32 = _str_list(plat, "win32_ver")
         kernel = (win32[1] if len(win32) > 1 else "") or _str_field(plat, "version")
         if kernel:
-            b.set("kernel", kernel, "platform.win32_ver()")
+            found.set("kernel", kernel, "platform.win32_ver()")
     elif osrelease:
-        b.set("kernel", osrelease, OSRELEASE_PATH)
-    elif plat_ok and _str_field(plat, "release"):
-        b.set("kernel", _str_field(plat, "release"), "platform.release()")
+        found.set("kernel", osrelease, OSRELEASE_PATH)
+    elif libs.platform_ok and _str_field(plat, "release"):
+        found.set("kernel", _str_field(plat, "release"), "platform.release()")
     elif proc_version and parse_proc_version_release(proc_version):
-        b.set("kernel", parse_proc_version_release(proc_version), PROC_VERSION_PATH)
-    if system_name == "Windows":
-        b.miss("kernel", "platform.win32_ver() gave no version")
+        found.set("kernel", parse_proc_version_release(proc_version), PROC_VERSION_PATH)
+    if libs.system_name == "Windows":
+        found.miss("kernel", "platform.win32_ver() gave no version")
     else:
-        b.miss("kernel", f"{OSRELEASE_PATH} unreadable ({evidence.read(OSRELEASE_PATH).error})"
-               + (f"; {plat_problem}" if plat_problem else ""))
-    kernel_text = " ".join(t for t in (b.values.get("kernel"), proc_version) if t)
+        problem = libs.platform_problem
+        found.miss("kernel", f"{OSRELEASE_PATH} unreadable ({evidence.read(OSRELEASE_PATH).error})"
+               + (f"; {problem}" if problem else ""))
+    return " ".join(t for t in (found.values.get("kernel"), proc_version) if t)
 
-    # Operating system.
-    linux_evidence = osrelease is not None or proc_version is not None
-    dxg_present = evidence.exists(DXG_PATH)
+
+def _read_os(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers,
+             kernel_text: str) -> bool:
+    """The operating system, and whether it is WSL (returned)."""
+    system_name = libs.system_name
+    osrelease = evidence.text(OSRELEASE_PATH)
+    linux_evidence = osrelease is not None or evidence.text(PROC_VERSION_PATH) is not None
     wsl = False
     if system_name == "Windows":
-        b.set("os", "windows", "platform.system()")
+        found.set("os", "windows", "platform.system()")
     elif system_name == "Darwin":
-        b.set("os", "macos", "platform.system()")
+        found.set("os", "macos", "platform.system()")
     elif system_name == "Linux" or (system_name is None and linux_evidence):
         source = "platform.system()" if system_name else (
             OSRELEASE_PATH if osrelease is not None else PROC_VERSION_PATH)
         wsl = is_wsl_kernel(kernel_text)
         if wsl:
-            b.set("os", "wsl", f"{source}; 'microsoft'/'WSL' in the kernel string")
+            found.set("os", "wsl", f"{source}; 'microsoft'/'WSL' in the kernel string")
         else:
-            b.set("os", "linux", source)
+            found.set("os", "linux", source)
     else:
-        b.miss("os", f"platform.system() said {system_name!r}" if system_name
-               else (plat_problem or "platform gave no system name") + " and no /proc")
-    wsl_kind = wsl_generation(kernel_text, dxg_present) if wsl else None
+        found.miss("os", f"platform.system() said {system_name!r}" if system_name
+               else (libs.platform_problem or "platform gave no system name") + " and no /proc")
     if wsl:
-        detail = f"{wsl_kind}: kernel {b.values.get('kernel')!r}"
+        dxg_present = evidence.exists(DXG_PATH)
+        kernel = found.values.get("kernel")
+        detail = f"{wsl_generation(kernel_text, dxg_present)}: kernel {kernel!r}"
         detail += "; /dev/dxg present (GPU paravirtualisation)" if dxg_present else \
             "; no /dev/dxg (no GPU paravirtualisation)"
         distro_name = evidence.env.get("WSL_DISTRO_NAME")
         if distro_name:
             detail += f"; WSL_DISTRO_NAME={distro_name}"
-        b.set("wsl", True, detail)
+        found.set("wsl", True, detail)
+    return wsl
 
-    # Distribution.
-    if system_name == "Windows":
-        distro = _windows_distro(plat)
+
+def _read_distro(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers) -> None:
+    """Windows and macOS from the platform module, anything else from os-release."""
+    if libs.system_name == "Windows":
+        distro = _windows_distro(libs.platform)
         if distro:
-            b.set("distro", distro, "platform.win32_ver(), platform.win32_edition()")
+            found.set("distro", distro, "platform.win32_ver(), platform.win32_edition()")
         else:
-            b.miss("distro", "platform.win32_ver() gave no release")
-    elif system_name == "Darwin":
-        mac = _str_list(plat, "mac_ver")
+            found.miss("distro", "platform.win32_ver() gave no release")
+        return
+    if libs.system_name == "Darwin":
+        mac = _str_list(libs.platform, "mac_ver")
         if mac and mac[0]:
-            b.set("distro", f"macOS {mac[0]}", "platform.mac_ver()")
+            found.set("distro", f"macOS {mac[0]}", "platform.mac_ver()")
         else:
-            b.miss("distro", "platform.mac_ver() gave no release")
-    else:
-        reasons = []
-        for path in OS_RELEASE_PATHS:
-            read = evidence.read(path)
-            if read.ok and read.text is not None:
-                values = parse_os_release(read.text)
-                name = os_release_pretty_name(values)
-                if name:
-                    key = "PRETTY_NAME" if values.get("PRETTY_NAME", "").strip() else "NAME"
-                    b.set("distro", name, f"{path} {key}")
-                    break
-                reasons.append(f"{path} has no PRETTY_NAME or NAME")
-            else:
-                reasons.append(f"{path} unreadable ({read.error})")
-        b.miss("distro", "; ".join(reasons))
+            found.miss("distro", "platform.mac_ver() gave no release")
+        return
+    reasons = []
+    for path in OS_RELEASE_PATHS:
+        read = evidence.read(path)
+        if read.ok and read.text is not None:
+            values = parse_os_release(read.text)
+            name = os_release_pretty_name(values)
+            if name:
+                key = "PRETTY_NAME" if values.get("PRETTY_NAME", "").strip() else "NAME"
+                found.set("distro", name, f"{path} {key}")
+                break
+            reasons.append(f"{path} has no PRETTY_NAME or NAME")
+        else:
+            reasons.append(f"{path} unreadable ({read.error})")
+    found.miss("distro", "; ".join(reasons))
 
-    # Architecture, hostname, Python.
+
+def _read_platform_names(found: _HostBuilder, evidence: HostEvidence,
+                         libs: _LibraryAnswers) -> None:
+    """Architecture, hostname (else the kernel's hostname file) and Python version."""
     for name, key, call in (("architecture", "machine", "platform.machine()"),
                             ("hostname", "node", "platform.node()"),
                             ("python_version", "python_version", "platform.python_version()")):
-        value = _str_field(plat, key) if plat_ok else None
+        value = _str_field(libs.platform, key) if libs.platform_ok else None
         if value:
-            b.set(name, value, call)
+            found.set(name, value, call)
         else:
-            b.miss(name, plat_problem or f"{call} was empty")
-    if "hostname" not in b.values and evidence.text(HOSTNAME_PATH):
-        b.set("hostname", evidence.text(HOSTNAME_PATH), HOSTNAME_PATH)
+            found.miss(name, libs.platform_problem or f"{call} was empty")
+    if "hostname" not in found.values and evidence.text(HOSTNAME_PATH):
+        found.set("hostname", evidence.text(HOSTNAME_PATH), HOSTNAME_PATH)
 
-    # CPU.
-    cpuinfo_read = evidence.read(CPUINFO_PATH)
-    cpu = parse_cpuinfo(cpuinfo_read.text) if cpuinfo_read.ok and cpuinfo_read.text else CpuInfo()
-    cpuinfo_problem = (f"{CPUINFO_PATH} unreadable ({cpuinfo_read.error})"
-                       if not cpuinfo_read.ok else None)
+
+def _read_cpu_model(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers,
+                    cpu: CpuInfo, cpuinfo_problem: str | None) -> None:
+    """/proc/cpuinfo's model, else macOS's sysctl, else platform.processor() when it names
+    more than the architecture."""
     if cpu.model:
-        b.set("cpu_model", cpu.model, f"{CPUINFO_PATH} {cpu.model_field!r}")
+        found.set("cpu_model", cpu.model, f"{CPUINFO_PATH} {cpu.model_field!r}")
+        return
+    plat = libs.platform
+    sysctl = evidence.commands.get(" ".join(_MACOS_CPU_COMMAND), "").strip()
+    processor = _str_field(plat, "processor") if libs.platform_ok else None
+    if sysctl:
+        found.set("cpu_model", sysctl, " ".join(_MACOS_CPU_COMMAND))
+    elif processor and processor.lower() not in {
+        "unknown", "arm", "i386", (_str_field(plat, "machine") or "").lower(),
+    }:
+        found.set("cpu_model", processor, "platform.processor()")
+    if libs.system_name in ("Windows", "Darwin"):
+        found.miss("cpu_model", "platform.processor() named no CPU model")
     else:
-        sysctl = evidence.commands.get(" ".join(_MACOS_CPU_COMMAND), "").strip()
-        processor = _str_field(plat, "processor") if plat_ok else None
-        if sysctl:
-            b.set("cpu_model", sysctl, " ".join(_MACOS_CPU_COMMAND))
-        elif processor and processor.lower() not in {
-            "unknown", "arm", "i386", (_str_field(plat, "machine") or "").lower(),
-        }:
-            b.set("cpu_model", processor, "platform.processor()")
-        if system_name in ("Windows", "Darwin"):
-            b.miss("cpu_model", "platform.processor() named no CPU model")
-        else:
-            b.miss("cpu_model", cpuinfo_problem or f"{CPUINFO_PATH} names no CPU model")
+        found.miss("cpu_model", cpuinfo_problem or f"{CPUINFO_PATH} names no CPU model")
 
-    if ps_ok:
+
+def _read_cpu_counts(found: _HostBuilder, libs: _LibraryAnswers, cpu: CpuInfo,
+                     cpuinfo_problem: str | None) -> None:
+    """Logical and physical cores from psutil, else counted in /proc/cpuinfo."""
+    if libs.psutil_ok:
         for name, key in (("cpu_logical_cores", "cpu_logical"),
                           ("cpu_physical_cores", "cpu_physical")):
-            count = _int_field(ps, key)
+            count = _int_field(libs.psutil, key)
             if count:
-                b.set(name, count, f"psutil.cpu_count(logical={key == 'cpu_logical'})")
+                found.set(name, count, f"psutil.cpu_count(logical={key == 'cpu_logical'})")
+    ps_problem = libs.psutil_problem
     for name, counted in (("cpu_logical_cores", cpu.logical_cpus),
                           ("cpu_physical_cores", cpu.physical_cores)):
-        if name not in b.values and counted:
+        if name not in found.values and counted:
             what = ("'processor' entries" if name == "cpu_logical_cores"
                     else "distinct 'physical id'/'core id' pairs")
             note = f" ({ps_problem})" if ps_problem else ""
-            b.set(name, counted, f"{CPUINFO_PATH} {what}{note}")
-        b.miss(name, "; ".join(p for p in (
+            found.set(name, counted, f"{CPUINFO_PATH} {what}{note}")
+        found.miss(name, "; ".join(p for p in (
             ps_problem or "psutil gave no count",
             cpuinfo_problem or (f"{CPUINFO_PATH} has no 'core id'"
                                 if name == "cpu_physical_cores" else None),
         ) if p))
 
-    # Memory.
+
+def _read_memory(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers) -> None:
+    """RAM and swap totals from psutil, else /proc/meminfo."""
     meminfo_read = evidence.read(MEMINFO_PATH)
     for name, ps_key, meminfo_key, call in (
         ("ram_total_bytes", "ram_total_bytes", "MemTotal", "psutil.virtual_memory().total"),
         ("swap_total_bytes", "swap_total_bytes", "SwapTotal", "psutil.swap_memory().total"),
     ):
-        size = _int_field(ps, ps_key) if ps_ok else None
+        size = _int_field(libs.psutil, ps_key) if libs.psutil_ok else None
         if size is not None and (size > 0 or name == "swap_total_bytes"):
-            b.set(name, size, call)
+            found.set(name, size, call)
             continue
         fallback = (parse_meminfo_kib(meminfo_read.text, meminfo_key)
                     if meminfo_read.ok and meminfo_read.text else None)
-        why = ps_problem or f"{call} gave nothing"
+        why = libs.psutil_problem or f"{call} gave nothing"
         if fallback is not None:
-            b.set(name, fallback, f"{MEMINFO_PATH} {meminfo_key} ({why})")
+            found.set(name, fallback, f"{MEMINFO_PATH} {meminfo_key} ({why})")
         elif meminfo_read.ok:
-            b.miss(name, f"{why}; {MEMINFO_PATH} has no {meminfo_key}")
+            found.miss(name, f"{why}; {MEMINFO_PATH} has no {meminfo_key}")
         else:
-            b.miss(name, f"{why}; {MEMINFO_PATH} unreadable ({meminfo_read.error})")
+            found.miss(name, f"{why}; {MEMINFO_PATH} unreadable ({meminfo_read.error})")
 
-    # Container.
+
+def _read_container(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers) -> None:
+    """The marks container engines leave: /.dockerenv, /run/.containerenv, the `container`
+    variable and PID 1's cgroup."""
     container_hints: list[str] = []
     if evidence.exists(DOCKERENV_PATH):
         container_hints.append(f"docker ({DOCKERENV_PATH})")
@@ -614,13 +532,16 @@ def build_host(evidence: HostEvidence) -> tuple[Host, tuple[DeviceNodeAccess, ..
     for engine in container_engines_in_cgroup(cgroup or ""):
         container_hints.append(f"{engine} ({PID1_CGROUP_PATH})")
     if container_hints:
-        b.set("container", True, "; ".join(container_hints))
-        b.values["container_hint"] = "; ".join(container_hints)
-    elif system_name in (None, "Linux"):
-        b.sources["container"] = (f"no {DOCKERENV_PATH}, no {CONTAINERENV_PATH}, no env "
+        found.set("container", True, "; ".join(container_hints))
+        found.values["container_hint"] = "; ".join(container_hints)
+    elif libs.system_name in (None, "Linux"):
+        found.sources["container"] = (f"no {DOCKERENV_PATH}, no {CONTAINERENV_PATH}, no env "
                                   f"container, nothing in {PID1_CGROUP_PATH}")
 
-    # Virtual machine.
+
+def _read_virtual_machine(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers,
+                          cpu: CpuInfo, cpuinfo_problem: str | None) -> None:
+    """A hypervisor named by the DMI ids or /sys/hypervisor, or the CPU's hypervisor flag."""
     vm_hints: list[str] = []
     dmi = dmi_hypervisor(evidence.text(DMI_SYS_VENDOR_PATH), evidence.text(DMI_PRODUCT_NAME_PATH))
     if dmi:
@@ -631,45 +552,27 @@ def build_host(evidence: HostEvidence) -> tuple[Host, tuple[DeviceNodeAccess, ..
     if cpu.hypervisor_flag:
         vm_hints.append(f"hypervisor CPU flag ({CPUINFO_PATH})")
     if vm_hints:
-        b.set("virtual_machine", True, "; ".join(vm_hints))
-        b.values["virtual_machine_hint"] = "; ".join(vm_hints)
-    elif system_name in (None, "Linux") and cpuinfo_read.ok:
-        b.sources["virtual_machine"] = (f"no hypervisor CPU flag, DMI ids name no hypervisor, "
+        found.set("virtual_machine", True, "; ".join(vm_hints))
+        found.values["virtual_machine_hint"] = "; ".join(vm_hints)
+    elif libs.system_name in (None, "Linux") and cpuinfo_problem is None:
+        found.sources["virtual_machine"] = (f"no hypervisor CPU flag, DMI ids name no hypervisor, "
                                         f"no {HYPERVISOR_TYPE_PATH}")
-    elif system_name in (None, "Linux"):
-        b.missing["virtual_machine"] = cpuinfo_problem or "no evidence read"
+    elif libs.system_name in (None, "Linux"):
+        found.missing["virtual_machine"] = cpuinfo_problem or "no evidence read"
 
-    nodes: tuple[DeviceNodeAccess, ...] = ()
-    if wsl or dxg_present:
-        dxg = evidence.stats.get(DXG_PATH)
-        nodes = (DeviceNodeAccess(
-            path=DXG_PATH, exists=dxg_present,
-            mode=dxg.mode_string if dxg is not None else None,
-            reason=("WSL2 GPU paravirtualisation device" if dxg_present else
-                    "no /dev/dxg: this WSL instance has no GPU paravirtualisation"),
-        ),)
 
-    host = Host(
-        os=b.values.get("os", "unknown"),
-        distro=b.values.get("distro"),
-        kernel=b.values.get("kernel"),
-        architecture=b.values.get("architecture"),
-        cpu_model=b.values.get("cpu_model"),
-        cpu_physical_cores=b.values.get("cpu_physical_cores"),
-        cpu_logical_cores=b.values.get("cpu_logical_cores"),
-        ram_total_bytes=b.values.get("ram_total_bytes"),
-        swap_total_bytes=b.values.get("swap_total_bytes"),
-        hostname=b.values.get("hostname"),
-        python_version=b.values.get("python_version"),
-        wsl=bool(b.values.get("wsl", False)),
-        container=bool(b.values.get("container", False)),
-        container_hint=b.values.get("container_hint"),
-        virtual_machine=bool(b.values.get("virtual_machine", False)),
-        virtual_machine_hint=b.values.get("virtual_machine_hint"),
-        field_sources=dict(sorted(b.sources.items())),
-        missing_reasons=dict(sorted(b.missing.items())),
-    )
-    return host, nodes
+def _device_nodes(evidence: HostEvidence, wsl: bool) -> tuple[DeviceNodeAccess, ...]:
+    """/dev/dxg, WSL2's GPU paravirtualisation device, under WSL or wherever it exists."""
+    dxg_present = evidence.exists(DXG_PATH)
+    if not (wsl or dxg_present):
+        return ()
+    dxg = evidence.stats.get(DXG_PATH)
+    return (DeviceNodeAccess(
+        path=DXG_PATH, exists=dxg_present,
+        mode=dxg.mode_string if dxg is not None else None,
+        reason=("WSL2 GPU paravirtualisation device" if dxg_present else
+                "no /dev/dxg: this WSL instance has no GPU paravirtualisation"),
+    ),)
 
 
 def _summary(host: Host, wsl_kind: str | None) -> str:

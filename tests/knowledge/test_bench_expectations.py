@@ -13,17 +13,15 @@ from hypothesis import strategies as st
 
 from gpuscope.knowledge._resources import load_toml_resource
 from gpuscope.knowledge.bench_expectations import (
-    BENCHMARKS,
     ExpectationTableError,
     Scope,
     VerdictLevel,
     band_for,
-    datasheet_peak,
     expectation_table,
     judge,
     parse_expectation_table,
-    pcie_theoretical_gb_s,
 )
+from gpuscope.knowledge.bench_peaks import BENCHMARKS, datasheet_peak, pcie_theoretical_gb_s
 from gpuscope.knowledge.specs import GpuSpec, all_specs, gpu_spec
 
 # The ids the benchmark worker produces (issue #5), and their units.

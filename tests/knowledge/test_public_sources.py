@@ -11,12 +11,8 @@ import pytest
 
 from gpuscope.bench.assess import assess_result
 from gpuscope.bench.results import BenchmarkResult, ResultStatus
-from gpuscope.knowledge.bench_expectations import (
-    BENCHMARKS,
-    datasheet_peak,
-    expectation_table,
-    judge,
-)
+from gpuscope.knowledge.bench_expectations import expectation_table, judge
+from gpuscope.knowledge.bench_peaks import BENCHMARKS, datasheet_peak
 from gpuscope.knowledge.compare import card_profile
 from gpuscope.knowledge.devices import device_table, identify_device
 from gpuscope.knowledge.model_fit import model_table

@@ -15,6 +15,9 @@ from gpuscope.probes.host import (
     build_host_result,
     collect_platform,
     collect_psutil,
+    probe_host,
+)
+from gpuscope.probes.host_files import (
     container_engines_in_cgroup,
     dmi_hypervisor,
     is_wsl_kernel,
@@ -23,7 +26,6 @@ from gpuscope.probes.host import (
     parse_meminfo_kib,
     parse_os_release,
     parse_proc_version_release,
-    probe_host,
     wsl_generation,
 )
 
