@@ -1,6 +1,9 @@
 """CPU time of one telemetry sampling tick: the host (psutil, live) plus 8 amdgpu GPUs read from
-sysfs, replayed from a snapshot built on the RX 7900 XTX fixture's pattern (8 cards, each
-behind its own on-board PCIe switch, with hwmon files).
+real files: a directory tree laid out as sysfs and hwmon (8 cards, each behind its own on-board
+PCIe switch, with hwmon files, built in a temporary directory on the RX 7900 XTX fixture's
+pattern), read through the live evidence reader (`LiveSystem`) rooted there, so a tick makes
+the system calls a live one makes: one pread per reading where `LiveSystem.open_file` keeps
+the files open, else an open, read and close per reading (`config.gpu_reads` says which).
 
 A tick is `Sampler.tick()`: every GPU source asked on its own worker thread, the host inline,
 one row per device into the ring buffers and the latest readings updated. Its cost is measured
@@ -17,17 +20,21 @@ import gc
 import json
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from gpuscope.evidence import ReplaySystem, Snapshot
+from gpuscope.evidence import LiveSystem, ReplaySystem, Snapshot
 from gpuscope.inventory import collect_inventory
 from gpuscope.telemetry.sampler import Sampler
-from gpuscope.telemetry.sources import build_sources, host_source
+from gpuscope.telemetry.sources import SourceSet, build_sources, host_source
 
-FIXTURE = (Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "snapshots"
-           / "rx7900xtx_rocm.json")
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+FIXTURE = TESTS / "fixtures" / "snapshots" / "rx7900xtx_rocm.json"
+sys.path.insert(0, str(TESTS))
+from fakes.sysfs_tree import RootedLiveSystem, write_tree  # noqa: E402
+
 ROOT = "/sys/devices/pci0000:00/0000:00:01.1"
 UP, DOWN, GPU = "0000:01:00.0", "0000:02:00.0", "0000:03:00.0"
 
@@ -70,9 +77,22 @@ def eight_gpu_snapshot(count: int = 8) -> Snapshot:
 
 
 def measure(ticks: int, warmup: int, gpus: int) -> dict[str, Any]:
-    system = ReplaySystem(eight_gpu_snapshot(gpus), source="8 cloned RX 7900 XTX")
-    inventory = collect_inventory(system)
-    sources = build_sources(system, inventory, use_libraries=False)
+    snapshot = eight_gpu_snapshot(gpus)
+    with tempfile.TemporaryDirectory(prefix="gpuscope-sysfs-") as root:
+        files = write_tree(snapshot, root)
+        # The inventory (which GPU is which card) from the snapshot; every reading from disk.
+        inventory = collect_inventory(ReplaySystem(snapshot, source="8 cloned RX 7900 XTX"))
+        sources = build_sources(RootedLiveSystem(root), inventory, use_libraries=False)
+        result = _measure(sources, ticks, warmup)
+    result["config"]["sysfs_files_on_disk"] = files
+    result["config"]["gpu_reads"] = (
+        "files kept open, one pread per reading (LiveSystem.open_file)"
+        if hasattr(LiveSystem, "open_file")
+        else "an open, read and close per reading (LiveSystem.read_text)")
+    return result
+
+
+def _measure(sources: SourceSet, ticks: int, warmup: int) -> dict[str, Any]:
     gpu_sources = [s for s in sources.sources if s.device != "host"]
     all_sources = [*gpu_sources, host_source()]
     sampler = Sampler(all_sources, rate_hz=10.0, history_s=3600.0)
@@ -105,7 +125,8 @@ def measure(ticks: int, warmup: int, gpus: int) -> dict[str, Any]:
         "wall_ms_median": round(statistics.median(wall_ms), 4),
         "target_ms": 2.0,
         "config": {
-            "gpus": len(gpu_sources), "gpu_source": "amdgpu sysfs, replayed (ReplaySystem)",
+            "gpus": len(gpu_sources),
+            "gpu_source": "amdgpu sysfs files on disk, read through LiveSystem",
             "host_source": "psutil, live", "ticks": ticks, "warmup_ticks": warmup,
             "rate_hz": sampler.rate_hz, "history_s": sampler.history_s,
             "series": len(sampler.series), "gpu_values_per_tick": gpu_values,

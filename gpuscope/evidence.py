@@ -146,10 +146,37 @@ def _errno_name(exc: OSError) -> str:
     return type(exc).__name__
 
 
+class LiveOpenFile:
+    """A file kept open, each `read` one pread from its start (a sysfs attribute read at offset
+    0 asks the driver anew); after an error the next read opens it again."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self._fd = path, -1
+
+    def read(self) -> FileRead:
+        try:
+            if self._fd < 0:
+                self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            data = os.pread(self._fd, 65_536, 0)  # sysfs attributes are at most a page
+        except OSError as exc:
+            self.close()
+            return FileRead(error=_errno_name(exc))
+        return FileRead(text=data.decode("utf-8", errors="replace"))
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+
 class LiveSystem:
     """Reads this machine. Paths are absolute paths of the real file system."""
 
     origin_kind = OriginKind.LIVE
+
+    def open_file(self, path: str) -> LiveOpenFile:
+        """`path` kept open, to be read again and again (the telemetry's sysfs files)."""
+        return LiveOpenFile(path)
 
     def read_text(self, path: str) -> FileRead:
         try:
@@ -656,11 +683,7 @@ class ReplaySystem:
 
 
 def _int_or_none(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    return None
+    return int(value) if isinstance(value, (bool, int)) else None
 
 
 def snapshot_meta(description: str | None = None) -> dict[str, Any]:

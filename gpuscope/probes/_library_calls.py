@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from gpuscope.model import JsonValue
+from gpuscope.model import JsonValue, ProbeState, ProbeStatus
 
 
 def attempt_call(
@@ -63,3 +64,50 @@ def recorded_field(
     if "value" not in record:
         return None, source, f"{library} gave no value"
     return record.get("value"), source, None
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryCalls:
+    """`attempt_call` and `recorded_field` as one vendor library's probe words them."""
+
+    probe: str  # the probe's name in its status
+    binding: str  # the Python package, in "this <binding> has no <call>"
+    library: str  # the library, in "<library> gave no value"
+    error_record: Callable[[BaseException], dict[str, JsonValue]]
+    failure_reason: Callable[[Mapping[str, JsonValue]], str]
+    no_record: str
+
+    def attempt(self, module: Any, call: str, args: tuple[Any, ...],
+                convert: Callable[[Any], JsonValue], label: str | None = None,
+                ) -> dict[str, JsonValue]:
+        return attempt_call(module, call, args, convert, library=self.binding,
+                            error_record=self.error_record, label=label)
+
+    def field(self, record_set: Mapping[str, JsonValue], key: str,
+              ) -> tuple[JsonValue, str | None, str | None]:
+        """(value, source call, reason it failed) of one recorded call."""
+        return recorded_field(record_set, key, library=self.library,
+                              failure_reason=self.failure_reason, no_record=self.no_record)
+
+    def status(self, answer: JsonValue,
+               hint: Callable[[Mapping[str, JsonValue], ProbeState], str | None]) -> ProbeStatus:
+        """The probe's status as the collect step recorded it: OK, not captured, or a failure
+        with its recorded reason and `hint(answer, state)`."""
+        if not isinstance(answer, dict):
+            return ProbeStatus(self.probe, ProbeState.ERROR,
+                               f"{self.library}'s answer is not a JSON object")
+        raw_state = answer.get("status")
+        try:
+            state = ProbeState(raw_state) if isinstance(raw_state, str) else ProbeState.ERROR
+        except ValueError:
+            return ProbeStatus(self.probe, ProbeState.ERROR,
+                               f"unknown {self.library} status {raw_state!r}")
+        if state is ProbeState.OK:
+            return ProbeStatus(self.probe, state)
+        if state is ProbeState.NOT_CAPTURED:
+            return ProbeStatus(
+                self.probe, state, f"{self.library} was not captured in this snapshot",
+                f"Take a new snapshot on that machine to include {self.library}'s answer.",
+            )
+        reason = as_str(answer.get("error")) or f"{self.library} unavailable ({state.value})"
+        return ProbeStatus(self.probe, state, reason, hint(answer, state))

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gpuscope.evidence import System
 from gpuscope.model import (
-    GpuFacts,
     GpuSighting,
     Layer,
     PcieLink,
@@ -27,6 +26,7 @@ from gpuscope.model import (
     Vendor,
 )
 from gpuscope.probes.pci_ids import lookup_pci_names
+from gpuscope.probes.sourced import SightingBuilder
 
 PROBE_NAME = "amdgpu_sysfs"
 DRM_CLASS = "/sys/class/drm"
@@ -42,8 +42,8 @@ _CARD_RE = re.compile(r"^card(\d+)$")
 _PCI_BUS_RE = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 _HEX_ID_RE = re.compile(r"^0x[0-9a-f]{1,8}$")
 _DPM_LINE_RE = re.compile(r"^\s*(\d+):\s*(\d+(?:\.\d+)?)\s*mhz\s*(\*)?\s*$", re.IGNORECASE)
+_BOOT_VGA = {"0": False, "1": True}
 _SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*GT/s", re.IGNORECASE)
-_LABEL_CLEAN_RE = re.compile(r"[^a-z0-9]+")
 
 
 # ----------------------------------------------------------------------------- pure parsers
@@ -233,36 +233,23 @@ def _pci_id(system: System, directory: str, name: str) -> str | None:
 # ----------------------------------------------------------------------------- the probe
 
 
-class _Fields:
-    """Collects GpuFacts values with their sources and the reasons for the missing ones."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, object] = {}
-        self.sources: dict[str, str] = {}
-        self.missing: dict[str, str] = {}
-
-    def put(self, field: str, value: object, source: str) -> None:
-        self.values[field] = value
-        self.sources[field] = source
-        self.missing.pop(field, None)
-
-    def miss(self, field: str, reason: str) -> None:
-        if field in self.values:
-            return
-        earlier = self.missing.get(field)
-        if earlier and reason not in earlier:
-            reason = f"{earlier}; {reason}"
-        self.missing[field] = reason
-
-    def sighting(self) -> GpuSighting:
-        return GpuSighting(Layer.SYSFS, GpuFacts(**self.values),  # type: ignore[arg-type]
-                           dict(self.sources), dict(self.missing))
+def _put_read(system: System, fields: SightingBuilder, field: str, path: str,
+              parse: Callable[[str], object | None], unparsed: str, note: str = "") -> None:
+    """`field` from the file at `path`: its parsed value with the path (and `note`) as source,
+    or why not: the file's error, or `unparsed` ("{text!r}" in it is the text read)."""
+    text, source = _read(system, path)
+    value = parse(text) if text is not None else None
+    if value is not None:
+        fields.put(field, value, f"{source}{note}")
+    else:
+        fields.miss_also(field, source if text is None
+                         else f"{source}: {unparsed.format(text=text)}")
 
 
 def _read_card(system: System, card: str) -> GpuSighting | None:
     base = f"{DRM_CLASS}/{card}/device"
     device_realpath = system.realpath(base)
-    fields = _Fields()
+    fields = SightingBuilder(Layer.SYSFS)
     vendor_text, vendor_source = _read(system, f"{base}/vendor")
     if vendor_text is None:
         return None  # a virtual DRM device (vgem, vkms) has no PCI function behind it
@@ -283,20 +270,12 @@ def _read_card(system: System, card: str) -> GpuSighting | None:
                         ("pci_subsystem_vendor_id", "subsystem_vendor"),
                         ("pci_subsystem_device_id", "subsystem_device"),
                         ("pci_revision", "revision")):
-        text, source = _read(system, f"{base}/{name}")
-        value = parse_hex_id(text) if text is not None else None
-        if value is not None:
-            fields.put(field, value, source)
-        else:
-            fields.miss(field, source if text is None else f"{source}: not a hex id: {text!r}")
+        _put_read(system, fields, field, f"{base}/{name}", parse_hex_id,
+                  "not a hex id: {text!r}")
 
     _name_from_pci_ids(system, fields)
 
-    text, source = _read(system, f"{base}/boot_vga")
-    if text in ("0", "1"):
-        fields.put("boot_vga", text == "1", source)
-    else:
-        fields.miss("boot_vga", source if text is None else f"{source}: {text!r}")
+    _put_read(system, fields, "boot_vga", f"{base}/boot_vga", _BOOT_VGA.get, "{text!r}")
 
     driver = _basename_if_link(system, f"{base}/driver")
     if driver:
@@ -308,24 +287,24 @@ def _read_card(system: System, card: str) -> GpuSighting | None:
     if minor is not None:
         fields.put("drm_render_minor", minor, f"{base}/drm/renderD{minor}")
     else:
-        fields.miss("drm_render_minor", f"{base}/drm lists no renderD* node")
+        fields.miss_also("drm_render_minor", f"{base}/drm lists no renderD* node")
 
     if bus and _PCI_BUS_RE.match(bus):
         link, link_source = read_pcie_link(system, device_realpath)
         if link is not None:
             fields.put("pcie_link", link, link_source)
         else:
-            fields.miss("pcie_link", link_source)
+            fields.miss_also("pcie_link", link_source)
 
     if driver == "amdgpu":
         _read_amdgpu_static(system, base, fields)
     else:
-        fields.miss("vram_total_bytes", f"not read from sysfs: {card} is bound to "
+        fields.miss_also("vram_total_bytes", f"not read from sysfs: {card} is bound to "
                     f"{driver or 'no driver'}, not amdgpu")
     return fields.sighting()
 
 
-def _name_from_pci_ids(system: System, fields: _Fields) -> None:
+def _name_from_pci_ids(system: System, fields: SightingBuilder) -> None:
     vendor_id = fields.values.get("pci_vendor_id")
     device_id = fields.values.get("pci_device_id")
     if not isinstance(vendor_id, str) or not isinstance(device_id, str):
@@ -339,30 +318,21 @@ def _name_from_pci_ids(system: System, fields: _Fields) -> None:
     if names.device_name:
         fields.put("name", names.device_name, where.replace("  ", " "))
     else:
-        fields.miss("name", names.reason or "pci.ids does not list this device")
+        fields.miss_also("name", names.reason or "pci.ids does not list this device")
     if names.subsystem_name:
         fields.put("board_name", names.subsystem_name, where.replace("  ", " "))
 
 
-def _read_amdgpu_static(system: System, base: str, fields: _Fields) -> None:
+def _read_amdgpu_static(system: System, base: str, fields: SightingBuilder) -> None:
     for field, name in (("vram_total_bytes", "mem_info_vram_total"),
                         ("visible_vram_total_bytes", "mem_info_vis_vram_total"),
                         ("gtt_total_bytes", "mem_info_gtt_total")):
-        text, source = _read(system, f"{base}/{name}")
-        value = parse_int(text) if text is not None else None
-        if value is not None:
-            fields.put(field, value, source)
-        else:
-            fields.miss(field, source if text is None else f"{source}: not a number")
+        _put_read(system, fields, field, f"{base}/{name}", parse_int, "not a number")
 
     for field, name in (("max_graphics_clock_mhz", "pp_dpm_sclk"),
                         ("max_memory_clock_mhz", "pp_dpm_mclk")):
-        text, source = _read(system, f"{base}/{name}")
-        mhz = max_dpm_mhz(text) if text is not None else None
-        if mhz is not None:
-            fields.put(field, mhz, f"{source} (highest level)")
-        else:
-            fields.miss(field, source if text is None else f"{source}: no DPM levels")
+        _put_read(system, fields, field, f"{base}/{name}", max_dpm_mhz, "no DPM levels",
+                  " (highest level)")
 
     hwmons = hwmon_dirs(system, base)
     for field, name in (("power_cap_w", "power1_cap"), ("power_cap_max_w", "power1_cap_max")):
@@ -374,7 +344,7 @@ def _read_amdgpu_static(system: System, base: str, fields: _Fields) -> None:
                 fields.put(field, watts, f"{source} (µW)")
                 break
             reason = source
-        fields.miss(field, reason)
+        fields.miss_also(field, reason)
 
     for field, name in (("name", "product_name"), ("vbios_version", "vbios_version"),
                         ("serial_number", "serial_number"), ("uuid", "unique_id")):
@@ -382,7 +352,7 @@ def _read_amdgpu_static(system: System, base: str, fields: _Fields) -> None:
         if text:
             fields.put(field, text, source)
         else:
-            fields.miss(field, f"not exposed by this board ({source})" if text is None
+            fields.miss_also(field, f"not exposed by this board ({source})" if text is None
                         else f"{source} is empty")
 
 
@@ -421,51 +391,3 @@ def _probe(system: System) -> ProbeResult:
                     reason=f"{len(sightings)} DRM GPU{plural} ({amdgpu} amdgpu)"),
         sightings=tuple(sightings),
     )
-
-
-# ----------------------------------------------------------------------------- live readings
-
-
-def read_amdgpu_readings(system: System, card: str) -> dict[str, tuple[float | None, str]]:
-    """The dynamic amdgpu readings of one card ("card1") for the live telemetry: metric name
-    (unit in the name) -> (value, source) or (None, why it is missing). Not part of the
-    inventory: these change every tick."""
-    base = f"{DRM_CLASS}/{card}/device"
-    readings: dict[str, tuple[float | None, str]] = {}
-
-    def number(key: str, path: str, scale: float = 1.0) -> None:
-        text, source = _read(system, path)
-        value = parse_int(text) if text is not None else None
-        if value is None:
-            readings[key] = (None, source if text is None else f"{source}: not a number")
-        else:
-            readings[key] = (value * scale, source)
-
-    number("vram_used_bytes", f"{base}/mem_info_vram_used")
-    number("gtt_used_bytes", f"{base}/mem_info_gtt_used")
-    number("gpu_busy_percent", f"{base}/gpu_busy_percent")
-    for key, name in (("sclk_current_mhz", "pp_dpm_sclk"), ("mclk_current_mhz", "pp_dpm_mclk")):
-        text, source = _read(system, f"{base}/{name}")
-        mhz = current_dpm_mhz(text) if text is not None else None
-        readings[key] = (mhz, f"{source} (level marked *)") if mhz is not None else (
-            None, source if text is None else f"{source}: no level marked *")
-
-    hwmons = hwmon_dirs(system, base)
-    if not hwmons:
-        readings["hwmon"] = (None, f"{base}/hwmon has no hwmon* directory")
-        return readings
-    hwmon = hwmons[0]
-    for index in (1, 2, 3):
-        label_text, _ = _read(system, f"{hwmon}/temp{index}_label")
-        label = _LABEL_CLEAN_RE.sub("_", (label_text or f"temp{index}").lower()).strip("_")
-        path = f"{hwmon}/temp{index}_input"
-        if index > 1 and not system.read_text(path).ok:
-            continue  # temp2/temp3 exist only on SOC15 dGPUs
-        number(f"temp_{label or index}_c", path, 1 / 1000)
-    number("power_average_w", f"{hwmon}/power1_average", 1 / 1_000_000)
-    number("power_input_w", f"{hwmon}/power1_input", 1 / 1_000_000)
-    number("fan_rpm", f"{hwmon}/fan1_input")
-    number("fan_pwm_percent", f"{hwmon}/pwm1", 100 / 255)
-    number("sclk_mhz", f"{hwmon}/freq1_input", 1 / 1_000_000)
-    number("mclk_mhz", f"{hwmon}/freq2_input", 1 / 1_000_000)
-    return readings

@@ -22,7 +22,6 @@ from typing import Any
 from gpuscope.evidence import System
 from gpuscope.model import (
     Fact,
-    GpuFacts,
     GpuSighting,
     JsonValue,
     Layer,
@@ -31,10 +30,8 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
-from gpuscope.probes._library_calls import as_dict as _as_dict
-from gpuscope.probes._library_calls import as_int as _as_int
-from gpuscope.probes._library_calls import as_str as _as_str
-from gpuscope.probes._library_calls import attempt_call, recorded_field
+from gpuscope.probes._library_calls import LibraryCalls, as_dict, as_int, as_str
+from gpuscope.probes.sourced import SightingBuilder
 
 PROBE_NAME = "amdsmi"
 LIBRARY_NAME = "amdsmi"
@@ -196,17 +193,6 @@ def _collect_device(amdsmi: Any, index: int, handle: Any) -> dict[str, JsonValue
     return {"index": index, "fields": fields}
 
 
-def _attempt(
-    module: Any,
-    call: str,
-    args: tuple[Any, ...],
-    convert: Callable[[Any], JsonValue],
-    label: str | None = None,
-) -> dict[str, JsonValue]:
-    return attempt_call(module, call, args, convert, library="amdsmi",
-                        error_record=_error_record, label=label)
-
-
 def _error_record(exc: BaseException) -> dict[str, JsonValue]:
     code: int | None = None
     get_code = getattr(exc, "get_error_code", None)
@@ -243,8 +229,8 @@ def _jsonable(value: Any, depth: int = 0) -> JsonValue:
 
 
 def _init_failure(record: Mapping[str, JsonValue]) -> tuple[ProbeState, str]:
-    code = _as_int(record.get("error_code"))
-    message = _as_str(record.get("error")) or "unknown error"
+    code = as_int(record.get("error_code"))
+    message = as_str(record.get("error")) or "unknown error"
     if code == _NO_PERM:
         return ProbeState.PERMISSION_DENIED, "no permission to use the GPUs through amdsmi"
     if code == _DRIVER_NOT_LOADED:
@@ -267,17 +253,16 @@ def probe_amdsmi(system: System) -> ProbeResult:
 
 def parse_amdsmi(answer: JsonValue) -> ProbeResult:
     """Turn `collect_amdsmi`'s JSON into a ProbeResult. Pure; never raises on any JSON."""
+    status = _CALLS.status(answer, _status_hint)
     if not isinstance(answer, dict):
-        return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.ERROR,
-                                       "amdsmi's answer is not a JSON object"))
-    status = _parse_status(answer)
+        return ProbeResult(status)
     facts: list[Fact] = []
     if "lib_version" in answer:
         value, source, reason = _field(answer, "lib_version")
         version = _lib_version(value) if reason is None else None
         facts.append(Fact("amdsmi_library_version", version, source,
                           None if version else reason or f"amdsmi answered {value!r}"))
-    package = _as_str(answer.get("package_version"))
+    package = as_str(answer.get("package_version"))
     if package:
         facts.append(Fact("amdsmi_package_version", package, "amdsmi.__version__"))
 
@@ -292,68 +277,43 @@ def parse_amdsmi(answer: JsonValue) -> ProbeResult:
     return ProbeResult(status=status, sightings=tuple(sightings), stack_facts=tuple(facts))
 
 
-def _parse_status(answer: Mapping[str, JsonValue]) -> ProbeStatus:
-    raw_state = answer.get("status")
-    try:
-        state = ProbeState(raw_state) if isinstance(raw_state, str) else ProbeState.ERROR
-    except ValueError:
-        return ProbeStatus(PROBE_NAME, ProbeState.ERROR, f"unknown amdsmi status {raw_state!r}")
-    if state is ProbeState.OK:
-        return ProbeStatus(PROBE_NAME, state)
-    if state is ProbeState.NOT_CAPTURED:
-        return ProbeStatus(
-            PROBE_NAME, state, "amdsmi was not captured in this snapshot",
-            "Take a new snapshot on that machine to include amdsmi's answer.",
-        )
-    reason = _as_str(answer.get("error")) or f"amdsmi unavailable ({state.value})"
-    hint: str | None
+def _status_hint(answer: Mapping[str, JsonValue], state: ProbeState) -> str | None:
     if state is ProbeState.LIBRARY_MISSING:
         package_missing = answer.get("error_class") in ("ImportError", "ModuleNotFoundError")
-        hint = _HINT_PACKAGE_MISSING if package_missing else _HINT_LIBRARY_MISSING
-    else:
-        hint = _HINTS.get(state.value)
-    return ProbeStatus(PROBE_NAME, state, reason, hint)
+        return _HINT_PACKAGE_MISSING if package_missing else _HINT_LIBRARY_MISSING
+    return _HINTS.get(state.value)
 
 
 def _lib_version(value: JsonValue) -> str | None:
     if isinstance(value, str):
         return value.strip() or None
-    parts = _as_dict(value)
+    parts = as_dict(value)
     if parts is None:
         return None
-    numbers = [_as_int(parts.get(k)) for k in ("major", "minor", "release")]
+    numbers = [as_int(parts.get(k)) for k in ("major", "minor", "release")]
     if any(n is None for n in numbers):
         # amdsmi 6.x named them year/major/minor/release.
-        numbers = [_as_int(parts.get(k)) for k in ("year", "major", "minor", "release")]
+        numbers = [as_int(parts.get(k)) for k in ("year", "major", "minor", "release")]
         if any(n is None for n in numbers):
             return None
     return ".".join(str(n) for n in numbers)
 
 
 def _parse_device(device: Mapping[str, JsonValue], position: int) -> GpuSighting:
-    index = _as_int(device.get("index"))
+    index = as_int(device.get("index"))
     if index is None:
         index = position
-    fields = _as_dict(device.get("fields")) or {}
-    values: dict[str, Any] = {"smi_index": index}
-    sources: dict[str, str] = {"smi_index": "amdsmi_get_processor_handles"}
-    missing: dict[str, str] = {}
-
-    def put(name: str, value: Any, source: str | None) -> None:
-        values[name] = value
-        sources[name] = source or "amdsmi"
-        missing.pop(name, None)
+    fields = as_dict(device.get("fields")) or {}
+    sighting = SightingBuilder(Layer.AMDSMI)
+    sighting.put("smi_index", index, "amdsmi_get_processor_handles")
 
     def take(name: str, key: str, sub: str | None, convert: Callable[[JsonValue], Any]) -> None:
         value, source, reason = _field(fields, key)
         if reason is None and sub is not None:
-            record = _as_dict(value)
+            record = as_dict(value)
             value = record.get(sub) if record is not None else None
         converted = convert(value) if reason is None else None
-        if converted is not None:
-            put(name, converted, source)
-        elif name not in values:
-            missing[name] = reason or _unreadable(value)
+        sighting.take(name, converted, source or "amdsmi", reason or _unreadable(value))
 
     take("pci_bus", "bdf", None, _bdf)
     take("uuid", "uuid", None, _text)
@@ -364,89 +324,81 @@ def _parse_device(device: Mapping[str, JsonValue], position: int) -> GpuSighting
     take("pci_subsystem_device_id", "asic_info", "subsystem_id", _pci_id)
     take("pci_revision", "asic_info", "rev_id", _revision)
     take("compute_units", "asic_info", "num_compute_units", _positive_int)
-    if "compute_units" not in values:
+    if "compute_units" not in sighting.values:
         take("compute_units", "asic_info", "num_of_compute_units", _positive_int)
     take("kernel_driver", "driver_info", "driver_name", _text)
     take("driver_version", "driver_info", "driver_version", _text)
     take("vbios_version", "vbios_info", "version", _text)
-    if "vbios_version" not in values:
+    if "vbios_version" not in sighting.values:
         take("vbios_version", "vbios_info", "vbios_version_string", _text)
     take("power_cap_w", "power_cap_info", "power_cap", _microwatts_to_watts)
     take("power_cap_max_w", "power_cap_info", "max_power_cap", _microwatts_to_watts)
     take("kfd_node", "kfd_info", "node_id", _non_negative_int)
     take("kfd_gpu_id", "kfd_info", "kfd_id", _positive_int)
-    _take_vram(fields, put, missing)
-    _take_gfx_target(fields, put, missing)
+    _take_vram(fields, sighting)
+    _take_gfx_target(fields, sighting)
 
-    vendor = Vendor.from_pci_vendor_id(values.get("pci_vendor_id"))
-    if vendor is not None:
-        put("vendor", vendor, sources.get("pci_vendor_id"))
-    else:
-        missing["vendor"] = missing.get("pci_vendor_id", "amdsmi gave no vendor id")
-    return GpuSighting(Layer.AMDSMI, GpuFacts(**values), sources, missing)
+    vendor = Vendor.from_pci_vendor_id(sighting.values.get("pci_vendor_id"))
+    sighting.take("vendor", vendor, sighting.sources.get("pci_vendor_id") or "amdsmi",
+                  sighting.missing.get("pci_vendor_id", "amdsmi gave no vendor id"))
+    return sighting.sighting()
 
 
 def _take_vram(
-    fields: Mapping[str, JsonValue],
-    put: Callable[[str, Any, str | None], None],
-    missing: dict[str, str],
+    fields: Mapping[str, JsonValue], sighting: SightingBuilder,
 ) -> None:
     value, source, reason = _field(fields, "memory_total_vram")
     total = _positive_int(value) if reason is None else None
     if total is not None:  # bytes
-        put("vram_total_bytes", total, source)
+        sighting.put("vram_total_bytes", total, source or "amdsmi")
         return
     info, info_source, info_reason = _field(fields, "vram_info")
-    info_dict = _as_dict(info) if info_reason is None else None
+    info_dict = as_dict(info) if info_reason is None else None
     size_mb = _positive_int(info_dict.get("vram_size")) if info_dict is not None else None
     if size_mb is not None:  # amdsmi_vram_info_t.vram_size is in MB (amd-smi prints "MB")
-        put("vram_total_bytes", size_mb * 1024 * 1024,
-            f"{info_source or 'amdsmi_get_gpu_vram_info'} (vram_size, MB)")
+        sighting.put("vram_total_bytes", size_mb * 1024 * 1024,
+                     f"{info_source or 'amdsmi_get_gpu_vram_info'} (vram_size, MB)")
         return
-    missing["vram_total_bytes"] = reason or info_reason or _unreadable(value)
+    sighting.miss("vram_total_bytes", reason or info_reason or _unreadable(value))
 
 
 def _take_gfx_target(
-    fields: Mapping[str, JsonValue],
-    put: Callable[[str, Any, str | None], None],
-    missing: dict[str, str],
+    fields: Mapping[str, JsonValue], sighting: SightingBuilder,
 ) -> None:
     value, source, reason = _field(fields, "asic_info")
     if reason is not None:
-        missing["gfx_target"] = reason
+        sighting.miss("gfx_target", reason)
         return
-    info = _as_dict(value) or {}
+    info = as_dict(value) or {}
     raw = info.get("target_graphics_version")
     text = _text(raw)
     if text is None:
-        missing["gfx_target"] = _unreadable(raw)
+        sighting.miss("gfx_target", _unreadable(raw))
         return
     target = text.split(":", 1)[0].strip().lower()
     if _CANONICAL_GFX.match(target):
-        put("gfx_target", target, f"{source or 'amdsmi_get_gpu_asic_info'} "
-                                  "(target_graphics_version)")
+        sighting.put("gfx_target", target,
+                     f"{source or 'amdsmi_get_gpu_asic_info'} (target_graphics_version)")
     else:
-        missing["gfx_target"] = (
-            f"amdsmi reported {text!r}, not a canonical target; KFD's value is used"
-        )
-
-
-def _field(
-    record_set: Mapping[str, JsonValue], key: str
-) -> tuple[JsonValue, str | None, str | None]:
-    """(value, source call, reason it failed) of one recorded call."""
-    return recorded_field(record_set, key, library="amdsmi", failure_reason=_field_reason,
-                          no_record="not read")
+        sighting.miss("gfx_target",
+                      f"amdsmi reported {text!r}, not a canonical target; KFD's value is used")
 
 
 def _field_reason(record: Mapping[str, JsonValue]) -> str:
-    code = _as_int(record.get("error_code"))
+    code = as_int(record.get("error_code"))
     if code is not None and code in _FIELD_REASONS:
         return _FIELD_REASONS[code]
-    message = _as_str(record.get("error")) or _as_str(record.get("error_class")) or "unknown"
+    message = as_str(record.get("error")) or as_str(record.get("error_class")) or "unknown"
     if record.get("error_class") == "AttributeError":
         return message
     return f"amdsmi error: {message}"
+
+
+_CALLS = LibraryCalls(probe=PROBE_NAME, binding="amdsmi", library="amdsmi",
+                      error_record=_error_record, failure_reason=_field_reason,
+                      no_record="not read")
+_attempt = _CALLS.attempt
+_field = _CALLS.field
 
 
 def _unreadable(value: JsonValue) -> str:
@@ -462,33 +414,29 @@ def _text(value: JsonValue) -> str | None:
     return text if text and text != _NOT_AVAILABLE else None
 
 
-def _pci_id(value: JsonValue) -> str | None:
-    """"0x744C", "744c" or 29772 -> "0x744c"."""
-    number = _as_int(value)
+def _hex_number(value: JsonValue, digits: int, smallest: int) -> str | None:
+    """A number amdsmi gives as an int or a hex string ("0x744C", "744c" or 29772) written
+    with `digits` hex digits ("0x744c"); None outside smallest..16**digits - 1."""
+    number = as_int(value)
     if number is None and isinstance(value, str):
-        text = value.strip().lower()
-        text = text[2:] if text.startswith("0x") else text
-        if 0 < len(text) <= 4 and all(c in "0123456789abcdef" for c in text):
+        text = value.strip().lower().removeprefix("0x")
+        if 0 < len(text) <= digits and all(c in "0123456789abcdef" for c in text):
             number = int(text, 16)
-    if number is None or not 0 < number <= 0xFFFF:
+    if number is None or not smallest <= number < 16**digits:
         return None
-    return f"0x{number:04x}"
+    return f"0x{number:0{digits}x}"
+
+
+def _pci_id(value: JsonValue) -> str | None:
+    return _hex_number(value, 4, 1)
 
 
 def _revision(value: JsonValue) -> str | None:
-    number = _as_int(value)
-    if number is None and isinstance(value, str):
-        text = value.strip().lower()
-        text = text[2:] if text.startswith("0x") else text
-        if 0 < len(text) <= 2 and all(c in "0123456789abcdef" for c in text):
-            number = int(text, 16)
-    if number is None or not 0 <= number <= 0xFF:
-        return None
-    return f"0x{number:02x}"
+    return _hex_number(value, 2, 0)
 
 
 def _bdf(value: JsonValue) -> str | None:
-    text = _as_str(value)
+    text = as_str(value)
     match = _BDF.match(text) if text else None
     if not match:
         return None
@@ -504,10 +452,10 @@ def _microwatts_to_watts(value: JsonValue) -> float | None:
 
 
 def _positive_int(value: JsonValue) -> int | None:
-    number = _as_int(value)
+    number = as_int(value)
     return number if number is not None and number > 0 else None
 
 
 def _non_negative_int(value: JsonValue) -> int | None:
-    number = _as_int(value)
+    number = as_int(value)
     return number if number is not None and number >= 0 else None

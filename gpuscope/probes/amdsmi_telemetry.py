@@ -21,10 +21,13 @@ import logging
 import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gpuscope.metrics import Metric, Raw, ThrottleReason
 from gpuscope.probes.amdsmi import _FIELD_REASONS
+from gpuscope.probes.metric_reader import LibraryDeviceReader
+from gpuscope.probes.sourced import sourced
 
 log = logging.getLogger(__name__)
 
@@ -117,12 +120,20 @@ def _power(answer: Any) -> dict[str, float | None]:
 
 
 def _throttle(answer: Any) -> dict[str, float | None]:
-    independent, _ = _key(answer, "indep_throttle_status")
-    if independent is not None:
-        return {Metric.THROTTLE_REASONS: float(throttle_flags_from_amdgpu(int(independent)))}
-    dependent, _ = _key(answer, "throttle_status")
-    if dependent is not None:
-        return {Metric.THROTTLE_REASONS: 0.0 if dependent == 0 else float(ThrottleReason.OTHER)}
+    """amdgpu's throttler bits where the binding keeps them. amdsmi 7.x turns both statuses into
+    bools (`_validate_if_max_uint(..., isBool=True)`): throttled or not, not why, so True reads
+    as ThrottleReason.OTHER."""
+    if isinstance(answer, Mapping):
+        for key in ("indep_throttle_status", "throttle_status"):
+            raw = answer.get(key)
+            if key == "indep_throttle_status" and not isinstance(raw, bool):
+                bits = _number(raw)
+                if bits is not None:
+                    return {Metric.THROTTLE_REASONS: float(throttle_flags_from_amdgpu(int(bits)))}
+                continue
+            status = raw if isinstance(raw, bool) else _number(raw)
+            if status is not None:
+                return {Metric.THROTTLE_REASONS: float(ThrottleReason.OTHER) if status else 0.0}
     return {Metric.THROTTLE_REASONS: None}
 
 
@@ -252,21 +263,18 @@ class AmdsmiSession:
                 log.debug("amdsmi_shut_down failed: %s", _reason(exc))
 
 
-class AmdsmiDeviceReader:
-    """The metrics of one AMD GPU through amdsmi. `read` never raises."""
+class AmdsmiDeviceReader(LibraryDeviceReader):
+    """The metrics of one AMD GPU through amdsmi. `read` never raises. amdsmi has no "lost"
+    answer (`lost` stays None): sysfs notices a lost GPU."""
 
     name = READER_NAME
+    library = "amdsmi"
+    no_value = "amdsmi answered N/A"
 
     def __init__(self, amdsmi: Any, handle: Any, bus: str) -> None:
+        super().__init__(bus)
         self._amdsmi = amdsmi
         self._handle = handle
-        self.bus = bus
-        self.lost: str | None = None  # amdsmi has no "lost" answer; sysfs notices a lost GPU
-        self.generation = 0
-        self.supported: dict[str, str] = {}
-        self.unsupported: dict[str, str] = {}
-        self._active: dict[str, tuple[_Query, tuple[Any, ...]]] = {}  # label -> query, args
-        self._metric_query: dict[str, str] = {}
         self._static: dict[str, Raw] = {}
         self._fan_max: float = _DEFAULT_FAN_MAX
         self._discover()
@@ -313,10 +321,9 @@ class AmdsmiDeviceReader:
                     if value is not None:
                         self._static[metric] = (value, query.label)
             if any(m in self.supported for m in query.metrics):
-                self._active[query.label] = (query, args)
+                self._active[query.label] = partial(self._ask, query, args)
         self._discover_fan_percent()
-        for metric, reason in self.unsupported.items():
-            log.info("amdsmi GPU %s: %s not available: %s", self.bus, metric, reason)
+        self._log_unsupported()
         self.generation += 1
 
     def _discover_fan_percent(self) -> None:
@@ -341,48 +348,23 @@ class AmdsmiDeviceReader:
                 log.debug("amdsmi_get_gpu_fan_speed_max: %s", _reason(exc))
         self.supported[Metric.FAN_PERCENT] = label
 
-    def _give_up(self, metrics: Collection[str], reason: str) -> None:
-        for metric in metrics:
-            self.unsupported[metric] = reason
-            self.supported.pop(metric, None)
-            self._metric_query.pop(metric, None)
-
     def read(self, metrics: Collection[str]) -> dict[str, Raw]:
         out: dict[str, Raw] = {}
-        labels: dict[str, None] = {}
         for metric in metrics:
             if metric in self._static:
                 out[metric] = self._static[metric]
             elif metric == Metric.FAN_PERCENT and metric in self.supported:
                 out[metric] = self._fan_percent()
-            elif (label := self._metric_query.get(metric)) is not None:
-                labels[label] = None
-        for label in labels:
-            active = self._active.get(label)
-            if active is None:
-                continue
-            query, args = active
-            try:
-                values = query.extract(getattr(self._amdsmi, query.call)(self._handle, *args))
-            except Exception as exc:  # one query's failure is its metrics' missing reason
-                reason = f"{label}: {_reason(exc)}"
-                query_metrics = [m for m, q in self._metric_query.items() if q == label]
-                if _is_permanent(exc):
-                    log.info("amdsmi GPU %s: %s no longer available: %s", self.bus,
-                             ", ".join(query_metrics), reason)
-                    self._give_up(query_metrics, reason)
-                    self._active.pop(label, None)
-                    self.generation += 1
-                for metric in query_metrics:
-                    out[metric] = (None, reason)
-                continue
-            for metric in query.metrics:
-                if metric not in self._metric_query:
-                    continue
-                value = values.get(metric)
-                out[metric] = (value, label) if value is not None else (
-                    None, f"{label}: amdsmi answered N/A")
-        return out
+        return self._read_queries(metrics, out)
+
+    def _ask(self, query: _Query, args: tuple[Any, ...]) -> dict[str, float | None]:
+        return query.extract(getattr(self._amdsmi, query.call)(self._handle, *args))
+
+    def _failure_is_permanent(self, exc: BaseException) -> bool:
+        return _is_permanent(exc)
+
+    def _failure_reason(self, exc: BaseException) -> str:
+        return _reason(exc)
 
     def _fan_percent(self) -> Raw:
         label = self.supported.get(Metric.FAN_PERCENT, "amdsmi_get_gpu_fan_speed(0)")
@@ -390,9 +372,8 @@ class AmdsmiDeviceReader:
             value = _number(self._amdsmi.amdsmi_get_gpu_fan_speed(self._handle, 0))
         except Exception as exc:  # as in read()
             return None, f"amdsmi_get_gpu_fan_speed(0): {_reason(exc)}"
-        if value is None:
-            return None, f"{label}: amdsmi answered N/A"
-        return min(100.0, 100.0 * value / self._fan_max), label
+        return sourced(min(100.0, 100.0 * value / self._fan_max) if value is not None else None,
+                       label, "amdsmi answered N/A")
 
     def background(self, now: float) -> None:
         """amdsmi has no slow fast-path query."""

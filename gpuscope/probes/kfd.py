@@ -18,7 +18,6 @@ from gpuscope.evidence import Identity, System
 from gpuscope.model import (
     DeviceNodeAccess,
     Fact,
-    GpuFacts,
     GpuKind,
     GpuSighting,
     JsonValue,
@@ -29,6 +28,7 @@ from gpuscope.model import (
     Vendor,
 )
 from gpuscope.probes.amdgpu_sysfs import is_linux
+from gpuscope.probes.sourced import SightingBuilder
 
 PROBE_NAME = "kfd"
 KFD_CLASS = "/sys/class/kfd"
@@ -365,55 +365,49 @@ def _bus(node: _Node) -> str | None:
 def _sighting(node: _Node, bus_counts: Counter[str | None]) -> GpuSighting:
     props = node.properties
     source = f"{node.path}/properties"
-    values: dict[str, object] = {"kfd_node": node.index}
-    sources: dict[str, str] = {"kfd_node": node.path}
-    missing: dict[str, str] = {}
-
-    def put(name: str, value: object, where: str) -> None:
-        values[name] = value
-        sources[name] = where
-
+    fields = SightingBuilder(Layer.KFD)
+    fields.put("kfd_node", node.index, node.path)
     if node.gpu_id:
-        put("kfd_gpu_id", node.gpu_id, f"{node.path}/gpu_id")
+        fields.put("kfd_gpu_id", node.gpu_id, f"{node.path}/gpu_id")
     else:
-        missing["kfd_gpu_id"] = f"{node.path}/gpu_id unreadable"
+        fields.miss("kfd_gpu_id", f"{node.path}/gpu_id unreadable")
     vendor_id = props.get("vendor_id")
     if vendor_id:
-        put("pci_vendor_id", f"0x{vendor_id:04x}", f"{source} vendor_id")
-        put("vendor", Vendor.from_pci_vendor_id(f"0x{vendor_id:04x}"), f"{source} vendor_id")
+        vendor_source = f"{source} vendor_id"
+        fields.put("pci_vendor_id", f"0x{vendor_id:04x}", vendor_source)
+        fields.put("vendor", Vendor.from_pci_vendor_id(f"0x{vendor_id:04x}"), vendor_source)
     else:
-        missing["pci_vendor_id"] = f"{source}: no vendor_id"
+        fields.miss("pci_vendor_id", f"{source}: no vendor_id")
     device_id = props.get("device_id")
     if device_id:
-        put("pci_device_id", f"0x{device_id:04x}", f"{source} device_id")
+        fields.put("pci_device_id", f"0x{device_id:04x}", f"{source} device_id")
     else:
-        missing["pci_device_id"] = f"{source}: no device_id"
+        fields.miss("pci_device_id", f"{source}: no device_id")
     bus = _bus(node)
     if bus is not None:
-        put("pci_bus", bus, f"{source} domain, location_id")
+        fields.put("pci_bus", bus, f"{source} domain, location_id")
         if bus_counts[bus] > 1:
             # Several KFD nodes on one PCI function: a partitioned GPU (MI300 CPX/TPX modes).
-            put("kind", GpuKind.PARTITION, f"{source} ({bus_counts[bus]} KFD nodes on {bus})")
+            fields.put("kind", GpuKind.PARTITION,
+                       f"{source} ({bus_counts[bus]} KFD nodes on {bus})")
     else:
-        missing["pci_bus"] = f"{source}: no location_id"
+        fields.miss("pci_bus", f"{source}: no location_id")
     gfx_value = props.get("gfx_target_version")
     gfx = decode_gfx_target_version(gfx_value) if gfx_value is not None else None
-    if gfx is not None:
-        put("gfx_target", gfx, f"{source} gfx_target_version {gfx_value}")
-    else:
-        missing["gfx_target"] = (f"{source}: no gfx_target_version (kernel too old)"
-                                 if gfx_value is None
-                                 else f"{source}: gfx_target_version {gfx_value} is no target")
+    fields.take("gfx_target", gfx, f"{source} gfx_target_version {gfx_value}",
+                f"{source}: no gfx_target_version (kernel too old)" if gfx_value is None
+                else f"{source}: gfx_target_version {gfx_value} is no target")
     simd_count = props.get("simd_count", 0)
-    put("simd_count", simd_count, f"{source} simd_count")
+    fields.put("simd_count", simd_count, f"{source} simd_count")
     simd_per_cu = props.get("simd_per_cu", 0)
     if simd_per_cu > 0:
-        put("compute_units", simd_count // simd_per_cu, f"{source} simd_count / simd_per_cu")
+        fields.put("compute_units", simd_count // simd_per_cu,
+                   f"{source} simd_count / simd_per_cu")
     else:
-        missing["compute_units"] = f"{source}: simd_per_cu is 0 or missing"
+        fields.miss("compute_units", f"{source}: simd_per_cu is 0 or missing")
     minor = props.get("drm_render_minor", 0)
     if minor > 0:
-        put("drm_render_minor", minor, f"{source} drm_render_minor")
+        fields.put("drm_render_minor", minor, f"{source} drm_render_minor")
     else:
-        missing["drm_render_minor"] = f"{source}: no drm_render_minor"
-    return GpuSighting(Layer.KFD, GpuFacts(**values), sources, missing)  # type: ignore[arg-type]
+        fields.miss("drm_render_minor", f"{source}: no drm_render_minor")
+    return fields.sighting()

@@ -16,7 +16,6 @@ from typing import Any
 from gpuscope.evidence import System
 from gpuscope.model import (
     Fact,
-    GpuFacts,
     GpuKind,
     GpuSighting,
     JsonValue,
@@ -27,10 +26,8 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
-from gpuscope.probes._library_calls import as_dict as _as_dict
-from gpuscope.probes._library_calls import as_int as _as_int
-from gpuscope.probes._library_calls import as_str as _as_str
-from gpuscope.probes._library_calls import attempt_call, recorded_field
+from gpuscope.probes._library_calls import LibraryCalls, as_dict, as_int, as_str
+from gpuscope.probes.sourced import SightingBuilder
 
 PROBE_NAME = "nvml"
 LIBRARY_NAME = "nvml"
@@ -240,17 +237,6 @@ def _collect_device(nvml: Any, index: int) -> dict[str, JsonValue]:
     return device
 
 
-def _attempt(
-    nvml: Any,
-    call: str,
-    args: tuple[Any, ...],
-    convert: Callable[[Any], JsonValue],
-    label: str | None = None,
-) -> dict[str, JsonValue]:
-    return attempt_call(nvml, call, args, convert, library="nvidia-ml-py",
-                        error_record=_error_record, label=label)
-
-
 def _error_record(exc: BaseException) -> dict[str, JsonValue]:
     return {"error": _message(exc), "error_class": type(exc).__name__,
             "error_code": _error_code(exc)}
@@ -314,11 +300,10 @@ def probe_nvml(system: System) -> ProbeResult:
 
 def parse_nvml(answer: JsonValue) -> ProbeResult:
     """Turn `collect_nvml`'s JSON into a ProbeResult. Pure; never raises on any JSON."""
+    status = _CALLS.status(answer, _status_hint)
     if not isinstance(answer, dict):
-        return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.ERROR,
-                                       "NVML's answer is not a JSON object"))
-    status = _parse_status(answer)
-    system = _as_dict(answer.get("system")) or {}
+        return ProbeResult(status)
+    system = as_dict(answer.get("system")) or {}
     driver_version, driver_source, _ = _field(system, "driver_version")
     facts = _system_facts(system)
 
@@ -327,11 +312,11 @@ def parse_nvml(answer: JsonValue) -> ProbeResult:
     devices = answer.get("devices")
     if isinstance(devices, list):
         for position, entry in enumerate(devices):
-            device = _as_dict(entry)
+            device = as_dict(entry)
             if device is None:
                 continue
             sighting, device_facts = _parse_device(
-                device, position, _as_str(driver_version), driver_source
+                device, position, as_str(driver_version), driver_source
             )
             sightings.append(sighting)
             facts.extend(device_facts)
@@ -351,33 +336,19 @@ def parse_nvml(answer: JsonValue) -> ProbeResult:
     return ProbeResult(status=status, sightings=tuple(sightings), stack_facts=tuple(facts))
 
 
-def _parse_status(answer: Mapping[str, JsonValue]) -> ProbeStatus:
-    raw_state = answer.get("status")
-    try:
-        state = ProbeState(raw_state) if isinstance(raw_state, str) else ProbeState.ERROR
-    except ValueError:
-        return ProbeStatus(PROBE_NAME, ProbeState.ERROR, f"unknown NVML status {raw_state!r}")
-    if state is ProbeState.OK:
-        return ProbeStatus(PROBE_NAME, state)
-    error = _as_str(answer.get("error"))
-    error_class = _as_str(answer.get("error_class"))
-    if state is ProbeState.NOT_CAPTURED:
-        return ProbeStatus(
-            PROBE_NAME, state, "NVML was not captured in this snapshot",
-            "Take a new snapshot on that machine to include NVML's answer.",
-        )
-    hint = _HINTS.get(error_class or "")
+def _status_hint(answer: Mapping[str, JsonValue], state: ProbeState) -> str | None:
+    hint = _HINTS.get(as_str(answer.get("error_class")) or "")
     if hint is None and state is ProbeState.ERROR:
         hint = "Run `nvidia-smi`: if it fails too, the driver installation is broken."
-    return ProbeStatus(PROBE_NAME, state, error or f"NVML unavailable ({state.value})", hint)
+    return hint
 
 
 def _system_facts(system: Mapping[str, JsonValue]) -> list[Fact]:
     facts: list[Fact] = []
     for key, fact_key, convert in (
-        ("driver_version", "nvidia_driver_version", _as_str),
+        ("driver_version", "nvidia_driver_version", as_str),
         ("cuda_driver_version", "cuda_driver_version", _cuda_version),
-        ("nvml_version", "nvml_library_version", _as_str),
+        ("nvml_version", "nvml_library_version", as_str),
     ):
         if key not in system:
             continue
@@ -391,7 +362,7 @@ def _system_facts(system: Mapping[str, JsonValue]) -> list[Fact]:
 
 def _cuda_version(value: JsonValue) -> str | None:
     """NVML encodes the CUDA version as 1000 * major + 10 * minor: 12040 -> "12.4"."""
-    number = _as_int(value)
+    number = as_int(value)
     if number is None or number <= 0:
         return None
     return f"{number // 1000}.{(number % 1000) // 10}"
@@ -403,19 +374,18 @@ def _parse_device(
     driver_version: str | None,
     driver_source: str | None,
 ) -> tuple[GpuSighting, list[Fact]]:
-    index = _as_int(device.get("index"))
+    index = as_int(device.get("index"))
     if index is None:
         index = position
-    fields = _as_dict(device.get("fields")) or {}
-    values: dict[str, Any] = {"smi_index": index, "vendor": Vendor.NVIDIA}
-    sources: dict[str, str] = {"smi_index": "nvmlDeviceGetHandleByIndex",
-                               "vendor": "NVML (an NVIDIA-only library)"}
-    missing: dict[str, str] = {}
+    fields = as_dict(device.get("fields")) or {}
+    sighting = SightingBuilder(Layer.NVML)
+    sighting.put("smi_index", index, "nvmlDeviceGetHandleByIndex")
+    sighting.put("vendor", Vendor.NVIDIA, "NVML (an NVIDIA-only library)")
     facts: list[Fact] = []
 
     lost = device.get("lost") is True
     unread_reason = "not read"
-    handle = _as_dict(device.get("handle")) or {}
+    handle = as_dict(device.get("handle")) or {}
     if "error" in handle:
         unread_reason = f"NVML could not open this GPU: {_failure_reason(handle)}"
     if lost:
@@ -423,57 +393,50 @@ def _parse_device(
 
     def take(field_name: str, key: str, convert: Callable[[JsonValue], Any]) -> None:
         if key not in fields:
-            missing.setdefault(field_name, unread_reason)
+            sighting.miss(field_name, unread_reason)
             return
         value, source, reason = _field(fields, key)
         converted = convert(value) if reason is None else None
-        if converted is not None:
-            values[field_name] = converted
-            sources[field_name] = source or key
-        else:
-            missing[field_name] = reason or f"NVML answered {value!r}"
+        sighting.take(field_name, converted, source or key, reason or f"NVML answered {value!r}")
 
     take("name", "name", _nonempty_str)
     take("uuid", "uuid", _nonempty_str)
     take("vbios_version", "vbios_version", _nonempty_str)
     take("serial_number", "serial", _nonempty_str)
-    take("vram_total_bytes", "memory_info", lambda v: _positive(_as_dict(v), "total"))
+    take("vram_total_bytes", "memory_info", lambda v: _positive(as_dict(v), "total"))
     take("compute_capability", "cuda_compute_capability", _compute_capability)
     take("power_cap_w", "power_limit_mw", _milliwatts_to_watts)
     take("power_cap_max_w", "power_limit_constraints_mw", _max_constraint_w)
     take("max_graphics_clock_mhz", "max_clock_graphics_mhz", _positive_int)
     take("max_memory_clock_mhz", "max_clock_memory_mhz", _positive_int)
     take("compute_units", "attributes",
-         lambda v: _positive(_as_dict(v), "multiprocessor_count"))
-    if "compute_units" in missing and "attributes" in fields:
-        missing["compute_units"] = (
-            "NVML reports SM counts only for MIG devices (nvmlDeviceGetAttributes): "
-            + missing["compute_units"]
-        )
-    _take_pci(fields, values, sources, missing, unread_reason)
-    _take_pcie_link(fields, values, sources, missing, unread_reason)
+         lambda v: _positive(as_dict(v), "multiprocessor_count"))
+    if "compute_units" in sighting.missing and "attributes" in fields:
+        sighting.miss("compute_units",
+                      "NVML reports SM counts only for MIG devices (nvmlDeviceGetAttributes): "
+                      + sighting.missing["compute_units"])
+    _take_pci(fields, sighting, unread_reason)
+    _take_pcie_link(fields, sighting, unread_reason)
 
     kind, kind_source = GpuKind.DISCRETE, "NVML (assumed discrete)"
     virtualization = _field(fields, "virtualization_mode") if "virtualization_mode" in fields \
         else (None, None, None)
-    if _as_int(virtualization[0]) == _NVML_GPU_VIRTUALIZATION_MODE_VGPU:
+    if as_int(virtualization[0]) == _NVML_GPU_VIRTUALIZATION_MODE_VGPU:
         kind, kind_source = GpuKind.VIRTUAL, virtualization[1] or "nvmlDeviceGetVirtualizationMode"
-    values["kind"] = kind
-    sources["kind"] = kind_source
+    sighting.put("kind", kind, kind_source)
 
     if not lost and "error" not in handle:
         # Only the nvidia kernel driver answers NVML, and its version is system-wide.
-        values["kernel_driver"] = "nvidia"
-        sources["kernel_driver"] = "NVML (answered by the nvidia kernel driver)"
+        sighting.put("kernel_driver", "nvidia", "NVML (answered by the nvidia kernel driver)")
         if driver_version:
-            values["driver_version"] = driver_version
-            sources["driver_version"] = driver_source or "nvmlSystemGetDriverVersion"
+            sighting.put("driver_version", driver_version,
+                         driver_source or "nvmlSystemGetDriverVersion")
 
-    bus_label = values.get("pci_bus") or f"index{index}"
+    bus_label = sighting.values.get("pci_bus") or f"index{index}"
     if "mig_mode" in fields:
         mig, mig_source, _reason = _field(fields, "mig_mode")
         if isinstance(mig, list) and len(mig) >= 2:
-            current, pending = _as_int(mig[0]), _as_int(mig[1])
+            current, pending = as_int(mig[0]), as_int(mig[1])
             source = mig_source or "nvmlDeviceGetMigMode"
             if current == _NVML_DEVICE_MIG_ENABLE:
                 facts.append(Fact(f"nvml_mig_enabled:{bus_label}", True, source))
@@ -482,60 +445,53 @@ def _parse_device(
                                   pending == _NVML_DEVICE_MIG_ENABLE, source))
     if lost:
         facts.append(Fact(f"nvml_gpu_lost:{bus_label}", True,
-                          _as_str(device.get("lost_call")) or "NVML"))
-        missing.setdefault("kernel_driver", unread_reason)
+                          as_str(device.get("lost_call")) or "NVML"))
+        sighting.miss("kernel_driver", unread_reason)
 
-    facts_obj = GpuFacts(**values)
-    return GpuSighting(Layer.NVML, facts_obj, sources, missing), facts
+    return sighting.sighting(), facts
 
 
 def _take_pci(
     fields: Mapping[str, JsonValue],
-    values: dict[str, Any],
-    sources: dict[str, str],
-    missing: dict[str, str],
+    sighting: SightingBuilder,
     unread_reason: str,
 ) -> None:
     names = ("pci_bus", "pci_vendor_id", "pci_device_id", "pci_subsystem_vendor_id",
              "pci_subsystem_device_id")
     if "pci_info" not in fields:
         for name in names:
-            missing[name] = unread_reason
+            sighting.miss(name, unread_reason)
         return
     value, source, reason = _field(fields, "pci_info")
-    info = _as_dict(value) if reason is None else None
+    info = as_dict(value) if reason is None else None
     source = source or "nvmlDeviceGetPciInfo"
     found: dict[str, str | None] = dict.fromkeys(names)
     if info is not None:
         found["pci_bus"] = _normalise_bus_id(info)
-        device_id = _as_int(info.get("pci_device_id"))
+        device_id = as_int(info.get("pci_device_id"))
         if device_id is not None and device_id > 0:
             found["pci_device_id"] = f"0x{(device_id >> 16) & 0xFFFF:04x}"
             found["pci_vendor_id"] = f"0x{device_id & 0xFFFF:04x}"
-        subsystem = _as_int(info.get("pci_subsystem_id"))
+        subsystem = as_int(info.get("pci_subsystem_id"))
         if subsystem is not None and subsystem > 0:
             found["pci_subsystem_device_id"] = f"0x{(subsystem >> 16) & 0xFFFF:04x}"
             found["pci_subsystem_vendor_id"] = f"0x{subsystem & 0xFFFF:04x}"
     for name in names:
-        if found[name] is not None:
-            values[name] = found[name]
-            sources[name] = source
-        else:
-            missing[name] = reason or "NVML's PCI information lacks it"
-    if values.get("pci_vendor_id"):
-        values["vendor"] = Vendor.from_pci_vendor_id(values["pci_vendor_id"])
-        sources["vendor"] = source
+        sighting.take(name, found[name], source, reason or "NVML's PCI information lacks it")
+    vendor_id = sighting.values.get("pci_vendor_id")
+    if vendor_id:
+        sighting.put("vendor", Vendor.from_pci_vendor_id(vendor_id), source)
 
 
 def _normalise_bus_id(info: Mapping[str, JsonValue]) -> str | None:
     """NVML's "00000000:01:00.0" (32-bit domain) -> "0000:01:00.0"."""
-    text = _as_str(info.get("bus_id"))
+    text = as_str(info.get("bus_id"))
     match = _BUS_ID.match(text) if text else None
     if match:
         domain = int(match.group(1), 16) if match.group(1) else 0
         return (f"{domain:04x}:{int(match.group(2), 16):02x}:{int(match.group(3), 16):02x}."
                 f"{match.group(4)}")
-    numbers = [_as_int(info.get(k)) for k in ("domain", "bus", "device")]
+    numbers = [as_int(info.get(k)) for k in ("domain", "bus", "device")]
     if any(n is None or n < 0 for n in numbers):
         return None
     dom, bus, dev = (n or 0 for n in numbers)
@@ -544,9 +500,7 @@ def _normalise_bus_id(info: Mapping[str, JsonValue]) -> str | None:
 
 def _take_pcie_link(
     fields: Mapping[str, JsonValue],
-    values: dict[str, Any],
-    sources: dict[str, str],
-    missing: dict[str, str],
+    sighting: SightingBuilder,
     unread_reason: str,
 ) -> None:
     parts: dict[str, int | None] = {}
@@ -558,53 +512,52 @@ def _take_pcie_link(
             reasons.append(unread_reason)
             continue
         value, _source, reason = _field(fields, key)
-        number = _as_int(value) if reason is None else None
+        number = as_int(value) if reason is None else None
         parts[key] = number if number is not None and number > 0 else None
         if reason:
             reasons.append(reason)
     if all(v is None for v in parts.values()):
-        missing["pcie_link"] = reasons[0] if reasons else "NVML reported no PCIe link"
+        sighting.miss("pcie_link", reasons[0] if reasons else "NVML reported no PCIe link")
         return
     current_gen, max_gen = parts["pcie_current_generation"], parts["pcie_max_generation"]
     # An idle NVIDIA GPU drops its link to a lower generation; "current" is a moment's value.
-    values["pcie_link"] = PcieLink(
+    link = PcieLink(
         current_speed_gt_s=_PCIE_GEN_SPEED_GT_S.get(current_gen) if current_gen else None,
         current_width=parts["pcie_current_width"],
         max_speed_gt_s=_PCIE_GEN_SPEED_GT_S.get(max_gen) if max_gen else None,
         max_width=parts["pcie_max_width"],
         measured_at="NVML",
     )
-    sources["pcie_link"] = "nvmlDeviceGet{Curr,Max}PcieLink{Generation,Width}"
-
-
-def _field(
-    record_set: Mapping[str, JsonValue], key: str
-) -> tuple[JsonValue, str | None, str | None]:
-    """(value, source call, reason it failed) of one recorded call."""
-    return recorded_field(record_set, key, library="NVML", failure_reason=_failure_reason,
-                          no_record="NVML's answer holds no such record")
+    sighting.put("pcie_link", link, "nvmlDeviceGet{Curr,Max}PcieLink{Generation,Width}")
 
 
 def _failure_reason(record: Mapping[str, JsonValue]) -> str:
-    error_class = _as_str(record.get("error_class")) or ""
+    error_class = as_str(record.get("error_class")) or ""
     if error_class in _FIELD_REASONS:
         return _FIELD_REASONS[error_class]
-    message = _as_str(record.get("error")) or error_class or "unknown error"
+    message = as_str(record.get("error")) or error_class or "unknown error"
     if error_class == "AttributeError":
         return message
     return f"NVML error: {message}"
 
 
+_CALLS = LibraryCalls(probe=PROBE_NAME, binding="nvidia-ml-py", library="NVML",
+                      error_record=_error_record, failure_reason=_failure_reason,
+                      no_record="NVML's answer holds no such record")
+_attempt = _CALLS.attempt
+_field = _CALLS.field
+
+
 def _compute_capability(value: JsonValue) -> str | None:
     if isinstance(value, list) and len(value) == 2:
-        major, minor = _as_int(value[0]), _as_int(value[1])
+        major, minor = as_int(value[0]), as_int(value[1])
         if major is not None and minor is not None and major > 0 and minor >= 0:
             return f"{major}.{minor}"
     return None
 
 
 def _milliwatts_to_watts(value: JsonValue) -> float | None:
-    number = _as_int(value)
+    number = as_int(value)
     return number / 1000.0 if number is not None and number > 0 else None
 
 
@@ -619,10 +572,10 @@ def _positive(mapping: Mapping[str, JsonValue] | None, key: str) -> int | None:
 
 
 def _positive_int(value: JsonValue) -> int | None:
-    number = _as_int(value)
+    number = as_int(value)
     return number if number is not None and number > 0 else None
 
 
 def _nonempty_str(value: JsonValue) -> str | None:
-    text = _as_str(value)
+    text = as_str(value)
     return text.strip() if text and text.strip() else None

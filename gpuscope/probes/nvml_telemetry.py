@@ -24,10 +24,13 @@ import math
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gpuscope.metrics import Metric, Raw, ThrottleReason
+from gpuscope.probes.metric_reader import LibraryDeviceReader
 from gpuscope.probes.nvml import _FIELD_REASONS, _INIT_FAILURES, _REASON_LIBRARY_NOT_FOUND
+from gpuscope.probes.sourced import sourced
 
 log = logging.getLogger(__name__)
 
@@ -185,24 +188,20 @@ class NvmlSession:
                 log.debug("nvmlShutdown failed: %s", _message(exc))
 
 
-class NvmlDeviceReader:
+class NvmlDeviceReader(LibraryDeviceReader):
     """The metrics of one NVIDIA GPU. `read` never raises: failures become missing readings,
     a lost GPU sets `lost`."""
 
     name = READER_NAME
+    library = "NVML"
+    no_value = "NVML gave no value"
 
     def __init__(self, nvml: Any, handle: Any, index: int, bus: str,
                  broken: str | None = None) -> None:
+        super().__init__(bus)
         self._nvml = nvml
         self._handle = handle
         self.index = index
-        self.bus = bus
-        self.lost: str | None = None
-        self.generation = 0  # bumps whenever `supported` changes
-        self.supported: dict[str, str] = {}  # metric -> source
-        self.unsupported: dict[str, str] = {}  # metric -> why
-        self._queries: dict[str, tuple[_Query, str]] = {}  # active: label -> (query, call)
-        self._metric_query: dict[str, str] = {}
         self._throughput: dict[str, Raw] = {}
         self._throughput_at = 0.0
         self._throughput_turn = 0
@@ -308,10 +307,9 @@ class NvmlDeviceReader:
                 if metric not in self.unsupported:
                     self.supported[metric] = label
                     self._metric_query[metric] = label
-            self._queries[label] = (query, call)
+            self._active[label] = partial(self._ask, query, call)
         self._refresh_throughput(time.monotonic(), discovering=True)
-        for metric, reason in self.unsupported.items():
-            log.info("NVML GPU %s: %s not available: %s", self.bus, metric, reason)
+        self._log_unsupported()
         self.generation += 1
 
     def _try_older(self, query: _Query, newer: str, metrics: tuple[str, ...]) -> bool:
@@ -326,19 +324,28 @@ class NvmlDeviceReader:
             for metric in metrics:
                 self.supported[metric] = label
                 self._metric_query[metric] = label
-            self._queries[label] = (query, call)
+            self._active[label] = partial(self._ask, query, call)
             return True
         return False
+
+    def _ask(self, query: _Query, call: str) -> dict[str, float | None]:
+        return query.extract(getattr(self._nvml, call)(self._handle, *query.args))
 
     @staticmethod
     def _is_permanent(exc: BaseException) -> bool:
         return _code(exc) in _PERMANENT_CODES or isinstance(exc, (AttributeError, TypeError))
 
-    def _give_up(self, metrics: Collection[str], reason: str) -> None:
-        for metric in metrics:
-            self.unsupported[metric] = reason
-            self.supported.pop(metric, None)
-            self._metric_query.pop(metric, None)
+    def _failure_is_permanent(self, exc: BaseException) -> bool:
+        return self._is_permanent(exc)
+
+    def _failure_reason(self, exc: BaseException) -> str:
+        return _reason(exc)
+
+    def _lost_by(self, exc: BaseException) -> bool:
+        if _code(exc) != _GPU_IS_LOST:
+            return False
+        self.lost = REASON_LOST
+        return True
 
     # ------------------------------------------------------------------ the fast path
 
@@ -348,39 +355,10 @@ class NvmlDeviceReader:
             return out
         if self.lost is not None and not self._answers_again():
             return {metric: (None, self.lost) for metric in metrics}
-        labels: dict[str, None] = {}
         for metric in metrics:
             if metric in self._throughput:
                 out[metric] = self._throughput[metric]
-            elif (label := self._metric_query.get(metric)) is not None:
-                labels[label] = None
-        for label in labels:
-            active = self._queries.get(label)
-            if active is None:
-                continue
-            query, call = active
-            try:
-                values = query.extract(getattr(self._nvml, call)(self._handle, *query.args))
-            except Exception as exc:  # classified below
-                code = _code(exc)
-                if code == _GPU_IS_LOST:
-                    self.lost = REASON_LOST
-                    return {metric: (None, REASON_LOST) for metric in metrics}
-                reason = f"{label}: {_reason(exc)}"
-                query_metrics = [m for m, q in self._metric_query.items() if q == label]
-                if self._is_permanent(exc):
-                    log.info("NVML GPU %s: %s no longer available: %s", self.bus,
-                             ", ".join(query_metrics), reason)
-                    self._give_up(query_metrics, reason)
-                    self._queries.pop(label, None)
-                    self.generation += 1
-                for metric in query_metrics:
-                    out[metric] = (None, reason)
-                continue
-            for metric, value in values.items():
-                out[metric] = (value, label) if value is not None else (
-                    None, f"{label}: NVML gave no value")
-        return out
+        return self._read_queries(metrics, out)
 
     def _answers_again(self) -> bool:
         """A lost GPU is asked one cheap question per tick; an answer clears `lost`."""
@@ -434,8 +412,7 @@ class NvmlDeviceReader:
                     continue
                 self._throughput[metric] = (None, f"{label}: {_reason(exc)}")
             else:
-                self._throughput[metric] = (value, label) if value is not None else (
-                    None, f"{label}: NVML gave no value")
+                self._throughput[metric] = sourced(value, label, "NVML gave no value")
             self.supported[metric] = label
 
     def processes(self) -> tuple[list[dict[str, Any]], str] | str:

@@ -14,10 +14,9 @@ sampler then reads only what is supported, through paths and calls prepared up f
 from __future__ import annotations
 
 import logging
-import posixpath
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Protocol
@@ -28,22 +27,14 @@ from gpuscope.metrics import (
     HOST_DEVICE,
     HOST_METRICS,
     GpuProcess,
-    Metric,
     ProcessSnapshot,
-    Raw,
     Reading,
 )
-from gpuscope.model import Gpu, Inventory, OriginKind, Vendor, pcie_generation
-from gpuscope.probes.amdgpu_sysfs import (
-    DRM_CLASS,
-    current_dpm_mhz,
-    hwmon_dirs,
-    parse_int,
-    parse_link_speed,
-    read_pcie_link,
-)
+from gpuscope.model import Gpu, Inventory, OriginKind, Vendor
+from gpuscope.probes.amdgpu_telemetry import AmdgpuSysfsReader
 from gpuscope.probes.amdsmi_telemetry import AmdsmiSession
 from gpuscope.probes.host_telemetry import HostReader
+from gpuscope.probes.metric_reader import MetricReader
 from gpuscope.probes.nvml_telemetry import NvmlSession
 
 log = logging.getLogger(__name__)
@@ -99,209 +90,6 @@ class BaseSource:
         """Nothing to release."""
 
 
-class MetricReader(Protocol):
-    """A vendor library's or the kernel's view of one device (the probes' readers)."""
-
-    name: str
-    supported: dict[str, str]
-    unsupported: dict[str, str]
-    lost: str | None
-    generation: int
-
-    def read(self, metrics: Collection[str]) -> dict[str, Raw]: ...
-
-    def close(self) -> None: ...
-
-
-# ----------------------------------------------------------------------------- amdgpu sysfs
-
-
-@dataclass(frozen=True, slots=True)
-class _SysfsEntry:
-    metric: str
-    path: str  # read here (the resolved path: no symlink walk per tick)
-    source: str  # shown: the /sys/class/drm/cardN/device/... path and its unit
-    parse: Callable[[str], float | None]
-
-
-def _int_scaled(scale: float) -> Callable[[str], float | None]:
-    def parse(text: str) -> float | None:
-        value = parse_int(text)
-        return value * scale if value is not None else None
-    return parse
-
-
-def _dpm_current(text: str) -> float | None:
-    return current_dpm_mhz(text)
-
-
-def _link_generation(text: str) -> float | None:
-    generation = pcie_generation(parse_link_speed(text))
-    return float(generation) if generation is not None else None
-
-
-def _link_width(text: str) -> float | None:
-    value = parse_int(text)
-    return float(value) if value is not None and value > 0 else None
-
-
-_HWMON_TEMP_LABELS = {"edge": Metric.TEMP_EDGE_C, "junction": Metric.TEMP_JUNCTION_C,
-                      "hotspot": Metric.TEMP_JUNCTION_C, "mem": Metric.TEMP_MEMORY_C,
-                      "memory": Metric.TEMP_MEMORY_C, "vram": Metric.TEMP_MEMORY_C}
-_GONE_ERRORS = frozenset({"ENOENT", "ENODEV", "EIO", "ENXIO"})
-REASON_SYSFS_GONE = "GPU fell off the bus (its sysfs files are gone: {error})"
-
-
-class AmdgpuSysfsReader:
-    """amdgpu's sysfs and hwmon files of one card, read through `System`. Every path is found
-    once (hwmon directory, temperature labels, the PCIe link behind AMD's on-board switch) and
-    checked by a trial read; a tick reads only the files that answered."""
-
-    name = "sysfs"
-
-    def __init__(self, system: System, card: str) -> None:
-        self._system = system
-        self.card = card
-        self.lost: str | None = None
-        self.generation = 1
-        self.supported: dict[str, str] = {}
-        self.unsupported: dict[str, str] = {}
-        self._entries: dict[str, _SysfsEntry] = {}
-        self._static: dict[str, Raw] = {}
-        self._discover()
-
-    def _discover(self) -> None:
-        system = self._system
-        base = f"{DRM_CLASS}/{self.card}/device"
-        real = system.realpath(base)
-        candidates: list[tuple[str, str, str, Callable[[str], float | None], str]] = [
-            # (metric, file relative to the device, unit note, parser, "static" or "")
-            (Metric.GPU_UTIL_PERCENT, "gpu_busy_percent", "%", _int_scaled(1.0), ""),
-            (Metric.VRAM_USED_BYTES, "mem_info_vram_used", "bytes", _int_scaled(1.0), ""),
-            (Metric.VRAM_TOTAL_BYTES, "mem_info_vram_total", "bytes", _int_scaled(1.0), "static"),
-            (Metric.GTT_USED_BYTES, "mem_info_gtt_used", "bytes", _int_scaled(1.0), ""),
-        ]
-        hwmons = hwmon_dirs(system, real)
-        hwmon = hwmons[0][len(real) + 1:] if hwmons else None
-        if hwmon is not None:
-            temps: dict[str, str] = {}
-            for index in (1, 2, 3):
-                label = (system.read_text(f"{real}/{hwmon}/temp{index}_label").stripped()
-                         or "").lower()
-                sensor = _HWMON_TEMP_LABELS.get(label) or (
-                    Metric.TEMP_EDGE_C if index == 1 else None)
-                if sensor and sensor not in temps:
-                    temps[sensor] = f"{hwmon}/temp{index}_input"
-            candidates += [(metric, path, "millidegrees C", _int_scaled(1e-3), "")
-                           for metric, path in temps.items()]
-            candidates += [
-                # power1_input (instantaneous) where the kernel has it, else the average.
-                (Metric.POWER_W, f"{hwmon}/power1_input", "µW", _int_scaled(1e-6), ""),
-                (Metric.POWER_W, f"{hwmon}/power1_average", "µW", _int_scaled(1e-6), ""),
-                (Metric.POWER_CAP_W, f"{hwmon}/power1_cap", "µW", _int_scaled(1e-6), ""),
-                (Metric.SCLK_MHZ, f"{hwmon}/freq1_input", "Hz", _int_scaled(1e-6), ""),
-                (Metric.MCLK_MHZ, f"{hwmon}/freq2_input", "Hz", _int_scaled(1e-6), ""),
-                (Metric.FAN_RPM, f"{hwmon}/fan1_input", "RPM", _int_scaled(1.0), ""),
-                (Metric.FAN_PERCENT, f"{hwmon}/pwm1", "PWM 0-255", _int_scaled(100.0 / 255.0), ""),
-            ]
-        candidates += [
-            (Metric.SCLK_MHZ, "pp_dpm_sclk", "level marked *", _dpm_current, ""),
-            (Metric.MCLK_MHZ, "pp_dpm_mclk", "level marked *", _dpm_current, ""),
-        ]
-        link_dir = self._link_dir(real)
-        if link_dir is not None:
-            candidates += [
-                (Metric.PCIE_GEN, posixpath.join(link_dir, "current_link_speed"), "GT/s",
-                 _link_generation, ""),
-                (Metric.PCIE_WIDTH, posixpath.join(link_dir, "current_link_width"), "lanes",
-                 _link_width, ""),
-            ]
-
-        tried: dict[str, list[str]] = {}
-        for metric, relative, unit, parse, static in candidates:
-            if metric in self.supported:
-                continue
-            path = relative if relative.startswith("/") else f"{real}/{relative}"
-            shown = relative if relative.startswith("/") else f"{base}/{relative}"
-            read = system.read_text(path)
-            text = read.stripped()
-            value = parse(text) if text is not None else None
-            if value is None:
-                why = read.error or ("empty" if not text else f"not a value: {text[:40]!r}")
-                tried.setdefault(metric, []).append(f"{shown}: {why}")
-                continue
-            source = f"{shown} ({unit})"
-            self.supported[metric] = source
-            if static:
-                self._static[metric] = (value, source)
-            else:
-                self._entries[metric] = _SysfsEntry(metric, path, source, parse)
-        no_hwmon = f"{base}/hwmon has no hwmon* directory"
-        for metric in GPU_METRIC_IDS:
-            if metric in self.supported:
-                continue
-            reasons = tried.get(metric)
-            if reasons:
-                self.unsupported[metric] = "; ".join(reasons)
-            elif metric.startswith(("temp_", "power", "fan_")) and hwmon is None:
-                self.unsupported[metric] = no_hwmon
-            elif metric in (Metric.PCIE_RX_BYTES_S, Metric.PCIE_TX_BYTES_S,
-                            Metric.PCIE_BANDWIDTH_BYTES_S):
-                # Reading pcie_bw makes the driver count for a whole second.
-                self.unsupported[metric] = ("amdgpu's pcie_bw file blocks for a second per "
-                                            "read, so it is not sampled")
-            elif metric == Metric.THROTTLE_REASONS:
-                self.unsupported[metric] = ("amdgpu shows it only in its binary gpu_metrics "
-                                            "table (amdsmi reads it)")
-            elif metric.startswith("pcie_"):
-                self.unsupported[metric] = f"{base}: no PCIe link attributes (no external link)"
-            elif metric == Metric.TEMP_JUNCTION_C or metric == Metric.TEMP_MEMORY_C:
-                self.unsupported[metric] = "amdgpu reports this sensor only on SOC15 dGPUs"
-            else:
-                self.unsupported[metric] = "amdgpu has no sysfs file for it"
-        for metric, reason in self.unsupported.items():
-            log.debug("sysfs %s: %s not available: %s", self.card, metric, reason)
-
-    def _link_dir(self, real: str) -> str | None:
-        link, source = read_pcie_link(self._system, real)
-        if link is None:
-            return None
-        return source.split("/current_link_speed", 1)[0]
-
-    def read(self, metrics: Collection[str]) -> dict[str, Raw]:
-        read_text = self._system.read_text
-        out: dict[str, Raw] = {}
-        attempted = failed = 0
-        gone: str | None = None
-        for metric in metrics:
-            static = self._static.get(metric)
-            if static is not None:
-                out[metric] = static
-                continue
-            entry = self._entries.get(metric)
-            if entry is None:
-                continue
-            attempted += 1
-            result = read_text(entry.path)
-            text = result.text
-            value = entry.parse(text) if text is not None and result.error is None else None
-            if value is None:
-                failed += 1
-                if result.error in _GONE_ERRORS:
-                    gone = result.error
-                out[metric] = (None, f"{entry.source}: {result.error or 'not a value'}")
-            else:
-                out[metric] = (value, entry.source)
-        if attempted and failed == attempted and gone is not None:
-            self.lost = REASON_SYSFS_GONE.format(error=gone)
-        elif failed < attempted:
-            self.lost = None
-        return out
-
-    def close(self) -> None:
-        """Nothing is held open."""
-
-
 # ----------------------------------------------------------------------------- a device
 
 
@@ -310,17 +98,17 @@ class ReaderSource(BaseSource):
     a reader's failure this tick falls back to the next reader that supports the metric."""
 
     def __init__(self, device: str, label: str, metrics: Sequence[str],
-                 readers: Sequence[Any], missing: Mapping[str, str] | None = None,
+                 readers: Sequence[MetricReader], missing: Mapping[str, str] | None = None,
                  *, isolated: bool = True) -> None:
         self.device = device
         self.label = label
         self.isolated = isolated
         self._metrics = tuple(dict.fromkeys(metrics))
-        self._readers: tuple[Any, ...] = tuple(readers)
+        self._readers: tuple[MetricReader, ...] = tuple(readers)
         self._missing = dict(missing or {})  # reader name -> why it is not there
         self._generation = -1
-        self._plan: list[tuple[Any, tuple[str, ...]]] = []
-        self._chains: dict[str, tuple[Any, ...]] = {}
+        self._plan: list[tuple[MetricReader, tuple[str, ...]]] = []
+        self._chains: dict[str, tuple[MetricReader, ...]] = {}
         self._absent: dict[str, Reading] = {}
         self._source_names: dict[tuple[str, str], str] = {}
         self._last: dict[str, Reading] = {}
@@ -330,12 +118,12 @@ class ReaderSource(BaseSource):
         return self._metrics
 
     @property
-    def readers(self) -> tuple[Any, ...]:
+    def readers(self) -> tuple[MetricReader, ...]:
         return self._readers
 
     def _replan(self) -> None:
         self._generation = sum(int(r.generation) for r in self._readers)
-        chains: dict[str, tuple[Any, ...]] = {}
+        chains: dict[str, tuple[MetricReader, ...]] = {}
         groups: dict[int, list[str]] = {}
         absent: dict[str, Reading] = {}
         for metric in self._metrics:
@@ -368,7 +156,7 @@ class ReaderSource(BaseSource):
                 out[metric] = f"missing: {self._absent[metric].missing_reason}"
         return out
 
-    def _source_name(self, reader: Any, source: str) -> str:
+    def _source_name(self, reader: MetricReader, source: str) -> str:
         key = (reader.name, source)
         name = self._source_names.get(key)
         if name is None:
@@ -544,7 +332,7 @@ def build_sources(
 
     def make(gpu: Gpu) -> TelemetrySource:
         device, label = gpu_device_id(gpu), gpu_label(gpu)
-        readers: list[Any] = []
+        readers: list[MetricReader] = []
         missing: dict[str, str] = {}
         if gpu.vendor is Vendor.AMD:
             if amdsmi is not None and amdsmi.ok:

@@ -147,7 +147,8 @@ class FakeAmdsmi(types.ModuleType):
 
 def two_radeons_table(target_format: str = "7.0.2") -> dict[tuple[Any, ...], Any]:
     """An RX 7900 XTX (0000:03:00.0, gfx1100) and an RX 7800 XT (0000:0b:00.0, gfx1101) as
-    amdsmi 7.0.2 reports them; the 7800 XT answers NOT_SUPPORTED for its power cap.
+    amdsmi 7.0.2 reports them (vendor and device ids as numbers, the other ids as hex strings);
+    the 7800 XT answers NOT_SUPPORTED for its power cap.
 
     `target_format="24.7"` gives the target strings of the ROCm 6.3-era Python layer, which
     formats the library's number as decimal ("gfx11000", as amdsmi 6.x printed it).
@@ -163,9 +164,9 @@ def two_radeons_table(target_format: str = "7.0.2") -> dict[tuple[Any, ...], Any
             "amdsmi_get_gpu_device_bdf": "0000:03:00.0",
             "amdsmi_get_gpu_device_uuid": "f1ff744c-0000-1000-80c8-2a1b3c4d5e6f",
             "amdsmi_get_gpu_asic_info": {
-                "market_name": "AMD Radeon RX 7900 XTX", "vendor_id": "0x1002",
+                "market_name": "AMD Radeon RX 7900 XTX", "vendor_id": 0x1002,
                 "vendor_name": "Advanced Micro Devices Inc. [AMD/ATI]",
-                "subvendor_id": "0x1da2", "device_id": "0x744c", "rev_id": "0xc8",
+                "subvendor_id": "0x1da2", "device_id": 0x744C, "rev_id": "0xc8",
                 "asic_serial": "0x4A1B2C3D4E5F6071", "oam_id": "N/A",
                 "num_compute_units": 96, "target_graphics_version": targets[0],
                 "subsystem_id": "0x471e",
@@ -194,9 +195,9 @@ def two_radeons_table(target_format: str = "7.0.2") -> dict[tuple[Any, ...], Any
             "amdsmi_get_gpu_device_bdf": "0000:0b:00.0",
             "amdsmi_get_gpu_device_uuid": "38ff747e-0000-1000-80c8-6f5e4d3c2b1a",
             "amdsmi_get_gpu_asic_info": {
-                "market_name": "AMD Radeon RX 7800 XT", "vendor_id": "0x1002",
+                "market_name": "AMD Radeon RX 7800 XT", "vendor_id": 0x1002,
                 "vendor_name": "Advanced Micro Devices Inc. [AMD/ATI]",
-                "subvendor_id": "0x1da2", "device_id": "0x747e", "rev_id": "0xc8",
+                "subvendor_id": "0x1da2", "device_id": 0x747E, "rev_id": "0xc8",
                 "asic_serial": "0x1122334455667788", "oam_id": "N/A",
                 "num_compute_units": 60, "target_graphics_version": targets[1],
                 "subsystem_id": "0xe471",

@@ -4,8 +4,9 @@
 RX 7800 XT at 0000:0b:00.0) with what the sampler asks every tick, in amdsmi 7.0.2's shapes
 (amdsmi_interface.py): dicts with "N/A" where the library has no value. The 7900 XTX answers
 NOT_SUPPORTED for its fan RPM and its memory clock (so those come from sysfs), "N/A" for its
-current socket power (the average is there); the 7800 XT answers NOT_SUPPORTED for the power cap
-(as in two_radeons_table) and for the gpu_metrics table.
+current socket power (the average is there) and True for "throttled" (7.0.2 gives the throttle
+statuses as bools); the 7800 XT answers NOT_SUPPORTED for the power cap (as in
+two_radeons_table) and for the gpu_metrics table.
 
 Values are illustrative; units as amdsmi.h documents them (github.com/ROCm/amdsmi).
 """
@@ -93,9 +94,9 @@ def telemetry_table() -> dict[tuple[Any, ...], Any]:
                                 "pcie_nak_received_count": 0,
                                 "pcie_lc_perf_other_end_recovery_count": "N/A"},
             },
-            # PPT0 (bit 0) and TEMP_HOTSPOT (bit 36): power and thermal throttling.
-            "amdsmi_get_gpu_metrics_info": {"throttle_status": 1,
-                                            "indep_throttle_status": (1 << 0) | (1 << 36)},
+            # amdsmi 7.0.2 keeps only whether the GPU is throttled (a bool), not why.
+            "amdsmi_get_gpu_metrics_info": {"throttle_status": True,
+                                            "indep_throttle_status": True},
             "amdsmi_get_gpu_process_list": [{
                 "name": "python3", "pid": 777, "mem": 4_000_000_000,
                 "engine_usage": {"gfx": 0, "enc": 0},

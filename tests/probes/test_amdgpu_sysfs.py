@@ -22,7 +22,6 @@ from gpuscope.probes.amdgpu_sysfs import (
     parse_link_speed,
     parse_link_width,
     probe_amdgpu_sysfs,
-    read_amdgpu_readings,
     read_pcie_link,
 )
 
@@ -127,36 +126,6 @@ def test_no_access_fixture_reads_sysfs_without_any_group() -> None:
     assert gpu.facts.visible_vram_total_bytes == 268435456
     assert gpu.facts.pcie_link == PcieLink(8.0, 16, 16.0, 16, "slot (upstream port 0000:0a:00.0)")
     assert gpu.facts.power_cap_w == 186.0
-
-
-def test_readings_of_the_rx7900xtx_fixture() -> None:
-    readings = read_amdgpu_readings(fixture("rx7900xtx_rocm.json"), "card1")
-    assert readings["temp_edge_c"] == (41.0, "/sys/class/drm/card1/device/hwmon/hwmon2/temp1_input")
-    assert readings["temp_junction_c"][0] == 48.0
-    assert readings["temp_mem_c"][0] == 52.0
-    assert readings["power_average_w"][0] == 27.0
-    assert readings["gpu_busy_percent"][0] == 3.0
-    assert readings["vram_used_bytes"][0] == 1327644672
-    assert readings["sclk_current_mhz"][0] == 1253.0
-    assert readings["mclk_current_mhz"][0] == 96.0
-    assert readings["sclk_mhz"][0] == pytest.approx(1253.0)
-    assert readings["fan_rpm"][0] == 0.0
-    value, reason = readings["power_input_w"]
-    assert value is None and "power1_input: ENOENT" in reason
-
-
-def test_readings_of_the_igpu_skip_missing_sensors_with_reasons() -> None:
-    readings = read_amdgpu_readings(fixture("apu_dgpu.json"), "card2")
-    assert readings["temp_edge_c"][0] == 46.0
-    assert "temp_junction_c" not in readings  # temp2 exists only on dGPUs
-    assert readings["mclk_current_mhz"][0] == 2400.0
-    assert readings["fan_rpm"][0] is None and "fan1_input" in readings["fan_rpm"][1]
-
-
-def test_readings_of_a_card_without_hwmon() -> None:
-    readings = read_amdgpu_readings(ReplaySystem(Snapshot(files=LINUX)), "card9")
-    assert readings["gpu_busy_percent"][0] is None
-    assert "no hwmon" in readings["hwmon"][1]
 
 
 # ----------------------------------------------------------------------------- PCIe link

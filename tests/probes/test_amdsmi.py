@@ -209,16 +209,31 @@ def test_init_failures(
     assert result.sightings == ()
 
 
-def test_package_not_installed_here() -> None:
-    if importlib.util.find_spec("amdsmi") is not None:
-        pytest.skip("the amdsmi package is installed on this machine")
-    assert "amdsmi" not in sys.modules
+def test_package_not_installed(broken_import: list[BrokenImport]) -> None:
+    break_import(broken_import, ModuleNotFoundError("No module named 'amdsmi'"))
     answer = collect_amdsmi()
     assert isinstance(answer, dict)
-    result = probe_amdsmi(LiveSystem())
+    assert answer["error_class"] == "ModuleNotFoundError"
+    result = parse_amdsmi(answer)
     assert result.status.state is ProbeState.LIBRARY_MISSING
     assert result.status.reason == PACKAGE_MISSING
     assert result.status.hint is not None and "gpuscope[amd]" in result.status.hint
+
+
+def test_the_real_wheel_without_rocm(monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The amdsmi wheel of the test extra, imported for real on a machine without ROCm's
+    libamd_smi.so: the library is missing, and what the wheel prints stays out of stdout."""
+    if importlib.util.find_spec("amdsmi") is None:
+        pytest.skip("the amdsmi wheel is not installed (pip install -e '.[test]')")
+    if any(Path(folder, "libamd_smi.so").exists()
+           for folder in ("/opt/rocm/lib", "/opt/rocm/lib64", "/usr/lib", "/usr/lib64")):
+        pytest.skip("ROCm's libamd_smi.so is installed here")
+    monkeypatch.delitem(sys.modules, "amdsmi", raising=False)
+    result = probe_amdsmi(LiveSystem())
+    assert capsys.readouterr().out == ""
+    assert result.status.state is ProbeState.LIBRARY_MISSING
+    assert result.status.reason == LIBRARY_MISSING
 
 
 def test_wheel_without_libamd_smi(

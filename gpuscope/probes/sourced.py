@@ -1,0 +1,61 @@
+"""A value with its source, or the reason it is missing: the one way every probe and reader
+says where a value came from.
+
+`sourced` builds one live reading (`Raw`) for the telemetry readers; `SightingBuilder`
+collects a GPU's facts with their sources and the reasons for the missing ones, for the
+inventory probes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuscope.metrics import Raw
+from gpuscope.model import GpuFacts, GpuSighting, Layer
+
+
+def sourced(value: float | None, source: str, why_missing: str) -> Raw:
+    """(value, source) when there is a value, else (None, "<source>: <why_missing>")."""
+    return (value, source) if value is not None else (None, f"{source}: {why_missing}")
+
+
+class SightingBuilder:
+    """One GPU's facts as a probe finds them: each value with its source, each missing field
+    with the reason. A field that has a value never also has a reason."""
+
+    def __init__(self, layer: Layer) -> None:
+        self.layer = layer
+        self.values: dict[str, Any] = {}
+        self.sources: dict[str, str] = {}
+        self.missing: dict[str, str] = {}
+
+    def put(self, field: str, value: Any, source: str) -> None:
+        self.values[field] = value
+        self.sources[field] = source
+        self.missing.pop(field, None)
+
+    def miss(self, field: str, reason: str) -> None:
+        """The field is missing for `reason` (replacing an earlier reason), unless it has a
+        value already."""
+        if field not in self.values:
+            self.missing[field] = reason
+
+    def miss_also(self, field: str, reason: str) -> None:
+        """As `miss`, keeping an earlier reason in front ("first; second")."""
+        if field in self.values:
+            return
+        earlier = self.missing.get(field)
+        if earlier and reason not in earlier:
+            reason = f"{earlier}; {reason}"
+        self.missing[field] = reason
+
+    def take(self, field: str, value: Any, source: str, reason: str) -> None:
+        """`put` when there is a value (None is no value), else `miss` with `reason`."""
+        if value is not None:
+            self.put(field, value, source)
+        else:
+            self.miss(field, reason)
+
+    def sighting(self) -> GpuSighting:
+        return GpuSighting(self.layer, GpuFacts(**self.values), dict(self.sources),
+                           dict(self.missing))
