@@ -6,7 +6,8 @@ a `BenchSession` (JSON lines, progress messages, the watchdog, and this machine'
 sampled during the run; `--no-telemetry` leaves the sampling out), the bare loop as a plain
 script with no gpuscope in it.
 Both warm up, size a batch to about 50 ms, time batches (device events on a GPU, perf_counter
-on the CPU) for at least 5 repeats and 2 s, and take the median per-batch rate. Both call
+on the CPU) for at least 5 repeats and 2 s (the worker's constants, imported from
+`gpuscope.bench.worker.measure`), and take the median per-batch rate. Both call
 `torch.matmul(a, b, out=c)` on fp32 inputs with fp32 precision "ieee" (no TF32, no bf16).
 
 On a shared machine a neighbour's load moves either number, so the two alternate for
@@ -26,12 +27,22 @@ import time
 
 from gpuscope.bench import BenchRequest, ResultStatus
 from gpuscope.bench.session import BenchSession, live_machine
+from gpuscope.bench.worker.measure import (
+    BUDGET_S,
+    MAX_INNER,
+    MAX_REPEATS,
+    MIN_REPEATS,
+    TARGET_BATCH_S,
+)
 
-# The bare loop: nothing but torch, the same measuring steps as the worker's `measure`.
+# The bare loop: nothing but torch, the same measuring steps (and the worker's constants, passed
+# on its command line) as the worker's `measure`.
 BARE = r"""
 import json, math, statistics, sys, time
 import torch
 n, device_name, budget = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+target_batch_s, max_inner = float(sys.argv[4]), int(sys.argv[5])
+min_repeats, max_repeats = int(sys.argv[6]), int(sys.argv[7])
 device = torch.device(device_name)
 gpu = device.type == "cuda"
 owners = [o for o in (torch.backends.cuda.matmul, torch.backends.mkldnn.matmul)
@@ -70,15 +81,15 @@ while time.monotonic() - began < budget * 0.1:
 inner = 1
 while True:
     took = batch(inner) * inner
-    if took >= 0.025 or inner >= 20000:
+    if took >= target_batch_s / 2 or inner >= max_inner:
         break
-    inner = min(20000, max(inner * 2, int(inner * 0.05 / max(took, 1e-9) / 2)))
+    inner = min(max_inner, max(inner * 2, int(inner * target_batch_s / max(took, 1e-9) / 2)))
 times = []
 began = time.monotonic()
 while True:
     times.append(batch(inner))
     elapsed = time.monotonic() - began
-    if len(times) >= 50 or (len(times) >= 5 and elapsed >= budget) or \
+    if len(times) >= max_repeats or (len(times) >= min_repeats and elapsed >= budget) or \
             (len(times) >= 3 and elapsed >= 3 * budget):
         break
 rates = [2.0 * n ** 3 / t / 1e12 for t in times]
@@ -100,8 +111,9 @@ def worker_round(python: str, telemetry: bool) -> dict[str, object]:
 
 
 def bare_round(python: str, size: int, device: str, budget_s: float) -> dict[str, object]:
-    completed = subprocess.run([python, "-c", BARE, str(size), device, f"{budget_s:g}"],
-                               capture_output=True, text=True, check=False, timeout=300)
+    argv = [python, "-c", BARE, str(size), device, f"{budget_s:g}", f"{TARGET_BATCH_S:g}",
+            str(MAX_INNER), str(MIN_REPEATS), str(MAX_REPEATS)]
+    completed = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=300)
     if completed.returncode != 0:
         raise SystemExit(f"the bare loop failed: {completed.stderr.strip()[-500:]}")
     answer: dict[str, object] = json.loads(completed.stdout.strip().splitlines()[-1])
@@ -123,8 +135,8 @@ def main() -> None:
     for _ in range(max(1, args.rounds)):
         worker = worker_round(args.python, not args.no_telemetry)
         size, device = int(str(worker["size"])), str(worker["device"])
-        # The worker measures for 2 s at scale 1 (worker_script.BUDGET_S).
-        bare = bare_round(args.python, size, device, 2.0)
+        # The worker measures for BUDGET_S at scale 1.
+        bare = bare_round(args.python, size, device, BUDGET_S)
         rounds.append({"worker_tflops": worker["tflops"], "bare_tflops": bare["tflops"],
                        "worker_repeats": worker["repeats"], "bare_repeats": bare["repeats"],
                        "worker_inner": worker["inner"], "bare_inner": bare["inner"],

@@ -1,8 +1,9 @@
 """Microbenchmarks in an isolated worker process (issue #5).
 
-gpuscope never imports torch: `worker_script.py` runs by path with the user's interpreter and
-talks JSON lines (`protocol`); `runner` starts, watches, cancels and kills it and turns what
-happens into events and a `BenchRun` (`results`); `catalog` names the benchmarks and suites.
+gpuscope never imports torch: the worker folder (`bench/worker`) runs by path with the user's
+interpreter and talks JSON lines (`protocol`); `runner` starts, watches, cancels and kills it
+and turns what happens into events and a `BenchRun` (`results`); `catalog` names the
+benchmarks and suites.
 """
 
 from gpuscope.bench.catalog import (

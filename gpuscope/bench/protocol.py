@@ -1,10 +1,12 @@
 """The worker's JSON-lines protocol (version 1), read into typed messages.
 
-    hello     {"type": "hello", "protocol": 1, "torch": {...}, "device": "cuda:0", ...}
+    hello     {"type": "hello", "protocol": 1, "torch": {...}, ...}    -> WorkerHello
     progress  {"type": "progress", "benchmark": ID, "fraction": 0..1, "stage": "measure"}
-    result    {"type": "result", "result": {...}}            (results.result_from_json)
+                                                                         -> ProgressMessage
+    result    {"type": "result", "result": {...}}                      -> BenchmarkResult
     error     {"type": "error", "kind": "oom", "benchmark": ID, "message": "..."}
-    done      {"type": "done", "results": N}
+                                                                         -> BenchError
+    done      {"type": "done", "results": N}                           -> DoneMessage
 
 Splitting the byte stream into messages (partial lines kept, garbage lines treated as log text)
 is `gpuscope.probes.worker_process.JsonLineReader`; `parse_message` turns one decoded message
@@ -32,11 +34,6 @@ PROTOCOL = 1
 
 
 @dataclass(frozen=True, slots=True)
-class HelloMessage:
-    hello: WorkerHello
-
-
-@dataclass(frozen=True, slots=True)
 class ProgressMessage:
     benchmark: str
     fraction: float  # of this benchmark, 0..1
@@ -44,21 +41,12 @@ class ProgressMessage:
 
 
 @dataclass(frozen=True, slots=True)
-class ResultMessage:
-    result: BenchmarkResult
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorMessage:
-    error: BenchError
-
-
-@dataclass(frozen=True, slots=True)
 class DoneMessage:
     results: int | None
 
 
-WorkerMessage = HelloMessage | ProgressMessage | ResultMessage | ErrorMessage | DoneMessage
+# The hello, a result and an error are read into the run's own records (results.py).
+WorkerMessage = WorkerHello | ProgressMessage | BenchmarkResult | BenchError | DoneMessage
 
 
 def _progress(raw: Mapping[str, Any]) -> ProgressMessage | None:
@@ -81,22 +69,19 @@ def parse_message(raw: Any) -> WorkerMessage | None:
         return None
     kind = raw.get("type")
     if kind == "hello":
-        hello = hello_from_json(raw)
-        return HelloMessage(hello) if hello is not None else None
+        return hello_from_json(raw)
     if kind == "progress":
         return _progress(raw)
     if kind == "result":
-        result = result_from_json(raw.get("result"))
-        return ResultMessage(result) if result is not None else None
+        return result_from_json(raw.get("result"))
     if kind == "error":
         error = error_from_json(raw)
-        if error is None:
-            return None
-        if error.kind in (ErrorKind.CANCELLED, ErrorKind.HANG, ErrorKind.TIMEOUT,
-                          ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED):
+        if error is not None and error.kind in (
+                ErrorKind.CANCELLED, ErrorKind.HANG, ErrorKind.TIMEOUT, ErrorKind.CRASH,
+                ErrorKind.ABORT, ErrorKind.KILLED):
             # Only the runner observes these; a worker claiming one is a plain worker error.
             error = BenchError(ErrorKind.WORKER, error.message, error.benchmark)
-        return ErrorMessage(error)
+        return error
     if kind == "done":
         count = raw.get("results")
         return DoneMessage(count if isinstance(count, int) and not isinstance(count, bool)

@@ -5,29 +5,25 @@ itself (`WorkerHello`), each `BenchmarkResult` (with the telemetry sampled while
 `BenchTelemetry`), each `BenchError` (a crash, a hang, an out of memory...), wall-clock times
 that align with telemetry, and the GPU of the machine it ran on (`BenchTarget`), which names the
 card whose datasheet the results are compared with. `run_to_json` / `run_from_json`
-round-trip it for `--json`, `-o FILE` and the history of past runs; the `*_from_json` parsers
-never raise, whatever they are given (a damaged file, a newer worker, garbage).
+round-trip it for `--json`, `-o FILE` and the history of past runs; the `*_from_json` readers
+(`gpuscope.decode` with the few rules of their own written out) never raise, whatever they are
+given (a damaged file, a newer worker, garbage).
 """
 
 from __future__ import annotations
 
 import enum
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
-from gpuscope.model import JsonValue, to_jsonable
-from gpuscope.model import json_bool as _bool
-from gpuscope.model import json_dict as _dict
-from gpuscope.model import json_float as _float
-from gpuscope.model import json_int as _int
-from gpuscope.model import json_list as _list
+from gpuscope.decode import Decoder
+from gpuscope.model import JsonValue, json_int, json_list, to_jsonable
 
 RUN_SCHEMA = "gpuscope.bench/1"
 
 Scalar = str | int | float | bool | None
-
+T = TypeVar("T")
 
 
 def format_bench_value(value: float | None, missing: str = "-") -> str:
@@ -40,6 +36,7 @@ def format_bench_value(value: float | None, missing: str = "-") -> str:
     if magnitude >= 1:
         return f"{value:.2f}"
     return f"{value:.3g}"
+
 
 class ResultStatus(str, enum.Enum):
     OK = "ok"
@@ -265,149 +262,52 @@ def run_to_json(run: BenchRun) -> dict[str, JsonValue]:
 # ----------------------------------------------------------------------------- JSON in
 
 
-def _str(value: Any, limit: int = 2000) -> str | None:
-    if not isinstance(value, str):
-        return None
-    return value.strip()[:limit] or None
+def _text(value: str) -> str | None:
+    return value.strip()[:2000] or None
 
 
-def _tail(value: Any, limit: int = 8000) -> str | None:
-    return value.rstrip()[-limit:] or None if isinstance(value, str) else None
+def _tail(value: Any) -> str | None:
+    return value.rstrip()[-8000:] or None if isinstance(value, str) else None
 
 
-
-
-
-
-
-def _scalars(value: Any) -> dict[str, Scalar]:
-    out: dict[str, Scalar] = {}
-    for key, item in _dict(value).items():
-        if isinstance(item, float) and not math.isfinite(item):
-            continue
-        if item is None or isinstance(item, (str, int, float, bool)):
-            out[str(key)] = item
-    return out
-
-
-def _enum(cls: type[enum.Enum], value: Any, default: Any) -> Any:
-    try:
-        return cls(value)
-    except (ValueError, TypeError):
-        return default
+def _decode(cls: type[T], raw: Any, **defaults: Any) -> T | None:
+    return _DECODER.decode(cls, raw, defaults=defaults).value
 
 
 def spread_from_json(raw: Any) -> Spread | None:
-    data = _dict(raw)
-    low, mid, high = (_float(data.get(k)) for k in ("min", "median", "max"))
-    count = _int(data.get("count"))
-    if low is None or mid is None or high is None or count is None or count < 1:
-        return None
-    return Spread(low, mid, high, count)
+    spread = _decode(Spread, raw)
+    return spread if spread is not None and spread.count >= 1 else None
 
 
 def metric_summary_from_json(raw: Any) -> MetricSummary | None:
-    data = _dict(raw)
-    metric, label = _str(data.get("metric")), _str(data.get("label"))
-    low, mid, high = (_float(data.get(k)) for k in ("min", "median", "max"))
-    samples = _int(data.get("samples"))
-    if metric is None or low is None or mid is None or high is None or samples is None:
-        return None
-    return MetricSummary(metric, label or metric, _str(data.get("unit")) or "", low, mid, high,
-                         samples, _str(data.get("source")))
+    summary = _decode(MetricSummary, raw, label="", unit="")
+    if summary is not None and not summary.label:
+        return replace(summary, label=summary.metric)
+    return summary
 
 
 def telemetry_from_json(raw: Any) -> BenchTelemetry | None:
     """A result's telemetry summary; None when absent or not one."""
-    data = _dict(raw)
-    device = _str(data.get("device"))
-    if device is None:
-        return None
-    metrics = tuple(m for m in (metric_summary_from_json(v) for v in _list(data.get("metrics")))
-                    if m is not None)
-    missing = {str(k): v.strip() for k, v in _dict(data.get("missing")).items()
-               if isinstance(v, str) and v.strip()}
-    return BenchTelemetry(
-        device=device,
-        label=_str(data.get("label")) or device,
-        samples=_int(data.get("samples")) or 0,
-        rate_hz=_float(data.get("rate_hz")),
-        metrics=metrics,
-        missing=missing,
-        throttle_reasons=tuple(s for s in (_str(v) for v in _list(data.get("throttle_reasons")))
-                               if s),
-        throttled_samples=_int(data.get("throttled_samples")) or 0,
-        throttle_source=_str(data.get("throttle_source")),
-        note=_str(data.get("note")),
-    )
-
-
-def target_from_json(raw: Any) -> BenchTarget | None:
-    data = _dict(raw)
-    matched_by = _str(data.get("matched_by"))
-    if matched_by is None:
-        return None
-    return BenchTarget(
-        matched_by=matched_by,
-        gpu_index=_int(data.get("gpu_index")),
-        gpu_name=_str(data.get("gpu_name")),
-        pci_bus=_str(data.get("pci_bus")),
-        spec_name=_str(data.get("spec_name")),
-        pcie_generation=_int(data.get("pcie_generation")),
-        pcie_width=_int(data.get("pcie_width")),
-        pcie_note=_str(data.get("pcie_note")),
-    )
+    telemetry = _decode(BenchTelemetry, raw, label="", samples=0)
+    if telemetry is not None and not telemetry.label:
+        return replace(telemetry, label=telemetry.device)
+    return telemetry
 
 
 def result_from_json(raw: Any) -> BenchmarkResult | None:
     """A result as the worker sends it (or as `run_to_json` wrote it); None without an id."""
-    data = _dict(raw)
-    benchmark_id = _str(data.get("id"))
-    if benchmark_id is None:
+    result = _decode(BenchmarkResult, raw, device="unknown", status=ResultStatus.FAILED, unit="",
+                     higher_is_better=True)
+    if result is None:
         return None
-    status = _enum(ResultStatus, data.get("status"), ResultStatus.FAILED)
-    reason = _str(data.get("reason"))
-    if status is ResultStatus.FAILED and reason is None and data.get("status") != "failed":
-        reason = f"unknown status {data.get('status')!r}"
-    value = _float(data.get("value"))
-    if status is ResultStatus.OK and value is None:
+    status, reason = result.status, result.reason
+    if status is ResultStatus.FAILED and reason is None and raw.get("status") != "failed":
+        reason = f"unknown status {raw.get('status')!r}"
+    if status is ResultStatus.OK and result.value is None:
         status, reason = ResultStatus.FAILED, "the worker reported no value"
-    higher = _bool(data.get("higher_is_better"))
-    return BenchmarkResult(
-        id=benchmark_id,
-        device=_str(data.get("device")) or "unknown",
-        status=status,
-        unit=_str(data.get("unit")) or "",
-        higher_is_better=True if higher is None else higher,
-        value=value if status is ResultStatus.OK else None,
-        spread=spread_from_json(data.get("spread")) if status is ResultStatus.OK else None,
-        reason=reason,
-        device_name=_str(data.get("device_name")),
-        parameters=_scalars(data.get("parameters")),
-        relative_error=_float(data.get("relative_error")),
-        relative_error_tolerance=_float(data.get("relative_error_tolerance")),
-        bit_identical=_bool(data.get("bit_identical")),
-        math_library=_str(data.get("math_library")),
-        started_unix_s=_float(data.get("started_unix_s")),
-        ended_unix_s=_float(data.get("ended_unix_s")),
-        telemetry=telemetry_from_json(data.get("telemetry")),
-    )
-
-
-def _device_from_json(raw: Any, position: int) -> BenchDevice:
-    data = _dict(raw)
-    index = _int(data.get("index"))
-    return BenchDevice(
-        index=index if index is not None else position,
-        name=_str(data.get("name")),
-        total_memory_bytes=_int(data.get("total_memory_bytes")),
-        arch=_str(data.get("arch")),
-        gcn_arch_name=_str(data.get("gcn_arch_name")),
-        compute_capability=_str(data.get("compute_capability")),
-        multi_processor_count=_int(data.get("multi_processor_count")),
-        pci_bus=_str(data.get("pci_bus")),
-        uuid=_str(data.get("uuid")),
-    )
+    if status is ResultStatus.OK:
+        return result
+    return replace(result, status=status, reason=reason, value=None, spread=None)
 
 
 def hello_from_json(raw: Any) -> WorkerHello | None:
@@ -415,71 +315,31 @@ def hello_from_json(raw: Any) -> WorkerHello | None:
     if not isinstance(raw, dict):
         return None
     torch = raw.get("torch")
-    if isinstance(torch, dict):  # the worker's message
-        torch_version, build = _str(torch.get("version")), _str(torch.get("build"))
-        build_version = _str(torch.get("build_version"))
-    else:  # a stored run
-        torch_version, build = _str(raw.get("torch_version")), _str(raw.get("build"))
-        build_version = _str(raw.get("build_version"))
-    math_hints = {str(k): v.strip() for k, v in _dict(raw.get("math")).items()
-                  if isinstance(v, str) and v.strip()}
-    return WorkerHello(
-        protocol=_int(raw.get("protocol")),
-        python=_str(raw.get("python")),
-        python_version=_str(raw.get("python_version")),
-        torch_version=torch_version,
-        build=build,
-        build_version=build_version,
-        device=_str(raw.get("device")),
-        device_name=_str(raw.get("device_name")),
-        device_note=_str(raw.get("device_note")),
-        devices=tuple(_device_from_json(d, n) for n, d in enumerate(_list(raw.get("devices")))
-                      if isinstance(d, dict)),
-        math=math_hints,
-        threads=_int(raw.get("threads")),
-        pid=_int(raw.get("pid")),
-        scale=_float(raw.get("scale")),
-    )
+    if isinstance(torch, dict):  # the worker's message; a stored run has these at the top
+        raw = {**raw, "torch_version": torch.get("version"), "build": torch.get("build"),
+               "build_version": torch.get("build_version")}
+    # A device without a readable index is numbered by its place in the list.
+    devices = [{**d, "index": d.get("index") if json_int(d.get("index")) is not None else n}
+               for n, d in enumerate(json_list(raw.get("devices"))) if isinstance(d, dict)]
+    return _decode(WorkerHello, {**raw, "devices": devices})
 
 
 def error_from_json(raw: Any) -> BenchError | None:
-    data = _dict(raw)
-    message = _str(data.get("message"))
-    if message is None:
-        return None
-    return BenchError(
-        kind=_enum(ErrorKind, data.get("kind"), ErrorKind.WORKER),
-        message=message,
-        benchmark=_str(data.get("benchmark")),
-        signal=_str(data.get("signal")),
-        detail=_str(data.get("detail")),
-    )
+    return _decode(BenchError, raw, kind=ErrorKind.WORKER)
 
 
 def run_from_json(raw: Any) -> BenchRun | None:
     """A run as `run_to_json` wrote it; None when it is not one. Never raises."""
-    data = _dict(raw)
-    python = _str(data.get("python"))
-    started, ended = _float(data.get("started_unix_s")), _float(data.get("ended_unix_s"))
-    if python is None or started is None or ended is None:
-        return None
-    ids = tuple(s for s in (_str(v) for v in _list(data.get("benchmarks"))) if s)
-    return BenchRun(
-        python=python,
-        benchmarks=ids,
-        device_request=_str(data.get("device_request")) or "auto",
-        hello=hello_from_json(data.get("hello")),
-        results=tuple(r for r in (result_from_json(v) for v in _list(data.get("results")))
-                      if r is not None),
-        errors=tuple(e for e in (error_from_json(v) for v in _list(data.get("errors")))
-                     if e is not None),
-        started_unix_s=started,
-        ended_unix_s=ended,
-        cancelled=_bool(data.get("cancelled")) or False,
-        not_run=tuple(s for s in (_str(v) for v in _list(data.get("not_run"))) if s),
-        returncode=_int(data.get("returncode")),
-        signal=_str(data.get("signal")),
-        stderr_tail=_tail(data.get("stderr_tail")),
-        target=target_from_json(data.get("target")),
-        telemetry_note=_str(data.get("telemetry_note")),
-    )
+    return _DECODER.decode(
+        BenchRun, raw, defaults={"benchmarks": (), "device_request": "auto", "results": (),
+                                 "errors": ()},
+        fields={"stderr_tail": _tail}).value
+
+
+# Texts are stripped and capped; the classes with rules beyond their fields are read by their own
+# readers wherever they appear.
+_DECODER = Decoder(text=_text, readers={
+    Spread: spread_from_json, MetricSummary: metric_summary_from_json,
+    BenchTelemetry: telemetry_from_json, BenchmarkResult: result_from_json,
+    WorkerHello: hello_from_json, BenchError: error_from_json,
+})

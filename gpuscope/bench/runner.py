@@ -10,7 +10,7 @@
 its own and returns at once (`wait()` gives the BenchRun). A GUI runs either off its GUI thread
 and forwards events through queued signals.
 
-The worker (`worker_script.py`) runs by path in a process group of its own (see
+The worker (the folder `worker/`) runs by path in a process group of its own (see
 `gpuscope.probes.worker_process`). It is watched by four clocks: the time to its hello (importing
 torch, initialising the GPU), the time since its last output (it reports progress between timed
 batches, so silence means a hang), the time in one benchmark, and the time of the whole run.
@@ -20,8 +20,6 @@ and the end is one `BenchError` naming what happened.
 
 from __future__ import annotations
 
-import contextlib
-import importlib.resources
 import queue
 import sys
 import threading
@@ -29,17 +27,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from gpuscope.bench.protocol import (
-    PROTOCOL,
-    DoneMessage,
-    ErrorMessage,
-    HelloMessage,
-    ProgressMessage,
-    ResultMessage,
-    parse_message,
-)
+from gpuscope.bench.protocol import PROTOCOL, DoneMessage, ProgressMessage, parse_message
 from gpuscope.bench.results import (
     BenchError,
     BenchmarkResult,
@@ -54,7 +44,8 @@ from gpuscope.probes.worker_process import (
     signal_name,
 )
 
-SCRIPT_NAME = "worker_script.py"
+# Run by path with the user's interpreter: `python <folder> ...` (see worker/__init__.py).
+WORKER_PATH = Path(__file__).resolve().parent / "worker"
 
 # Importing torch and creating a GPU context can take tens of seconds on a cold disk; a hang
 # there must still end within a minute (issue #5's acceptance for the quick suite).
@@ -84,7 +75,7 @@ class BenchRequest:
     benchmark_timeout_s: float = DEFAULT_BENCHMARK_TIMEOUT_S
     overall_timeout_s: float | None = None  # None: startup + benchmarks x benchmark timeout
     env: Mapping[str, str] | None = None  # replaces the inherited environment
-    script: str | None = None  # replaces the packaged worker script (tests)
+    script: str | None = None  # replaces the packaged worker folder (tests: a script)
 
     @property
     def overall_limit_s(self) -> float:
@@ -98,6 +89,8 @@ class BenchRequest:
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
+    """The worker process is running (the first event, unless it could not start)."""
+
     pid: int
     python: str
     benchmarks: tuple[str, ...]
@@ -106,11 +99,16 @@ class RunStarted:
 
 @dataclass(frozen=True, slots=True)
 class HelloReceived:
+    """The worker imported torch and named the device under test; results may follow."""
+
     hello: WorkerHello
 
 
 @dataclass(frozen=True, slots=True)
 class BenchmarkProgress:
+    """How far one benchmark is (`stage`: start, setup, warmup, measure, check, end), and with
+    it the whole run. Comes at most every 0.25 s per benchmark, between timed batches."""
+
     benchmark: str
     index: int  # position in the request, 0-based (-1: not one asked for)
     count: int  # benchmarks in the request
@@ -121,6 +119,8 @@ class BenchmarkProgress:
 
 @dataclass(frozen=True, slots=True)
 class ResultReceived:
+    """A benchmark's result: ok, unsupported (and why) or failed (and why)."""
+
     result: BenchmarkResult
     index: int
     count: int
@@ -128,25 +128,22 @@ class ResultReceived:
 
 @dataclass(frozen=True, slots=True)
 class ErrorRaised:
+    """Something went wrong: the worker reported it (out of memory, a wrong result, no torch)
+    or the runner saw it (a crash, an abort, a hang, a timeout, a cancel). A run can go on
+    after the first kind, never after the second."""
+
     error: BenchError
 
 
 @dataclass(frozen=True, slots=True)
 class RunFinished:
+    """The last event, whatever ended the run: everything that arrived, in one record."""
+
     run: BenchRun
 
 
 BenchEvent = RunStarted | HelloReceived | BenchmarkProgress | ResultReceived | ErrorRaised | \
     RunFinished
-
-
-@contextlib.contextmanager
-def script_path() -> Iterator[Path]:
-    """The worker script as a real file, also from an installed wheel (it is a module of
-    `gpuscope.bench`, packaged with the others)."""
-    resource = importlib.resources.files(__package__ or "gpuscope.bench").joinpath(SCRIPT_NAME)
-    with importlib.resources.as_file(resource) as path:
-        yield Path(path)
 
 
 # ----------------------------------------------------------------------------- the runner
@@ -171,17 +168,66 @@ class _State:
             return -1
 
 
-class BenchRunner:
+EventT = TypeVar("EventT")
+
+
+class OneRun(Generic[EventT]):
+    """`run`, `start` and `wait` around `events()`, whose last event is RunFinished."""
+
+    _name = "run"  # what the error of a second start calls it
+    _thread_name = "gpuscope-bench"
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+        self._run: BenchRun | None = None
+
+    def events(self) -> Iterator[EventT]:
+        raise NotImplementedError
+
+    def run(self, on_event: Callable[[EventT], None] | None = None) -> BenchRun:
+        """Run to the end in this thread, handing each event to `on_event`."""
+        finished: BenchRun | None = None
+        for event in self.events():
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, RunFinished):
+                finished = event.run
+        assert finished is not None  # events() always ends with RunFinished
+        self._run = finished
+        return finished
+
+    def start(self, on_event: Callable[[EventT], None] | None = None) -> None:
+        """Run on a thread of its own; `on_event` is called on that thread."""
+        if self._thread is not None:
+            raise RuntimeError(f"this {self._name} was started already")
+        self._thread = threading.Thread(target=self.run, args=(on_event,),
+                                        name=self._thread_name, daemon=True)
+        self._thread.start()
+
+    def wait(self, timeout_s: float | None = None) -> BenchRun | None:
+        """The run started with `start`, once it has finished (None on timeout)."""
+        if self._thread is None:
+            return self._run
+        self._thread.join(timeout_s)
+        return None if self._thread.is_alive() else self._run
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+
+class BenchRunner(OneRun[BenchEvent]):
     """One run of the worker. Not reusable: make a new runner per run."""
 
+    _name = "runner"
+
     def __init__(self, request: BenchRequest) -> None:
+        super().__init__()
         self.request = request
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._worker: WorkerProcess | None = None
         self._used = False
-        self._thread: threading.Thread | None = None
-        self._run: BenchRun | None = None
 
     # -- control, from any thread
 
@@ -199,44 +245,14 @@ class BenchRunner:
 
     # -- running
 
-    def run(self, on_event: Callable[[BenchEvent], None] | None = None) -> BenchRun:
-        """Run to the end in this thread, handing each event to `on_event`."""
-        finished: BenchRun | None = None
-        for event in self.events():
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, RunFinished):
-                finished = event.run
-        assert finished is not None  # events() always ends with RunFinished
-        self._run = finished
-        return finished
-
-    def start(self, on_event: Callable[[BenchEvent], None] | None = None) -> None:
-        """Run on a thread of its own; `on_event` is called on that thread."""
-        if self._thread is not None:
-            raise RuntimeError("this runner was started already")
-        self._thread = threading.Thread(target=self.run, args=(on_event,),
-                                        name="gpuscope-bench", daemon=True)
-        self._thread.start()
-
-    def wait(self, timeout_s: float | None = None) -> BenchRun | None:
-        """The run started with `start`, once it has finished (None on timeout)."""
-        if self._thread is None:
-            return self._run
-        self._thread.join(timeout_s)
-        return None if self._thread.is_alive() else self._run
-
     def events(self) -> Iterator[BenchEvent]:
         """Start the worker and yield what happens, ending with RunFinished. The worker is
         stopped however the iteration ends (an exception, Ctrl-C, the caller breaking off)."""
         if self._used:
             raise RuntimeError("a BenchRunner runs once; make a new one")
         self._used = True
-        if self.request.script is not None:
-            yield from self._events(Path(self.request.script))
-        else:
-            with script_path() as path:
-                yield from self._events(path)
+        script = self.request.script
+        yield from self._events(Path(script) if script is not None else WORKER_PATH)
 
     def _argv(self, script: Path) -> list[str]:
         request = self.request
@@ -318,15 +334,15 @@ class BenchRunner:
                 worker: WorkerProcess) -> Iterator[BenchEvent]:
         message = parse_message(raw)
         count = len(state.request.benchmarks)
-        if isinstance(message, HelloMessage):
+        if isinstance(message, WorkerHello):
             if state.hello is not None:
                 return
-            state.hello = message.hello
-            yield HelloReceived(message.hello)
-            if message.hello.protocol != PROTOCOL:
+            state.hello = message
+            yield HelloReceived(message)
+            if message.protocol != PROTOCOL:
                 error = BenchError(
                     ErrorKind.PROTOCOL,
-                    f"the benchmark worker speaks protocol {message.hello.protocol!r}, this "
+                    f"the benchmark worker speaks protocol {message.protocol!r}, this "
                     f"gpuscope reads {PROTOCOL}")
                 state.fatal = True
                 state.errors.append(error)
@@ -338,15 +354,14 @@ class BenchRunner:
             overall = (max(index, 0) + message.fraction) / max(1, count)
             yield BenchmarkProgress(message.benchmark, index, count, message.fraction,
                                     message.stage, min(1.0, overall))
-        elif isinstance(message, ResultMessage):
-            result = message.result
-            state.results = [r for r in state.results if r.id != result.id] + [result]
-            if state.current == result.id:
+        elif isinstance(message, BenchmarkResult):
+            state.results = [r for r in state.results if r.id != message.id] + [message]
+            if state.current == message.id:
                 state.current = None
-            yield ResultReceived(result, state.index(result.id), count)
-        elif isinstance(message, ErrorMessage):
-            state.errors.append(message.error)
-            yield ErrorRaised(message.error)
+            yield ResultReceived(message, state.index(message.id), count)
+        elif isinstance(message, BenchError):
+            state.errors.append(message)
+            yield ErrorRaised(message)
         elif isinstance(message, DoneMessage):
             state.done = True
             state.current = None

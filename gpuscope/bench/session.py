@@ -32,6 +32,7 @@ from gpuscope.bench.runner import (
     BenchRequest,
     BenchRunner,
     HelloReceived,
+    OneRun,
     ResultReceived,
     RunFinished,
 )
@@ -89,12 +90,16 @@ class TargetKnown:
 SessionEvent = BenchEvent | TargetKnown
 
 
-class BenchSession:
+class BenchSession(OneRun[SessionEvent]):
     """One run of the worker with telemetry and the card. Not reusable."""
+
+    _name = "session"
+    _thread_name = f"{THREAD_PREFIX}session"
 
     def __init__(self, request: BenchRequest, machine: MachineProvider | None = live_machine,
                  *, telemetry_rate_hz: float = DEFAULT_RATE_HZ,
                  machine_timeout_s: float = DEFAULT_MACHINE_TIMEOUT_S) -> None:
+        super().__init__()
         self.request = request
         self.runner = BenchRunner(request)
         self._provider = machine
@@ -113,44 +118,13 @@ class BenchSession:
         self._target: BenchTarget | None = None
         self._telemetry_device: str | None = None
         self._telemetry_missing: str | None = None
-        self._thread: threading.Thread | None = None
-        self._run: BenchRun | None = None
 
     # -- control
 
     def cancel(self) -> None:
         self.runner.cancel()
 
-    def start(self, on_event: Callable[[SessionEvent], None] | None = None) -> None:
-        """Run on a thread of its own (`on_event` is called there)."""
-        if self._thread is not None:
-            raise RuntimeError("this session was started already")
-        self._thread = threading.Thread(target=self.run, args=(on_event,), daemon=True,
-                                        name=f"{THREAD_PREFIX}session")
-        self._thread.start()
-
-    def wait(self, timeout_s: float | None = None) -> BenchRun | None:
-        if self._thread is None:
-            return self._run
-        self._thread.join(timeout_s)
-        return None if self._thread.is_alive() else self._run
-
-    @property
-    def is_running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
     # -- running
-
-    def run(self, on_event: Callable[[SessionEvent], None] | None = None) -> BenchRun:
-        finished: BenchRun | None = None
-        for event in self.events():
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, RunFinished):
-                finished = event.run
-        assert finished is not None
-        self._run = finished
-        return finished
 
     def events(self) -> Iterator[SessionEvent]:
         started = time.monotonic()

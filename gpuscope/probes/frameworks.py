@@ -1,4 +1,4 @@
-"""The framework probe's runner: starts `framework_probe_script.py` with a Python interpreter
+"""The framework probe's runner: starts the folder `framework_probe/` with a Python interpreter
 the user picked and turns its JSON lines into `Framework` records.
 
 gpuscope itself never imports torch (or any framework): the script runs in a worker process,
@@ -10,21 +10,18 @@ The interpreter runs without `-I` or `-s`: isolated mode would drop PYTHONPATH a
 site-packages (`pip install --user torch` lives there), and the point is to report what
 `python -c "import torch"` sees in that environment. The environment is passed through for the
 same reason (HSA_OVERRIDE_GFX_VERSION, *_VISIBLE_DEVICES, LD_LIBRARY_PATH must reach it). The
-script takes its own folder off `sys.path`, so gpuscope's probe modules cannot shadow the real
-packages.
+probe takes its own folder off `sys.path`, so its modules cannot shadow the real packages.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib.resources
 import json
 import os
 import re
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +40,7 @@ from gpuscope.model import json_bool as _bool
 from gpuscope.model import json_dict as _dict
 from gpuscope.model import json_int as _int
 from gpuscope.model import json_list as _list
-from gpuscope.probes.framework_probe_script import SMOKE_HANG_S
+from gpuscope.probes.framework_probe.children import SMOKE_HANG_S
 from gpuscope.probes.worker_process import (
     JsonLineReader,
     WorkerProcess,
@@ -53,7 +50,8 @@ from gpuscope.probes.worker_process import (
 )
 
 PROTOCOL = 1
-SCRIPT_NAME = "framework_probe_script.py"
+# Run by path with the chosen interpreter: `python <folder> ...` (see framework_probe/__init__.py).
+PROBE_PATH = Path(__file__).resolve().parent / "framework_probe"
 DEFAULT_TIMEOUT_S = 60.0
 LIBRARY_PREFIX = "python-env:"
 
@@ -97,18 +95,6 @@ class FrameworkProbeResult:
                 Framework(name="python", python=python, error=self.status.summary()))
 
 
-# ----------------------------------------------------------------------------- the script
-
-
-@contextlib.contextmanager
-def script_path() -> Iterator[Path]:
-    """The probe script as a real file, also from an installed wheel (it is a module of
-    `gpuscope.probes`, so setuptools packages it with the other modules)."""
-    resource = importlib.resources.files(__package__ or "gpuscope.probes").joinpath(SCRIPT_NAME)
-    with importlib.resources.as_file(resource) as path:
-        yield Path(path)
-
-
 # ----------------------------------------------------------------------------- the runner
 
 
@@ -135,14 +121,10 @@ def run_probe_script(
     The script runs in a new session (its own process group) so that a timeout kills it with
     every framework and smoke-test process it started; stragglers are swept the same way
     after a normal exit. `cancel`, once set, kills it the same way (the answer then says
-    so). `script` replaces the packaged script (tests); `env` replaces the inherited
+    so). `script` replaces the packaged probe (tests); `env` replaces the inherited
     environment."""
-    if script is None:
-        with script_path() as path:
-            return _run(python, path, timeout_s, script_timeout_s, smoke_test, extra_args, env,
-                        cancel)
-    return _run(python, Path(script), timeout_s, script_timeout_s, smoke_test, extra_args, env,
-                cancel)
+    path = Path(script) if script is not None else PROBE_PATH
+    return _run(python, path, timeout_s, script_timeout_s, smoke_test, extra_args, env, cancel)
 
 
 CANCEL_POLL_S = 0.05

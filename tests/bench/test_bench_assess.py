@@ -35,7 +35,8 @@ from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_inventory
 from gpuscope.knowledge.specs import gpu_spec
 from gpuscope.model import Gpu, PcieLink, Vendor
-from gpuscope.report.share import ReportGpu, _bench_section
+from gpuscope.report.reading import bench_section as _bench_section
+from gpuscope.report.view_model import ReportGpu
 
 XTX = "AMD Radeon RX 7900 XTX"
 

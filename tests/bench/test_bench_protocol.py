@@ -5,7 +5,9 @@ lines and ignores garbage however the stream is cut; no parser raises on any JSO
 from __future__ import annotations
 
 import ast
+import io
 import json
+import os
 import sys
 import types
 from pathlib import Path
@@ -15,21 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuscope.bench import worker_script
 from gpuscope.bench.catalog import (
     BENCHMARK_IDS,
     SUITES,
     UnknownSuiteError,
     resolve_suites,
 )
-from gpuscope.bench.protocol import (
-    DoneMessage,
-    ErrorMessage,
-    HelloMessage,
-    ProgressMessage,
-    ResultMessage,
-    parse_message,
-)
+from gpuscope.bench.protocol import DoneMessage, ProgressMessage, parse_message
 from gpuscope.bench.results import (
     BenchError,
     BenchmarkResult,
@@ -37,28 +31,32 @@ from gpuscope.bench.results import (
     ErrorKind,
     ResultStatus,
     Spread,
+    WorkerHello,
     hello_from_json,
     primary_error,
     result_from_json,
     run_from_json,
     run_to_json,
 )
-from gpuscope.bench.runner import script_path
+from gpuscope.bench.runner import WORKER_PATH, BenchRequest, run_benchmarks
+from gpuscope.bench.worker import benchmarks as worker_benchmarks
+from gpuscope.bench.worker import main as worker_main
+from gpuscope.bench.worker import measure as worker_measure
 from gpuscope.knowledge.bench_expectations import BENCHMARKS as KNOWN
 from gpuscope.probes.worker_process import JsonLineReader, key_error_line
 
-SCRIPT = Path(worker_script.__file__)
+CHILD_PATH = WORKER_PATH.parent.parent / "child"
 
 
 # --- the catalogue ---------------------------------------------------------------------------
 
 
 def test_the_worker_the_catalogue_and_the_knowledge_base_name_the_same_benchmarks() -> None:
-    assert worker_script.BENCHMARK_IDS == BENCHMARK_IDS
+    assert worker_benchmarks.BENCHMARK_IDS == BENCHMARK_IDS
     assert set(KNOWN) == set(BENCHMARK_IDS)
-    assert set(worker_script._registry()) == set(BENCHMARK_IDS)
+    assert set(worker_benchmarks.registry()) == set(BENCHMARK_IDS)
     for benchmark in BENCHMARK_IDS:  # units and directions agree with the knowledge base
-        assert worker_script._unit(benchmark) == KNOWN[benchmark].unit, benchmark
+        assert worker_benchmarks.unit_of(benchmark) == KNOWN[benchmark].unit, benchmark
 
 
 def test_suites_resolve_to_ids_in_catalogue_order() -> None:
@@ -76,34 +74,56 @@ def test_suites_resolve_to_ids_in_catalogue_order() -> None:
         resolve_suites(["fastest"])
 
 
-# --- the worker script's text ----------------------------------------------------------------
+# --- the worker folder's text -----------------------------------------------------------------
 
 
-def test_the_worker_is_python_3_9_syntax_and_imports_stdlib_only_at_top() -> None:
-    tree = ast.parse(SCRIPT.read_text(), feature_version=(3, 9))
+@pytest.mark.parametrize("path", sorted([*WORKER_PATH.glob("*.py"), *CHILD_PATH.glob("*.py")]),
+                         ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_the_worker_is_python_3_9_syntax_and_imports_stdlib_only_at_top(path: Path) -> None:
+    tree = ast.parse(path.read_text(), feature_version=(3, 9))
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):  # its own folder, or gpuscope/child
+            assert node.level == 1 or (node.level == 3 and (node.module or "").startswith(
+                "child.")), ast.dump(node)
     # torch comes in through importlib.import_module inside main(), in the worker process.
     assert "torch" not in imported and "gpuscope" not in imported
     assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
     assert not any(isinstance(node, ast.Match) for node in ast.walk(tree))
 
 
-def test_the_worker_is_found_as_a_package_file() -> None:
-    with script_path() as path:
-        assert path.is_file() and path.name == "worker_script.py"
-        assert path.parent.name == "bench"  # a module of gpuscope.bench: packaged with it
+def test_the_worker_is_a_runnable_package_folder() -> None:
+    assert WORKER_PATH.is_dir() and (WORKER_PATH / "__main__.py").is_file()
+    assert WORKER_PATH.parent.name == "bench"  # the package gpuscope.bench.worker
+    assert (WORKER_PATH / "__init__.py").is_file() and (CHILD_PATH / "__init__.py").is_file()
+
+
+def test_the_worker_runs_without_the_gpuscope_package(bare_python: str, tmp_path: Path) -> None:
+    """In the user's interpreter gpuscope's `__init__` modules never run: the worker's folders
+    are bare packages under the name `_gpuscope`, its own folder is off sys.path."""
+    fake = tmp_path / "torch"
+    fake.mkdir()
+    (fake / "__init__.py").write_text(
+        "import sys\n"
+        "raise ImportError(' '.join(sorted(m for m in sys.modules if 'gpuscope' in m)) + ' '\n"
+        "                  + ' '.join(p for p in sys.path if p.endswith('worker')))\n")
+    run = run_benchmarks(BenchRequest(("latency.launch",), python=bare_python,
+                                      env={**os.environ, "PYTHONPATH": str(tmp_path)}))
+    (error,) = run.errors
+    loaded = error.message.split("ImportError: ", 1)[1].split()
+    assert "_gpuscope.bench.worker.main" in loaded and "_gpuscope.child.jsonlines" in loaded
+    assert all(name.startswith("_gpuscope") for name in loaded), loaded
 
 
 def test_importing_the_worker_module_does_not_import_torch() -> None:
     # This test process may have torch loaded by other tests; check in a fresh one.
     import subprocess
 
-    code = ("import sys; import gpuscope.bench.worker_script, gpuscope.bench; "
+    code = ("import sys; import gpuscope.bench.worker.main, gpuscope.bench; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, check=True)
@@ -143,8 +163,8 @@ def test_reader_gives_the_same_messages_however_the_stream_is_cut(
     reader.close()
     assert received == MESSAGES
     parsed = [parse_message(m) for m in received]
-    assert [type(p) for p in parsed] == [HelloMessage, ProgressMessage, ResultMessage,
-                                         ErrorMessage, DoneMessage]
+    assert [type(p) for p in parsed] == [WorkerHello, ProgressMessage, BenchmarkResult,
+                                         BenchError, DoneMessage]
 
 
 def test_a_last_line_without_newline_still_counts() -> None:
@@ -194,8 +214,8 @@ def test_a_result_with_ok_status_but_no_value_is_failed() -> None:
 
 def test_a_worker_cannot_claim_a_crash_the_runner_did_not_see() -> None:
     message = parse_message({"type": "error", "kind": "crash", "message": "I crashed"})
-    assert isinstance(message, ErrorMessage)
-    assert message.error.kind is ErrorKind.WORKER
+    assert isinstance(message, BenchError)
+    assert message.kind is ErrorKind.WORKER
 
 
 # --- the run's JSON ----------------------------------------------------------------------------
@@ -238,7 +258,7 @@ def test_the_primary_error_is_what_ended_the_worker() -> None:
 def test_key_error_line_prefers_the_gpu_runtime_over_python_s_fatal_error() -> None:
     stderr = ('"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\n'
               "Fatal Python error: Aborted\n\nCurrent thread 0x0001 (most recent call first):\n"
-              '  File "worker_script.py", line 10 in main\n')
+              '  File "worker/main.py", line 10 in main\n')
     assert key_error_line(stderr) == (
         '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"')
     assert key_error_line("Fatal Python error: Segmentation fault\n\n  File x\n") == (
@@ -258,10 +278,27 @@ def test_the_worker_reports_each_gpu_s_pci_address() -> None:
     cuda = types.SimpleNamespace(device_count=lambda: 2,
                                  get_device_properties=lambda i: (new, old)[i])
     torch = types.SimpleNamespace(cuda=cuda)
-    first, second = worker_script._gpu_devices(torch, "rocm")
+    first, second = worker_main._gpu_devices(torch, "rocm")
     assert first["pci_bus"] == "0000:03:00.0" and first["arch"] == "gfx1100"
     assert first["uuid"] == "58ff744c-0000-0000-0000-000000000000"
     assert "pci_bus" not in second
     hello = hello_from_json({"type": "hello", "protocol": 1, "devices": [first, second]})
     assert hello is not None
     assert [d.pci_bus for d in hello.devices] == ["0000:03:00.0", None]
+
+
+def test_the_workers_share_one_json_lines_channel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench worker sends strict JSON (NaN as null); the framework probe's channel says when
+    a message cannot be encoded, in its own error form."""
+    from gpuscope.child import jsonlines
+    from gpuscope.probes.framework_probe import main as probe_main
+
+    sent = io.StringIO()
+    monkeypatch.setattr(jsonlines, "_out", sent)
+    worker_measure.emit({"type": "result", "value": float("nan"), "spread": (1.0, float("inf"))})
+    looped: dict[str, Any] = {"type": "result"}
+    looped["self"] = looped
+    probe_main.emit(looped)
+    first, second = (json.loads(line) for line in sent.getvalue().splitlines())
+    assert first == {"type": "result", "value": None, "spread": [1.0, None]}
+    assert second["type"] == "error" and second["error"].startswith("cannot encode a message")

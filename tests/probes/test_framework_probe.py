@@ -24,22 +24,23 @@ from hypothesis import strategies as st
 from gpuscope.evidence import LiveSystem, RecordingSystem, ReplaySystem, Snapshot
 from gpuscope.inventory import inspect_interpreters
 from gpuscope.model import Interpreter, JsonValue, ProbeState
-from gpuscope.probes import framework_probe_script as script_module
+from gpuscope.probes.framework_probe import children as probe_children
+from gpuscope.probes.framework_probe import recording as probe_recording
 from gpuscope.probes.frameworks import (
+    PROBE_PATH,
     FrameworkProbeResult,
     JsonLineReader,
     normalise_build,
     parse_framework_answer,
     probe_python_env,
     run_probe_script,
-    script_path,
     smoke_test_summary,
 )
 from gpuscope.probes.python_envs import InterpreterChoice
 
 TESTS = Path(__file__).resolve().parents[1]
 CORPUS = TESTS / "fixtures" / "corpus"
-SCRIPT = Path(script_module.__file__)
+CHILD_PATH = PROBE_PATH.parent.parent / "child"
 OTHERS = ("torch_directml", "onnxruntime", "jax", "tensorflow")
 ALL_FRAMEWORKS = ("torch", *OTHERS)
 PYENV = Path.home() / ".pyenv" / "versions"
@@ -421,25 +422,28 @@ def test_the_script_runs_on_python_3_9(tmp_path: Path) -> None:
 # --- the script's text and packaging ------------------------------------------------------
 
 
-def test_the_script_is_python_3_9_syntax_and_stdlib_only() -> None:
-    source = SCRIPT.read_text()
-    tree = ast.parse(source, feature_version=(3, 9))
+@pytest.mark.parametrize("path", sorted([*PROBE_PATH.glob("*.py"), *CHILD_PATH.glob("*.py")]),
+                         ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_the_script_is_python_3_9_syntax_and_stdlib_only(path: Path) -> None:
+    tree = ast.parse(path.read_text(), feature_version=(3, 9))
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):  # its own folder, or gpuscope/child
+            assert node.level == 1 or (node.level == 3 and (node.module or "").startswith(
+                "child.")), ast.dump(node)
     assert "gpuscope" not in imported
     assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
     assert not any(isinstance(node, ast.Match) for node in ast.walk(tree))
 
 
-def test_the_script_is_found_as_a_package_file() -> None:
-    with script_path() as path:
-        assert path.is_file()
-        assert path.name == "framework_probe_script.py"
-        assert path.parent.name == "probes"  # a module of gpuscope.probes: packaged with it
+def test_the_script_is_a_runnable_package_folder() -> None:
+    assert PROBE_PATH.is_dir() and (PROBE_PATH / "__main__.py").is_file()
+    assert PROBE_PATH.parent.name == "probes"  # the package gpuscope.probes.framework_probe
+    assert (PROBE_PATH / "__init__.py").is_file()
 
 
 def test_the_script_does_not_let_gpuscope_modules_shadow_packages(
@@ -559,7 +563,7 @@ def test_reader_gives_the_same_messages_however_the_stream_is_cut(cuts: list[int
 
 def test_key_error_line_on_a_real_hip_error() -> None:
     text = (CORPUS / "035-rx6700xt-gfx1031-invalid-device-function" / "torch-error.txt")
-    assert script_module.key_error_line(text.read_text()) == (
+    assert probe_children.key_error_line(text.read_text()) == (
         "RuntimeError: HIP error: invalid device function")
 
 
@@ -576,27 +580,27 @@ def test_key_error_line_prefers_the_last_traceback_and_known_failures() -> None:
         torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device
         CUDA kernel errors might be asynchronously reported at some other API call.
     ''')
-    assert script_module.key_error_line(chained) == (
+    assert probe_children.key_error_line(chained) == (
         "torch.AcceleratorError: CUDA error: no kernel image is available for execution on "
         "the device")
     rocblas = ("\nrocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: "
                "No such file or directory for GPU arch : gfx1103\n List of available "
                "TensileLibrary Files : \n")
-    assert script_module.key_error_line(rocblas) == (
+    assert probe_children.key_error_line(rocblas) == (
         "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such "
         "file or directory for GPU arch : gfx1103")
-    assert script_module.key_error_line("  \n") is None
-    assert script_module.key_error_line("just a line\nlast line\n") == "last line"
+    assert probe_children.key_error_line("  \n") is None
+    assert probe_children.key_error_line("just a line\nlast line\n") == "last line"
 
 
 def test_library_version_encodings() -> None:
-    assert script_module._cudnn_version_string(90100) == "9.1.0"
-    assert script_module._cudnn_version_string(91002) == "9.10.2"
-    assert script_module._cudnn_version_string(8902) == "8.9.2"
-    assert script_module._miopen_version_string(3004000) == "3.4.0"
-    assert script_module._miopen_version_string(2020000) == "2.20.0"
-    assert script_module._pci_bus(0, 0xC1, 0) == "0000:c1:00.0"
-    assert script_module._pci_bus(None, None, 0) is None
+    assert probe_recording.cudnn_version_string(90100) == "9.1.0"
+    assert probe_recording.cudnn_version_string(91002) == "9.10.2"
+    assert probe_recording.cudnn_version_string(8902) == "8.9.2"
+    assert probe_recording.miopen_version_string(3004000) == "3.4.0"
+    assert probe_recording.miopen_version_string(2020000) == "2.20.0"
+    assert probe_recording.pci_bus(0, 0xC1, 0) == "0000:c1:00.0"
+    assert probe_recording.pci_bus(None, None, 0) is None
 
 
 # --- parse_framework_answer on recorded answers ----------------------------------------------
