@@ -9,7 +9,8 @@
     python tools/update_translations.py --fill done.json
                                                         # merge translations, then update
 
-Strings are found by Qt's own extractor (pyside6-lupdate) in every gpuscope/ui/*.py:
+Strings are found by Qt's own extractor (pyside6-lupdate) in every gpuscope/ui/**/*.py and
+the Qt-free modules named in CORE_SOURCES:
 `self.tr("...")` (the class is the context), `translate("Context", "...")` and
 `QCoreApplication.translate("Context", "...")`, `QT_TRANSLATE_NOOP("Context", "...")`. A new
 UI module is picked up by its path; nothing to register. lupdate keeps the translations of
@@ -55,8 +56,13 @@ def qm_path(language: str) -> Path:
     return I18N_DIR / f"gpuscope_{language}.qm"
 
 
+# Qt-free modules whose texts the window shows through a translator it passes in (the
+# Compare table's rows): lupdate finds their `translate("Context", "...")` calls too.
+CORE_SOURCES = ("gpuscope/report/compare_table.py", "gpuscope/report/compare_rows.py")
+
+
 def sources() -> list[Path]:
-    return sorted(SOURCE_DIR.glob("*.py"))
+    return sorted([*SOURCE_DIR.rglob("*.py"), *(REPO / path for path in CORE_SOURCES)])
 
 
 def find_tool(name: str) -> str:

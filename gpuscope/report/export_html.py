@@ -16,15 +16,13 @@ from gpuscope.metrics import HOST_DEVICE
 from gpuscope.report import style
 from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
 from gpuscope.report.export_svg import bench_bars_svg, sparkline_svg
-from gpuscope.report.share import (
+from gpuscope.report.formatting import format_duration, format_stat, format_unix
+from gpuscope.report.view_model import (
     BenchSection,
     DeviceTelemetry,
     ReportFinding,
     ReportGpu,
     ShareReport,
-    format_duration,
-    format_stat,
-    format_unix,
 )
 from gpuscope.untrusted import clean_text
 
@@ -117,13 +115,7 @@ def _header(report: ShareReport) -> str:
 
 
 def _gpu_card(gpu: ReportGpu) -> str:
-    facts = [("Vendor", gpu.vendor_label), ("Target", gpu.target), ("VRAM", gpu.vram_text),
-             ("Compute units", str(gpu.compute_units) if gpu.compute_units else None),
-             ("Driver", " ".join(p for p in (gpu.kernel_driver, gpu.driver_version) if p)),
-             ("PCI", " ".join(p for p in (gpu.pci_id_text, gpu.pci_bus) if p)),
-             ("Board", gpu.board_name),
-             ("Could be", " / ".join(gpu.name_candidates) if gpu.name_candidates else None)]
-    rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts if v)
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in gpu.facts())
     return (f'<div class="card"><div class="name">GPU {gpu.index}: {esc(gpu.name)}</div>'
             f"<dl>{rows}</dl></div>")
 

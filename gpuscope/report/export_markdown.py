@@ -11,14 +11,8 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
-from gpuscope.report.share import (
-    BenchSection,
-    ReportFinding,
-    ShareReport,
-    format_duration,
-    format_stat,
-    format_unix,
-)
+from gpuscope.report.formatting import format_duration, format_stat, format_unix
+from gpuscope.report.view_model import BenchSection, ReportFinding, ShareReport
 from gpuscope.untrusted import clean_text
 
 # GitHub refuses comments over 65,536 characters; forums are stricter still.

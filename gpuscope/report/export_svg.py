@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from gpuscope.report import style
-from gpuscope.report.share import BenchRow
+from gpuscope.report.view_model import BenchRow
 
 _FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from gpuscope.report.export_html import report_html
 from gpuscope.report.export_markdown import report_markdown
-from gpuscope.report.share import ShareReport, report_json_text
+from gpuscope.report.share import report_json_text
+from gpuscope.report.view_model import ShareReport
 from gpuscope.untrusted import clean_text, escape_json_controls
 
 TEXT_FORMATS: tuple[str, ...] = ("html", "md", "json")

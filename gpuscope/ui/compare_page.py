@@ -1,26 +1,20 @@
 """The Compare page: cards side by side, from the knowledge base, from this machine, and from
 reports other people shared.
 
-One column per card, one row per figure: the datasheet (VRAM, bandwidth, FP32/FP16/BF16/INT8,
-TDP), the ecosystem (official ROCm support on Linux and Windows, the HSA override, the PyTorch
-wheel, the CUDA compute capability), what imported reports measured (value and % of the
-datasheet peak), and price per FP16 TFLOPS and per GB at a price the user can edit. The best
-value of each row is highlighted; a figure nobody knows is "—" with the reason in its tooltip,
-never 0. Under the table, the "What fits" panel (ui/what_fits.py) and a bar chart of one row.
+The table is `gpuscope.report.compare_table` (the cards and prices) and
+`gpuscope.report.compare_rows` (a cell per card and figure, with a colour role); this page draws
+it in the theme's colours and Qt's language, highlights the best value of each row, and lets
+the user add, import, remove and price cards. Under the table, the "What fits" panel
+(ui/what_fits.py) and a bar chart of one row.
 
-Card profiles come from `gpuscope.knowledge.compare`; the knowledge tables are loaded once,
-off the GUI thread, when the page is made. A report file is read off the GUI thread by the
-Import button (and at most `MAX_REPORT_BYTES` of it); `import_report(path)` reads it in place
-for callers that want the answer at once.
+The knowledge tables are loaded once, off the GUI thread, when the page is made. A report file
+is read off the GUI thread by the Import button (and at most `MAX_REPORT_BYTES` of it);
+`import_report(path)` reads it in place for callers that want the answer at once.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as _dt
-import enum
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
@@ -46,570 +40,69 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
-from gpuscope.bench.results import ResultStatus
-from gpuscope.knowledge.compare import CardProfile, PriceMetrics, card_profile, profile_for_gpu
-from gpuscope.knowledge.model_fit import model_table
-from gpuscope.knowledge.specs import GpuSpec, all_specs
+from gpuscope.knowledge.compare import card_profile
 from gpuscope.model import Gpu
 from gpuscope.report.compare_import import (
     MAX_REPORT_BYTES,
     CompareImport,
     CompareImportFailure,
     ImportedReport,
-    MeasuredResult,
     read_compare_report,
 )
+from gpuscope.report.compare_rows import CHART_ROWS, ROWS, SECTION_TITLES, price_cell, row_positions
+from gpuscope.report.compare_table import (
+    MAX_CARDS,
+    Better,
+    ColorRole,
+    CompareCard,
+    CompareTable,
+    Row,
+    best_columns,
+    card_tooltip,
+    import_message,
+    row_label,
+    row_tooltip,
+    warm_knowledge,
+)
+from gpuscope.report.formatting import MISSING
 from gpuscope.ui.doctor_loader import BackgroundTask
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color
-from gpuscope.ui.what_fits import FitCard, FittedTable, WhatFitsPanel
+from gpuscope.ui.what_fits import FitCard, FittedTable, WhatFitsPanel, tint, titled_column
 from gpuscope.ui.widgets import PlotPanel, make_label, plain_tooltip, scrolling_page
 
-MAX_CARDS = 12
 MAX_PRICE_USD = 1_000_000
 PRICE_STEP_USD = 50
 REPORT_FILTER = QT_TRANSLATE_NOOP("ComparePage", "gpuscope reports (*.json);;All files (*)")
-MISSING = "—"
 _LABEL_WIDTH = 232
 _CARD_WIDTH = 168
 _MAX_CARD_WIDTH = 260
 _HEADER_PADDING = 40  # the colour swatch, its gap and the section's margins
 _ROW_HEIGHT = 26
 CHART_HEIGHT = 230
-# How sure a datasheet figure is (GpuSpec.confidence), in words.
-CONFIDENCE_WORDS = {
-    "primary": QT_TRANSLATE_NOOP("ComparePage",
-                                 "read in a primary source (the vendor's documentation or code)"),
-    "secondary": QT_TRANSLATE_NOOP("ComparePage",
-                                   "read in a secondary source (a review or a spec database)"),
-    "derived": QT_TRANSLATE_NOOP("ComparePage", "derived by arithmetic from published figures"),
-    "unverified": QT_TRANSLATE_NOOP("ComparePage", "a widely published vendor figure not "
-                                    "re-read in the sources at hand: to verify"),
-    "conflicting": QT_TRANSLATE_NOOP("ComparePage", "uncertain or conflicting sources"),
+ROLE_COLORS: dict[ColorRole, QColor] = {
+    ColorRole.OK: OK_COLOR, ColorRole.WARNING: WARN_COLOR, ColorRole.ERROR: ERROR_COLOR,
+    ColorRole.MUTED: MUTED_COLOR,
 }
 
 
-class CardOrigin(enum.Enum):
-    KNOWLEDGE = "knowledge base"
-    MACHINE = "this machine"
-    IMPORTED = "imported"
-
-
-# What the column headings say for each origin (the enum's values stay English).
-ORIGIN_WORDS = {
-    CardOrigin.KNOWLEDGE: QT_TRANSLATE_NOOP("ComparePage", "knowledge base"),
-    CardOrigin.MACHINE: QT_TRANSLATE_NOOP("ComparePage", "this machine"),
-    CardOrigin.IMPORTED: QT_TRANSLATE_NOOP("ComparePage", "imported"),
-}
-
-
-class Better(enum.Enum):
-    HIGHER = "higher"
-    LOWER = "lower"
-    NONE = "none"  # text rows: nothing to rank
-
-
-@dataclass(frozen=True, slots=True)
-class CompareCard:
-    """One column: a card's profile at its launch price, where it came from, and what a report
-    measured on it."""
-
-    key: str
-    profile: CardProfile
-    origin: CardOrigin
-    source: str | None = None  # the report file an imported card came from
-    count: int = 1
-    results: Mapping[str, MeasuredResult] = field(default_factory=dict)
-    origin_note: str | None = None  # "made from a replayed snapshot"
-
-    @property
-    def origin_label(self) -> str:
-        if self.origin is CardOrigin.IMPORTED:
-            label = translate("ComparePage", "imported from {source}").format(
-                source=self.source)
-        else:
-            label = translate("ComparePage", ORIGIN_WORDS[self.origin])
-        return f"{label} (×{self.count})" if self.count > 1 else label
-
-    @property
-    def short_name(self) -> str:
-        return short_card_name(self.profile.name)
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    text: str
-    value: float | None = None  # what the row ranks and the chart draws; None: nothing
-    tooltip: str = ""
-    color: QColor | None = None  # a verdict's colour (ecosystem rows)
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """A row of the table; `label` and `tooltip` are English (marked for translation), shown
-    through `row_label` and `row_tooltip`."""
-
-    key: str
-    label: str
-    section: str
-    tooltip: str
-    cell: Callable[[CompareCard, CardProfile], Cell]
-    better: Better = Better.NONE
-    unit: str = ""  # the chart's axis
-    price_dependent: bool = False
-
-
-def row_label(row: Row) -> str:
-    return translate("ComparePage", row.label)
-
-
-def row_tooltip(row: Row) -> str:
-    if row.section == "Measured":
-        return translate("ComparePage", "{label}: the latest result an imported report "
-                         "measured, and its share of the datasheet peak.").format(
-            label=row_label(row))
-    return translate("ComparePage", row.tooltip)
-
-
-def short_card_name(name: str) -> str:
-    """"AMD Radeon RX 7900 XT" -> "Radeon RX 7900 XT"; the vendor is in the column's colour
-    and tooltip, and the column is narrow."""
-    for prefix in ("AMD ", "NVIDIA "):
-        if name.startswith(prefix) and len(name) > len(prefix):
-            return name[len(prefix):]
-    return name
-
-
-# ----------------------------------------------------------------------------- the rows
-
-
-def _num(value: float) -> str:
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    if abs(value) >= 100:
-        return f"{value:.1f}".removesuffix(".0")
-    return f"{value:.2f}".rstrip("0").rstrip(".") if abs(value) < 10 else (
-        f"{value:.1f}".removesuffix(".0"))
-
-
-def _dollars(value: float) -> str:
-    return f"${value:,.2f}" if value < 100 else f"${value:,.0f}"
-
-
-def _figure_tooltip(spec: GpuSpec | None, figure: str, what: str, text: str) -> str:
-    lines = [f"{translate('ComparePage', what)}: {text}"]
-    words = CONFIDENCE_WORDS.get(spec.confidence(figure) or "") if spec is not None else None
-    if words:
-        lines.append(translate("ComparePage", words))
-    if spec is not None and spec.sources:
-        # One source a line: a label and its public URL.
-        lines.append(translate("ComparePage", "Sources: {sources}").format(
-            sources="".join(f"\n  {source}" for source in spec.sources)))
-    return "\n".join(lines)
-
-
-def _missing_figure(card: CompareCard, what: str) -> str:
-    spec = card.profile.spec
-    what = translate("ComparePage", what)
-    if spec is None:
-        return translate("ComparePage", "{name} is not in gpuscope's spec table, so there is "
-                         "no datasheet {what}; a report only says what the machine itself "
-                         "reported.").format(name=card.profile.name, what=what)
-    note = f" {spec.notes}" if spec.notes else ""
-    return translate("ComparePage", "The spec table has no {what} figure for the "
-                     "{name}.").format(what=what, name=spec.name) + note
-
-
-def _datasheet_row(key: str, label: str, figure: str, unit: str, what: str,
-                   attribute: str, better: Better, tooltip: str) -> Row:
-    def cell(card: CompareCard, profile: CardProfile) -> Cell:
-        value = getattr(profile.datasheet, attribute)
-        if value is None:
-            return Cell(MISSING, tooltip=_missing_figure(card, what))
-        text = f"{_num(float(value))} {unit}"
-        return Cell(text, float(value), _figure_tooltip(profile.spec, figure, what, text))
-
-    return Row(key, label, "Datasheet", tooltip, cell, better, unit)
-
-
-def _vram_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    sheet = profile.datasheet
-    if sheet.vram_gib is None:
-        return Cell(MISSING, tooltip=_missing_figure(card, "VRAM"))
-    text = f"{_num(sheet.vram_gib)} GB"
-    tooltip = _figure_tooltip(profile.spec, "vram_gib", "VRAM", text)
-    if profile.spec is None:
-        tooltip = translate("ComparePage", "VRAM: {size}, as the report's machine reported "
-                            "it").format(size=text)
-    return Cell(text, sheet.vram_gib, tooltip)
-
-
-def _fp16_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    spec, value = profile.spec, profile.datasheet.fp16_tflops
-    if value is None:
-        return Cell(MISSING, tooltip=_missing_figure(card, "FP16"))
-    text = f"{_num(value)} TFLOPS"
-    tooltip = _figure_tooltip(spec, "fp16_tflops",
-                              QT_TRANSLATE_NOOP("ComparePage", "FP16 (dense matrix)"), text)
-    if spec is not None and spec.fp16_accumulate == "fp16":
-        tooltip += "\n" + translate("ComparePage", "This is the FP16-accumulate tensor rate "
-                                    "NVIDIA quotes for GeForce cards; PyTorch matmul "
-                                    "accumulates in FP32 (next row).")
-        text += " *"
-    return Cell(text, value, tooltip)
-
-
-def _pytorch_fp16_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    spec, value = profile.spec, profile.datasheet.pytorch_fp16_tflops
-    if value is None:
-        if spec is not None and spec.fp16_accumulate == "fp16":
-            return Cell(MISSING, tooltip=translate(
-                "ComparePage", "Only the FP16-accumulate figure of the {name} is published; "
-                "its FP32-accumulate rate, which PyTorch uses, is not.").format(name=spec.name))
-        return Cell(MISSING, tooltip=_missing_figure(card, "FP16"))
-    text = f"{_num(value)} TFLOPS"
-    figure = ("fp16_fp32acc_tflops" if spec is not None and spec.fp16_fp32acc_tflops
-              is not None else "fp16_tflops")
-    return Cell(text, value, _figure_tooltip(
-        spec, figure, QT_TRANSLATE_NOOP("ComparePage", "FP16 with FP32 accumulate (what "
-                                        "PyTorch fp16 matmul runs at)"), text))
-
-
-def _architecture_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    eco = profile.ecosystem
-    parts = [p for p in (profile.architecture, eco.gfx_target) if p]
-    if not parts:
-        return Cell(MISSING, tooltip=translate(
-            "ComparePage", "Neither the architecture nor the gfx target of {name} is "
-            "known.").format(name=profile.name))
-    return Cell(" · ".join(parts), tooltip=f"{profile.vendor} {' · '.join(parts)}")
-
-
-def _rocm_cell(os_name: str) -> Callable[[CompareCard, CardProfile], Cell]:
-    def cell(card: CompareCard, profile: CardProfile) -> Cell:
-        eco = profile.ecosystem
-        status = eco.rocm_linux if os_name == "linux" else eco.rocm_windows
-        if status is None:
-            if eco.compute_capability is not None or profile.vendor == "NVIDIA":
-                return Cell(MISSING, tooltip=translate(
-                    "ComparePage", "ROCm is AMD's compute stack; it does not run on NVIDIA "
-                    "cards (CUDA does)."))
-            return Cell(MISSING, tooltip=translate(
-                "ComparePage", "The gfx target of {name} is not known, so its ROCm support "
-                "cannot be looked up.").format(name=profile.name))
-        release = f" {status.release_checked}" if status.release_checked else ""
-        text, color = {
-            "supported": (translate("ComparePage", "✓ supported{release}"), OK_COLOR),
-            "deprecated": (translate("ComparePage", "! deprecated{release}"), WARN_COLOR),
-            "listed": (translate("ComparePage", "✓ listed{release}"), OK_COLOR),
-            "runtime_only": (translate("ComparePage", "! runtime only"), WARN_COLOR),
-            "unsupported": (translate("ComparePage", "✗ not supported"), ERROR_COLOR),
-            "uncertain": (translate("ComparePage", "? not readable"), MUTED_COLOR),
-            "unknown": (translate("ComparePage", "? unknown"), MUTED_COLOR),
-        }.get(status.level, (f"? {status.level}", MUTED_COLOR))
-        text = text.format(release=release)
-        if status.level == "unsupported" and status.latest_release_listing:
-            text = translate("ComparePage", "✗ dropped after {release}").format(
-                release=status.latest_release_listing)
-        return Cell(text, tooltip=status.note + "\n" + translate(
-            "ComparePage", "Source: {source}").format(source=status.source), color=color)
-
-    return cell
-
-
-def _override_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    eco = profile.ecosystem
-    if eco.gfx_target is None:
-        if eco.compute_capability is not None or profile.vendor == "NVIDIA":
-            return Cell(MISSING, tooltip=translate(
-                "ComparePage", "HSA_OVERRIDE_GFX_VERSION is a ROCm setting; NVIDIA cards do "
-                "not use it."))
-        return Cell(MISSING, tooltip=translate("ComparePage",
-                                               "The gfx target of this card is not known."))
-    advice = eco.hsa_override
-    if eco.override_needed and advice is not None:
-        return Cell(f"! {advice.env_var.removeprefix('HSA_OVERRIDE_')}={advice.value}",
-                    tooltip=translate(
-                        "ComparePage", "{assignment}: PyTorch's official ROCm wheel has no "
-                        "code for {target}, so it runs as {pretends}.").format(
-                            assignment=advice.assignment, target=eco.gfx_target,
-                            pretends=advice.pretends_to_be)
-                    + f"\n{advice.caveat}\n"
-                    + translate("ComparePage", "Source: {source}").format(source=advice.source),
-                    color=WARN_COLOR)
-    linux = eco.rocm_linux
-    if advice is None and linux is not None and linux.supported is False:
-        return Cell(translate("ComparePage", "none known"), tooltip=translate(
-            "ComparePage", "No HSA_OVERRIDE_GFX_VERSION value is known to make {target} "
-            "work.").format(target=eco.gfx_target), color=MUTED_COLOR)
-    return Cell(translate("ComparePage", "✓ not needed"), tooltip=translate(
-        "ComparePage", "{target} runs without HSA_OVERRIDE_GFX_VERSION.").format(
-            target=eco.gfx_target), color=OK_COLOR)
-
-
-def _wheel_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    eco = profile.ecosystem
-    release = eco.pytorch_release_checked
-    which = f"torch {release}" if release else translate("ComparePage", "the newest torch")
-    has = eco.pytorch_wheel_has_target
-    target = eco.gfx_target or (translate("ComparePage", "compute capability {cc}").format(
-        cc=eco.compute_capability) if eco.compute_capability else None)
-    if has is None or target is None:
-        return Cell(translate("ComparePage", "? unknown"), tooltip=translate(
-            "ComparePage", "Whether {which}'s official wheel carries code for this card is "
-            "not known.").format(which=which), color=MUTED_COLOR)
-    if has:
-        return Cell(translate("ComparePage", "✓ native ({release})").format(release=release)
-                    if release else translate("ComparePage", "✓ native"),
-                    tooltip=translate("ComparePage", "{which}'s official wheel carries native "
-                                      "code for {target}.").format(which=which, target=target),
-                    color=OK_COLOR)
-    return Cell(translate("ComparePage", "✗ no native code"), tooltip=translate(
-        "ComparePage", "{which}'s official wheel has no native code for {target}.").format(
-            which=which, target=target), color=ERROR_COLOR)
-
-
-def _cuda_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    eco = profile.ecosystem
-    if eco.compute_capability is None:
-        if eco.gfx_target is not None or profile.vendor == "AMD":
-            return Cell(MISSING, tooltip=translate(
-                "ComparePage", "The CUDA compute capability is NVIDIA's; AMD cards run ROCm "
-                "and HIP."))
-        return Cell(MISSING, tooltip=translate(
-            "ComparePage", "The compute capability of this card is not known."))
-    text = eco.compute_capability
-    tooltip = translate("ComparePage", "Compute capability {cc}").format(cc=text)
-    if eco.cuda_architecture:
-        tooltip += f" ({eco.cuda_architecture})"
-    if eco.cuda_dropped_in:
-        text += translate("ComparePage", " · dropped in CUDA {version}").format(
-            version=eco.cuda_dropped_in)
-        tooltip += translate("ComparePage", "; CUDA {version} no longer supports it.").format(
-            version=eco.cuda_dropped_in)
-    return Cell(text, tooltip=tooltip,
-                color=WARN_COLOR if eco.cuda_dropped_in else None)
-
-
-def _measured_row(key: str, benchmark_id: str, label: str, unit: str) -> Row:
-    def cell(card: CompareCard, profile: CardProfile) -> Cell:
-        result = card.results.get(benchmark_id)
-        shown_label = translate("ComparePage", label)
-        if result is None:
-            if card.origin is not CardOrigin.IMPORTED:
-                return Cell(MISSING, tooltip=translate(
-                    "ComparePage", "Measured results come from imported reports. Import a "
-                    "report with benchmark results (gpuscope report --format json) to fill "
-                    "this row."))
-            return Cell(MISSING, tooltip=translate(
-                "ComparePage", "The report from {source} has no {label} result for this "
-                "card.").format(source=card.source, label=shown_label))
-        if result.status is not ResultStatus.OK or result.value is None:
-            unsupported = result.status is ResultStatus.UNSUPPORTED
-            word = (translate("ComparePage", "unsupported") if unsupported
-                    else translate("ComparePage", "failed"))
-            reason = result.reason or translate("ComparePage", "no reason given")
-            return Cell(word, tooltip=f"{shown_label} {word}: {reason}",
-                        color=MUTED_COLOR if unsupported else ERROR_COLOR)
-        text = f"{_num(result.value)} {result.unit or unit}"
-        lines = [translate("ComparePage", "Measured {value} ({label})").format(
-            value=text, label=shown_label)]
-        if result.percent_of_peak is not None and result.peak is not None:
-            text += f" · {result.percent_of_peak:.0f}%"
-            lines.append(translate("ComparePage", "{percent}% of the {peak} {unit} {what} peak "
-                                   "({note})").format(
-                percent=f"{result.percent_of_peak:.0f}", peak=_num(result.peak.value),
-                unit=result.peak.unit, what=result.peak.label, note=result.peak.note))
-        else:
-            lines.append(translate("ComparePage", "No datasheet peak to compare it with."))
-        worker = " ".join(p for p in (
-            f"torch {result.torch_version}" if result.torch_version else None,
-            f"({result.build})" if result.build else None) if p)
-        where = (translate("ComparePage", " on {device}").format(device=result.device_name)
-                 if result.device_name else "")
-        when = ""
-        if result.ended_unix_s is not None:
-            try:
-                moment = _dt.datetime.fromtimestamp(result.ended_unix_s, _dt.timezone.utc)
-                when = moment.strftime(", %Y-%m-%d %H:%M UTC")
-            except (OverflowError, OSError, ValueError):
-                when = ""
-        if worker or where or when:
-            lines.append(translate("ComparePage", "Run with {worker}{where}{when}").format(
-                worker=worker or translate("ComparePage", "an unknown torch"), where=where,
-                when=when))
-        lines.append(translate("ComparePage", "From {source}").format(source=card.source)
-                     if card.source else "")
-        return Cell(text, result.value, "\n".join(line for line in lines if line))
-
-    # The tooltip is made from the label by `row_tooltip`.
-    return Row(key, label, "Measured", "", cell, Better.HIGHER, unit)
-
-
-def _price_cell(card: CompareCard, profile: CardProfile) -> Cell:
-    price = profile.price
-    if price.price_usd is None:
-        return Cell(MISSING, tooltip=translate("ComparePage",
-                                               "No launch price is known: type one."))
-    launch = profile.datasheet.launch_price_usd
-    if price.is_launch_price:
-        tooltip = (translate("ComparePage", "Launch price {price}").format(
-            price=f"${launch:,}") if launch is not None
-            else translate("ComparePage", "Launch price"))
-    else:
-        tooltip = translate("ComparePage", "Your price (launch price: {price})").format(
-            price="$" + format(launch, ",") if launch else translate("ComparePage", "unknown"))
-    return Cell(_dollars(price.price_usd), price.price_usd, tooltip)
-
-
-def _per_row(key: str, label: str, attribute: str, what: str, per: str,
-             tooltip: str) -> Row:
-    def cell(card: CompareCard, profile: CardProfile) -> Cell:
-        value = getattr(profile.price, attribute)
-        if value is None:
-            if profile.price.price_usd is None:
-                return Cell(MISSING, tooltip=translate(
-                    "ComparePage", "No price: type one in the Price row."))
-            return Cell(MISSING, tooltip=_missing_figure(card, what))
-        price = profile.price.price_usd or 0.0
-        return Cell(f"{_dollars(value)}", value,
-                    f"{_dollars(price)} / {_num(price / value)} {per} = " + translate(
-                        "ComparePage", "{price} per {unit}").format(price=_dollars(value),
-                                                                     unit=per))
-
-    return Row(key, label, "Price", tooltip, cell, Better.LOWER, "USD", price_dependent=True)
-
-
-# Labels, tooltips and the "what" of each figure are English, marked for translation here and
-# translated where they are shown.
-ROWS: tuple[Row, ...] = (
-    Row("vram", "VRAM", "Datasheet", QT_TRANSLATE_NOOP(
-        "ComparePage", "Memory on the card, as sold (a \"24 GB\" card holds 24 GiB)."),
-        _vram_cell, Better.HIGHER, "GB"),
-    _datasheet_row("bandwidth", QT_TRANSLATE_NOOP("ComparePage", "Memory bandwidth"),
-                   "memory_bandwidth_gb_s", "GB/s",
-                   QT_TRANSLATE_NOOP("ComparePage", "memory bandwidth"),
-                   "memory_bandwidth_gb_s", Better.HIGHER,
-                   QT_TRANSLATE_NOOP("ComparePage", "Theoretical memory bandwidth: what token "
-                                     "generation of a large model is bound by.")),
-    _datasheet_row("fp32", "FP32", "fp32_tflops", "TFLOPS", "FP32", "fp32_tflops",
-                   Better.HIGHER, QT_TRANSLATE_NOOP(
-                       "ComparePage", "Peak FP32 vector rate (RDNA3 figures count "
-                       "dual-issue).")),
-    Row("fp16", QT_TRANSLATE_NOOP("ComparePage", "FP16 (datasheet)"), "Datasheet",
-        QT_TRANSLATE_NOOP("ComparePage", "The dense FP16 matrix rate as the datasheet quotes "
-                          "it. * GeForce: the FP16-accumulate rate, twice what PyTorch gets."),
-        _fp16_cell, Better.HIGHER, "TFLOPS"),
-    Row("fp16_pytorch", QT_TRANSLATE_NOOP("ComparePage", "FP16 for PyTorch"), "Datasheet",
-        QT_TRANSLATE_NOOP("ComparePage", "FP16 inputs with FP32 accumulate: the peak a "
-                          "PyTorch fp16 matmul runs against."), _pytorch_fp16_cell,
-        Better.HIGHER, "TFLOPS"),
-    _datasheet_row("bf16", "BF16", "bf16_tflops", "TFLOPS", "BF16", "bf16_tflops",
-                   Better.HIGHER, QT_TRANSLATE_NOOP(
-                       "ComparePage", "Dense BF16 matrix rate (FP32 accumulate).")),
-    _datasheet_row("int8", "INT8", "int8_tops", "TOPS", "INT8", "int8_tops", Better.HIGHER,
-                   QT_TRANSLATE_NOOP("ComparePage", "Dense INT8 matrix rate, in "
-                                     "tera-operations per second.")),
-    _datasheet_row("tdp", QT_TRANSLATE_NOOP("ComparePage", "Board power (TDP)"), "tdp_w", "W",
-                   QT_TRANSLATE_NOOP("ComparePage", "board power"), "tdp_w", Better.LOWER,
-                   QT_TRANSLATE_NOOP("ComparePage", "Total board power: what the power supply "
-                                     "and cooling must handle. Lower is highlighted.")),
-    Row("architecture", QT_TRANSLATE_NOOP("ComparePage", "Architecture"), "Ecosystem",
-        QT_TRANSLATE_NOOP("ComparePage", "The GPU architecture and, for AMD, the gfx target "
-                          "ROCm builds code for."), _architecture_cell),
-    Row("rocm_linux", QT_TRANSLATE_NOOP("ComparePage", "ROCm on Linux"), "Ecosystem",
-        QT_TRANSLATE_NOOP("ComparePage", "Whether AMD's official support list of the newest "
-                          "ROCm release in gpuscope's table names this card on Linux."),
-        _rocm_cell("linux")),
-    Row("rocm_windows", QT_TRANSLATE_NOOP("ComparePage", "ROCm on Windows"), "Ecosystem",
-        QT_TRANSLATE_NOOP("ComparePage", "The same for ROCm (HIP SDK) on Windows."),
-        _rocm_cell("windows")),
-    Row("override", QT_TRANSLATE_NOOP("ComparePage", "HSA override"), "Ecosystem",
-        QT_TRANSLATE_NOOP("ComparePage", "Whether PyTorch needs HSA_OVERRIDE_GFX_VERSION to "
-                          "run on this card (its official wheel has no code for it)."),
-        _override_cell),
-    Row("pytorch_wheel", QT_TRANSLATE_NOOP("ComparePage", "PyTorch wheel"), "Ecosystem",
-        QT_TRANSLATE_NOOP("ComparePage", "Whether the newest official PyTorch wheel (ROCm or "
-                          "CUDA build) carries native code for this card."), _wheel_cell),
-    Row("cuda_cc", QT_TRANSLATE_NOOP("ComparePage", "CUDA compute capability"), "Ecosystem",
-        QT_TRANSLATE_NOOP("ComparePage", "NVIDIA's compute capability: which CUDA releases "
-                          "and PyTorch builds support the card."), _cuda_cell),
-    _measured_row("measured.matmul.fp16", "matmul.fp16",
-                  QT_TRANSLATE_NOOP("ComparePage", "FP16 matmul"), "TFLOPS"),
-    _measured_row("measured.matmul.fp32", "matmul.fp32",
-                  QT_TRANSLATE_NOOP("ComparePage", "FP32 matmul"), "TFLOPS"),
-    _measured_row("measured.memory.copy", "memory.copy",
-                  QT_TRANSLATE_NOOP("ComparePage", "Memory copy"), "GB/s"),
-    Row("price", QT_TRANSLATE_NOOP("ComparePage", "Price (USD)"), "Price",
-        QT_TRANSLATE_NOOP("ComparePage", "What the card costs: its launch price until you "
-                          "type another. Prices drive the rows below at once."),
-        _price_cell, Better.LOWER, "USD", price_dependent=True),
-    _per_row("usd_per_fp16", QT_TRANSLATE_NOOP("ComparePage", "$ per FP16 TFLOPS"),
-             "usd_per_fp16_tflops", "FP16", "TFLOPS",
-             QT_TRANSLATE_NOOP("ComparePage", "Price per datasheet FP16 TFLOPS (GeForce: the "
-                               "FP16-accumulate rate).")),
-    _per_row("usd_per_pytorch_fp16", QT_TRANSLATE_NOOP("ComparePage",
-                                                       "$ per PyTorch FP16 TFLOPS"),
-             "usd_per_pytorch_fp16_tflops",
-             QT_TRANSLATE_NOOP("ComparePage", "FP16 with FP32 accumulate"), "TFLOPS",
-             QT_TRANSLATE_NOOP("ComparePage", "Price per FP16 TFLOPS at FP32 accumulate, what "
-                               "PyTorch runs at.")),
-    _per_row("usd_per_gb", QT_TRANSLATE_NOOP("ComparePage", "$ per GB of VRAM"),
-             "usd_per_vram_gib", "VRAM", "GB",
-             QT_TRANSLATE_NOOP("ComparePage", "Price per GB of VRAM: what decides which models "
-                               "fit.")),
-)
-ROW_KEYS: tuple[str, ...] = tuple(row.key for row in ROWS)
-SECTION_TITLES = {
-    "Datasheet": QT_TRANSLATE_NOOP("ComparePage", "Datasheet"),
-    "Ecosystem": QT_TRANSLATE_NOOP("ComparePage", "Ecosystem"),
-    "Measured": QT_TRANSLATE_NOOP("ComparePage", "Measured (imported reports)"),
-    "Price": QT_TRANSLATE_NOOP("ComparePage", "Price (USD, editable)"),
-}
-CHART_ROWS: tuple[str, ...] = tuple(row.key for row in ROWS if row.better is not Better.NONE)
-
-
-def best_columns(values: Sequence[float | None], better: Better) -> set[int]:
-    """The columns holding the best value of a row: none when fewer than two cards have a
-    value, or when all values are equal (nothing to choose)."""
-    known = [(i, v) for i, v in enumerate(values) if v is not None]
-    if better is Better.NONE or len(known) < 2:
-        return set()
-    numbers = [v for _, v in known]
-    best = max(numbers) if better is Better.HIGHER else min(numbers)
-    if all(abs(v - best) <= 1e-9 * max(1.0, abs(best)) for v in numbers):
-        return set()
-    return {i for i, v in known if abs(v - best) <= 1e-9 * max(1.0, abs(best))}
-
-
-def _warm_knowledge() -> tuple[tuple[str, str], ...]:
-    """Off the GUI thread: load the knowledge tables once; the picker's entries."""
-    model_table()
-    specs = sorted(all_specs(), key=lambda s: (s.vendor, s.name))
-    # Warm the per-card lookups (ROCm, overrides, wheels) the first profile makes.
-    for spec in specs[:1]:
-        card_profile(spec)
-    return tuple((spec.name, _picker_label(spec)) for spec in specs)
-
-
-def _picker_label(spec: GpuSpec) -> str:
-    return f"{spec.name} ({_num(spec.vram_gib)} GB)" if spec.vram_gib else spec.name
+def _button(row: QHBoxLayout, text: str, slot: Callable[[], object],
+            tooltip: str = "") -> QPushButton:
+    button = QPushButton(text)
+    if tooltip:
+        button.setToolTip(plain_tooltip(tooltip))
+    button.clicked.connect(slot)
+    row.addWidget(button)
+    return button
 
 
 def _swatch(color: QColor, size: int = 12) -> QIcon:
     pixmap = QPixmap(size, size)
     pixmap.fill(color)
     return QIcon(pixmap)
-
-
-def _tint(color: QColor, alpha: int) -> QBrush:
-    tinted = QColor(color)
-    tinted.setAlpha(alpha)
-    return QBrush(tinted)
 
 
 # ----------------------------------------------------------------------------- the chart
@@ -620,16 +113,11 @@ class BarChart(PlotPanel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(6)
-        header = QHBoxLayout()
-        header.addWidget(make_label(self.tr("Chart"), bold=True, scale=1.1, wrap=False))
-        header.addSpacing(12)
+        column, header = titled_column(self, self.tr("Chart"))
         self.metric_box = QComboBox()
         for row in ROWS:
             if row.key in CHART_ROWS:
-                self.metric_box.addItem(row_label(row), row.key)
+                self.metric_box.addItem(row_label(row, translate), row.key)
         self.metric_box.setCurrentIndex(max(0, self.metric_box.findData("fp16_pytorch")))
         header.addWidget(self.metric_box)
         self.better_label = make_label("", color=MUTED_COLOR, wrap=False)
@@ -708,11 +196,9 @@ class ComparePage(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._cards: list[CompareCard] = []
-        self._prices: dict[str, float | None] = {}  # key -> the user's price; absent: launch
+        self._table = CompareTable()
         self._price_boxes: dict[str, QSpinBox] = {}
         self._catalogue: tuple[tuple[str, str], ...] = ()
-        self._machine_keys: tuple[str, ...] = ()
 
         self.scroll_area, column, self.summary = scrolling_page(self, self.tr("Compare"))
         column.setSpacing(10)
@@ -732,43 +218,32 @@ class ComparePage(QWidget):
         self.picker.setToolTip(plain_tooltip(self.tr(
             "Type part of a name (\"7900\", \"4090\", \"MI300\") and press Enter or Add.")))
         picker_row.addWidget(self.picker, 1)
-        self.add_button = QPushButton(self.tr("Add"))
+        self.add_button = _button(picker_row, self.tr("Add"), self._add_picked)
         self.add_button.setEnabled(False)
-        self.add_button.clicked.connect(self._add_picked)
-        picker_row.addWidget(self.add_button)
-        self.import_button = QPushButton(self.tr("Import report…"))
-        self.import_button.setToolTip(plain_tooltip(self.tr(
-            "Add the GPUs and benchmark results of a report someone shared (the JSON of "
-            "'gpuscope report --format json').")))
-        self.import_button.clicked.connect(self._choose_report)
-        picker_row.addWidget(self.import_button)
+        self.import_button = _button(picker_row, self.tr("Import report…"), self._choose_report,
+                                     self.tr("Add the GPUs and benchmark results of a report "
+                                             "someone shared (the JSON of 'gpuscope report "
+                                             "--format json')."))
         picker_row.addSpacing(16)
-        self.remove_button = QPushButton(self.tr("Remove card"))
-        self.remove_button.setToolTip(plain_tooltip(self.tr(
-            "Remove the selected cards (click a column's heading to select it; Delete).")))
-        self.remove_button.clicked.connect(self.remove_selected)
-        picker_row.addWidget(self.remove_button)
-        self.reset_prices_button = QPushButton(self.tr("Launch prices"))
-        self.reset_prices_button.setToolTip(plain_tooltip(self.tr(
-            "Put every price back to the card's launch price.")))
-        self.reset_prices_button.clicked.connect(self.reset_prices)
-        picker_row.addWidget(self.reset_prices_button)
-        self.clear_button = QPushButton(self.tr("Clear"))
-        self.clear_button.clicked.connect(self.clear)
-        picker_row.addWidget(self.clear_button)
+        self.remove_button = _button(picker_row, self.tr("Remove card"), self.remove_selected,
+                                     self.tr("Remove the selected cards (click a column's "
+                                             "heading to select it; Delete)."))
+        self.reset_prices_button = _button(picker_row, self.tr("Launch prices"),
+                                           self.reset_prices, self.tr(
+                                               "Put every price back to the card's launch "
+                                               "price."))
+        self.clear_button = _button(picker_row, self.tr("Clear"), self.clear)
         column.addLayout(picker_row)
 
-        self.message = make_label("")
-        self.message.hide()
-        column.addWidget(self.message)
-        self.notes = make_label("", color=MUTED_COLOR)
-        self.notes.hide()
-        column.addWidget(self.notes)
-
+        # What an action said, the notes of the last import, and the page's empty state.
+        self.message, self.notes = make_label(""), make_label("", color=MUTED_COLOR)
         self.empty_label = make_label(self.tr(
             "No cards yet. Pick one above and press Add, or import a report someone shared "
             "(gpuscope report --format json)."), color=MUTED_COLOR)
-        column.addWidget(self.empty_label)
+        for label in (self.message, self.notes, self.empty_label):
+            column.addWidget(label)
+        self.message.hide()
+        self.notes.hide()
 
         self.table = FittedTable()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -816,7 +291,7 @@ class ComparePage(QWidget):
         self._import_task.failed.connect(lambda reason: self._show_message(
             self.tr("Could not import the report: {reason}").format(reason=reason),
             error=True))
-        self._knowledge_task.start(_warm_knowledge)
+        self._knowledge_task.start(warm_knowledge)
         self._render()
 
     # ------------------------------------------------------------------ public API
@@ -824,6 +299,10 @@ class ComparePage(QWidget):
     @property
     def cards(self) -> tuple[CompareCard, ...]:
         return tuple(self._cards)
+
+    @property
+    def _cards(self) -> list[CompareCard]:
+        return self._table.cards
 
     @property
     def catalogue_ready(self) -> bool:
@@ -839,31 +318,8 @@ class ComparePage(QWidget):
     def set_machine_gpus(self, gpus: Sequence[Gpu]) -> None:
         """Put this machine's GPUs first (identical GPUs as one card), replacing the machine
         cards shown before; unchanged GPUs leave the page as it is."""
-        machine: list[CompareCard] = []
-        for gpu in gpus:
-            if not gpu.name and not gpu.pci_device_id:
-                continue
-            profile = profile_for_gpu(gpu)
-            key = f"machine:{profile.spec.name if profile.spec else profile.name}"
-            found = next((i for i, c in enumerate(machine) if c.key == key), None)
-            if found is not None:
-                machine[found] = CompareCard(key, profile, CardOrigin.MACHINE,
-                                             count=machine[found].count + 1)
-            else:
-                machine.append(CompareCard(key, profile, CardOrigin.MACHINE))
-        keys = tuple(card.key for card in machine)
-        counts = tuple(card.count for card in machine)
-        current = tuple(c for c in self._cards if c.origin is CardOrigin.MACHINE)
-        if keys == tuple(c.key for c in current) and counts == tuple(c.count for c in current):
-            return
-        self._machine_keys = keys
-        others = [c for c in self._cards if c.origin is not CardOrigin.MACHINE]
-        # A knowledge-base column of the same card says nothing the machine's does not.
-        names = {card.profile.name for card in machine}
-        others = [c for c in others if not (c.origin is CardOrigin.KNOWLEDGE
-                                            and c.profile.name in names)]
-        self._cards = (machine + others)[:MAX_CARDS]
-        self._changed()
+        if self._table.set_machine_gpus(gpus):
+            self._changed()
 
     def add_card(self, name: str) -> str | None:
         """Add the card the knowledge base calls `name` ("RX 7900 XTX", "RTX 4090"); the
@@ -877,17 +333,17 @@ class ComparePage(QWidget):
                       else self.tr("Type or pick a card first."))
             self._show_message(reason, error=True)
             return reason
-        for index, card in enumerate(self._cards):
-            if card.origin is not CardOrigin.IMPORTED and card.profile.name == profile.name:
-                self.table.selectColumn(index)
-                self._show_message(None)
-                return None
+        shown = self._table.column_of(profile)
+        if shown is not None:
+            self.table.selectColumn(shown)
+            self._show_message(None)
+            return None
         if len(self._cards) >= MAX_CARDS:
             reason = self.tr("At most {count} cards side by side: remove one first.").format(
                 count=MAX_CARDS)
             self._show_message(reason, error=True)
             return reason
-        self._cards.append(CompareCard(f"kb:{profile.name}", profile, CardOrigin.KNOWLEDGE))
+        self._table.add_knowledge_card(profile)
         self._show_message(None)
         self._changed()
         return None
@@ -905,25 +361,21 @@ class ComparePage(QWidget):
 
     def remove_card(self, index: int) -> None:
         if 0 <= index < len(self._cards):
-            card = self._cards.pop(index)
-            self._prices.pop(card.key, None)
+            self._table.remove([index])
             self._changed()
 
     def remove_selected(self) -> None:
-        columns = sorted(self._selected_columns(), reverse=True)
+        columns = self._selected_columns()
         if not columns:
             self._show_message(self.tr("Select a card first: click its column's heading."),
                                error=True)
             return
-        for column in columns:
-            card = self._cards.pop(column)
-            self._prices.pop(card.key, None)
+        self._table.remove(columns)
         self._show_message(None)
         self._changed()
 
     def clear(self) -> None:
-        self._cards.clear()
-        self._prices.clear()
+        self._table.clear()
         self._show_message(None)
         self.notes.hide()
         self._changed()
@@ -931,19 +383,16 @@ class ComparePage(QWidget):
     def set_price(self, index: int, price_usd: float | None) -> None:
         """The price of card `index` (None: back to its launch price)."""
         card = self._cards[index]
-        if price_usd is None:
-            self._prices.pop(card.key, None)
-        else:
-            self._prices[card.key] = max(0.0, float(price_usd))
+        self._table.set_price(card.key, price_usd)
         box = self._price_boxes.get(card.key)
         if box is not None:
             box.blockSignals(True)
-            box.setValue(round(self._priced(card).price.price_usd or 0))
+            box.setValue(round(self._table.priced(card).price.price_usd or 0))
             box.blockSignals(False)
         self._refresh_price_rows()
 
     def reset_prices(self) -> None:
-        self._prices.clear()
+        self._table.prices.clear()
         self._render_table()
         self._update_chart()
 
@@ -952,7 +401,7 @@ class ComparePage(QWidget):
 
     def row_index(self, key: str) -> int:
         """The table row of ROWS' `key` ("vram", "cuda_cc", "usd_per_fp16", ...)."""
-        return self._row_positions()[key]
+        return row_positions()[key]
 
     def cell(self, key: str, index: int) -> QTableWidgetItem | None:
         return self.table.item(self.row_index(key), index)
@@ -967,23 +416,6 @@ class ComparePage(QWidget):
 
     # ------------------------------------------------------------------ the table
 
-    def _priced(self, card: CompareCard) -> CardProfile:
-        price = self._prices.get(card.key)
-        if price is None:
-            return card.profile
-        return card.profile.with_price(price) if price > 0 else _without_price(card.profile)
-
-    def _row_positions(self) -> dict[str, int]:
-        positions: dict[str, int] = {}
-        row, section = 0, None
-        for spec in ROWS:
-            if spec.section != section:
-                section = spec.section
-                row += 1
-            positions[spec.key] = row
-            row += 1
-        return positions
-
     def _changed(self) -> None:
         self._render()
         self.cards_changed.emit()
@@ -997,17 +429,7 @@ class ComparePage(QWidget):
         self.remove_button.setEnabled(count > 0)
         self.clear_button.setEnabled(count > 0)
         self.reset_prices_button.setEnabled(count > 0)
-        if count == 0:
-            self.summary.setText(self.tr("Pick cards from gpuscope's knowledge base, or "
-                                         "import a report, to see them side by side."))
-        else:
-            imported = sum(1 for c in self._cards if c.origin is CardOrigin.IMPORTED)
-            words = (self.tr("{count} cards") if count != 1 else self.tr("{count} card")).format(
-                count=count)
-            if imported:
-                words += self.tr(", {count} from imported reports").format(count=imported)
-            self.summary.setText(self.tr("{cards}. Prices in USD: launch prices until you type "
-                                         "yours.").format(cards=words))
+        self.summary.setText(self._table.summary(translate))
         self._render_table()
         self._update_what_fits()
         self._update_chart()
@@ -1018,7 +440,7 @@ class ComparePage(QWidget):
         table.clearSpans()
         table.clear()
         self._price_boxes.clear()
-        positions = self._row_positions()
+        positions = row_positions()
         table.setColumnCount(len(cards))
         table.setRowCount(max(positions.values()) + 1 if positions else 0)
         palette = self.palette()
@@ -1032,10 +454,10 @@ class ComparePage(QWidget):
             # in full in the tooltip).
             room = _MAX_CARD_WIDTH - _HEADER_PADDING
             lines = [metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, room)
-                     for text in (card.short_name, card.origin_label)]
+                     for text in (card.short_name, card.origin_label(translate))]
             header = QTableWidgetItem("\n".join(lines))
             header.setIcon(_swatch(gpu_color(index)))
-            header.setToolTip(plain_tooltip(self._card_tooltip(card)))
+            header.setToolTip(plain_tooltip(card_tooltip(card, translate)))
             header.setFont(bold)
             table.setHorizontalHeaderItem(index, header)
             needed = max(metrics.horizontalAdvance(line) for line in lines) + _HEADER_PADDING
@@ -1057,8 +479,8 @@ class ComparePage(QWidget):
                     table.setItem(row, column, filler)
                 if len(cards) > 1:
                     table.setSpan(row, 0, 1, len(cards))
-            label = QTableWidgetItem(row_label(spec))
-            label.setToolTip(plain_tooltip(row_tooltip(spec)))
+            label = QTableWidgetItem(row_label(spec, translate))
+            label.setToolTip(plain_tooltip(row_tooltip(spec, translate)))
             table.setVerticalHeaderItem(positions[spec.key], label)
             self._fill_row(spec, positions[spec.key])
         for index, card in enumerate(cards):
@@ -1066,19 +488,18 @@ class ComparePage(QWidget):
         table.fit_height()
 
     def _fill_row(self, spec: Row, row: int) -> None:
-        cells = [spec.cell(card, self._priced(card)) for card in self._cards]
+        cells = self._table.cells(spec, translate)
         best = best_columns([c.value for c in cells], spec.better)
-        best_brush = _tint(OK_COLOR, 56)
+        best_brush = tint(OK_COLOR, 56)
         for column, cell in enumerate(cells):
             item = QTableWidgetItem(cell.text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
             if cell.tooltip:
                 item.setToolTip(plain_tooltip(cell.tooltip))
-            if cell.text == MISSING:
-                item.setForeground(QBrush(MUTED_COLOR))
-            elif cell.color is not None:
-                item.setForeground(QBrush(cell.color))
+            role = cell.shown_role
+            if role is not None:
+                item.setForeground(QBrush(ROLE_COLORS[role]))
             if column in best:
                 item.setBackground(best_brush)
                 font = QFont(self.table.font())
@@ -1100,52 +521,36 @@ class ComparePage(QWidget):
         box.setSpecialValueText(self.tr("no price"))
         box.setAlignment(Qt.AlignmentFlag.AlignCenter)
         box.setFrame(False)
-        price = self._priced(card).price.price_usd
+        price = self._table.priced(card).price.price_usd
         box.setValue(round(price) if price is not None else 0)
-        box.setToolTip(plain_tooltip(_price_cell(card, self._priced(card)).tooltip + "\n"
-                                     + self.tr("Type your price; 0 means no price.")))
+        box.setToolTip(self._price_tooltip(card))
         box.setKeyboardTracking(True)  # every keystroke recomputes the rows below
         key = card.key
         box.valueChanged.connect(lambda value, key=key: self._on_price_edited(key, value))
         self._price_boxes[key] = box
         return box
 
+    def _price_tooltip(self, card: CompareCard) -> str:
+        return plain_tooltip(price_cell(card, self._table.priced(card), translate).tooltip
+                             + "\n" + self.tr("Type your price; 0 means no price."))
+
     def _on_price_edited(self, key: str, value: int) -> None:
         card = next((c for c in self._cards if c.key == key), None)
         if card is None:
             return
-        launch = card.profile.datasheet.launch_price_usd
-        if launch is not None and value == launch:
-            self._prices.pop(key, None)
-        else:
-            self._prices[key] = float(value)
+        self._table.edit_price(key, value)
         box = self._price_boxes.get(key)
         if box is not None:
-            box.setToolTip(plain_tooltip(_price_cell(card, self._priced(card)).tooltip + "\n"
-                                         + self.tr("Type your price; 0 means no price.")))
+            box.setToolTip(self._price_tooltip(card))
         self._refresh_price_rows()
 
     def _refresh_price_rows(self) -> None:
-        positions = self._row_positions()
+        positions = row_positions()
         for spec in ROWS:
             if spec.price_dependent and spec.key != "price":
                 self._fill_row(spec, positions[spec.key])
         if self.chart.chart_metric in {r.key for r in ROWS if r.price_dependent}:
             self._update_chart()
-
-    def _card_tooltip(self, card: CompareCard) -> str:
-        lines = [card.profile.name, card.origin_label]
-        if card.origin_note:
-            lines.append(self.tr("The report was {how}.").format(how=card.origin_note))
-        if card.profile.spec is None:
-            lines.append(self.tr("Not in gpuscope's spec table: only what the report says is "
-                                 "shown."))
-        if card.origin is CardOrigin.IMPORTED and card.results:
-            count = len(card.results)
-            lines.append((self.tr("{count} measured results") if count != 1
-                          else self.tr("{count} measured result")).format(count=count))
-        lines.append(self.tr("Right-click to remove."))
-        return "\n".join(lines)
 
     # ------------------------------------------------------------------ selection, menus
 
@@ -1188,7 +593,7 @@ class ComparePage(QWidget):
         spec = next(r for r in ROWS if r.key == key)
         bars: list[tuple[str, QColor, float | None, str]] = []
         for index, card in enumerate(self._cards):
-            cell = spec.cell(card, self._priced(card))
+            cell = spec.cell(card, self._table.priced(card), translate)
             text = cell.text.split(" · ")[0] if cell.value is not None else MISSING
             bars.append((card.short_name, gpu_color(index), cell.value, text))
         self.chart.set_bars(bars, spec.unit, spec.better)
@@ -1214,44 +619,14 @@ class ComparePage(QWidget):
             self._show_message(self.tr("{source} is a report of a machine without a GPU: no "
                                        "card to add.").format(source=outcome.source))
             return None
-        new = [CompareCard(key=f"import:{outcome.source}:{card.profile.name}",
-                           profile=card.profile, origin=CardOrigin.IMPORTED,
-                           source=outcome.source, count=card.count, results=card.results,
-                           origin_note=outcome.origin_words)
-               for card in outcome.cards]
-        keys = {card.key for card in new}
-        # Importing the same file again replaces its cards where they stood.
-        kept: list[CompareCard] = []
-        inserted = False
-        for card in self._cards:
-            if card.origin is CardOrigin.IMPORTED and card.source == outcome.source:
-                if not inserted:
-                    kept.extend(new)
-                    inserted = True
-                continue
-            kept.append(card)
-        if not inserted:
-            kept.extend(new)
-        if len(kept) > MAX_CARDS:
+        new = self._table.add_imported(outcome)
+        if new is None:
             reason = self.tr("{source}: adding its {count} card(s) would make more than "
                              "{most}; remove some first.").format(
-                source=outcome.source, count=len(new), most=MAX_CARDS)
+                source=outcome.source, count=len(outcome.cards), most=MAX_CARDS)
             self._show_message(reason, error=True)
             return reason
-        for key in list(self._prices):
-            if key in keys:
-                self._prices.pop(key)
-        self._cards = kept
-        measured = sum(len(card.results) for card in new)
-        cards_words = (self.tr("Imported {count} cards") if len(new) != 1
-                       else self.tr("Imported {count} card")).format(count=len(new))
-        results_words = (self.tr("{count} measured results") if measured != 1
-                         else self.tr("{count} measured result")).format(count=measured)
-        words = self.tr("{cards} from {source}, {results}").format(
-            cards=cards_words, source=outcome.source, results=results_words)
-        if outcome.origin_words:
-            words += self.tr(" (the report was {how})").format(how=outcome.origin_words)
-        self._show_message(words + self.tr("."))
+        self._show_message(import_message(outcome, new, translate))
         if outcome.notes:
             self.notes.setText(self.tr("From {source}: {notes}.").format(
                 source=outcome.source, notes="; ".join(outcome.notes)))
@@ -1312,12 +687,4 @@ class ComparePage(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "chart"):
             self._render_table()
-
-
-def _without_price(profile: CardProfile) -> CardProfile:
-    """The profile with no price at all (the user typed 0)."""
-    return dataclasses.replace(profile, price=PriceMetrics(price_usd=None, is_launch_price=False,
-                                               usd_per_fp16_tflops=None,
-                                               usd_per_pytorch_fp16_tflops=None,
-                                               usd_per_vram_gib=None))
 

@@ -34,16 +34,14 @@ from PySide6.QtGui import (
 from gpuscope.metrics import HOST_DEVICE
 from gpuscope.report import style
 from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
-from gpuscope.report.share import (
+from gpuscope.report.formatting import format_duration, format_stat, format_unix
+from gpuscope.report.view_model import (
     BenchRow,
     BenchSection,
     DeviceTelemetry,
     ReportFinding,
     ReportGpu,
     ShareReport,
-    format_duration,
-    format_stat,
-    format_unix,
 )
 
 REPORT_WIDTH_PX = 1200
@@ -228,16 +226,6 @@ def _header(c: _Canvas, report: ShareReport) -> None:
     c.paragraph(report.verdict_line(), color=color, px=H3_PX, bold=True, gap=4)
 
 
-def _gpu_facts(gpu: ReportGpu) -> list[tuple[str, str]]:
-    facts = [("Vendor", gpu.vendor_label), ("Target", gpu.target), ("VRAM", gpu.vram_text),
-             ("Compute units", str(gpu.compute_units) if gpu.compute_units else None),
-             ("Driver", " ".join(p for p in (gpu.kernel_driver, gpu.driver_version) if p)),
-             ("PCI", " ".join(p for p in (gpu.pci_id_text, gpu.pci_bus) if p)),
-             ("Board", gpu.board_name),
-             ("Could be", " / ".join(gpu.name_candidates) if gpu.name_candidates else None)]
-    return [(k, v) for k, v in facts if v]
-
-
 def _gpu_card(c: _Canvas, gpu: ReportGpu, x: float, y: float, width: float,
               height: float | None) -> float:
     pad = 14
@@ -247,7 +235,7 @@ def _gpu_card(c: _Canvas, gpu: ReportGpu, x: float, y: float, width: float,
     top = y + pad
     top += c.text(f"GPU {gpu.index}: {gpu.name}", _font(20, bold=True), style.TEXT,
                   x + pad, top, inner) + 8
-    top += c.key_values(_gpu_facts(gpu), x + pad, top, inner, label_width=140, px=17)
+    top += c.key_values(gpu.facts(), x + pad, top, inner, label_width=140, px=17)
     return top - y + pad - 4
 
 

@@ -2,13 +2,13 @@
 card's VRAM at FP16, INT8 and INT4, with a KV cache for the chosen context length.
 
 The estimate is `gpuscope.knowledge.model_fit` (weights + KV cache + 1 GiB runtime allowance,
-one GPU, batch 1); this panel only lays it out: one group of columns per card, a cell per
-model and precision saying fits / tight / does not fit and the GB the model needs.
+one GPU, batch 1), its verdicts `gpuscope.report.what_fits`; this panel only lays them out: one
+group of columns per card, a cell per model and precision saying fits / tight / does not fit
+and the GB the model needs.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,27 +31,28 @@ from gpuscope.knowledge.model_fit import (
     GIB,
     TABLE_PRECISIONS,
     FitResult,
-    FitRow,
-    fit_table,
     precision_info,
+)
+from gpuscope.report.formatting import MISSING
+from gpuscope.report.formatting import format_gb as gb
+from gpuscope.report.what_fits import (
+    FITS_MARK,
+    NO_MARK,
+    TIGHT_FRACTION,
+    TIGHT_MARK,
+    FitState,
+    cached_fit_table,
+    cell_text,
+    fit_state,
 )
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import make_label, plain_tooltip
 
 CONTEXT_CHOICES: tuple[int, ...] = (2048, 4096, 8192, 16384, 32768, 131072)
-# Fits, but with less than this share of the VRAM to spare: the desktop, a second program or
-# a longer prompt can tip it over.
-TIGHT_FRACTION = 0.10
-FITS_MARK, TIGHT_MARK, NO_MARK = "✓", "!", "✗"
 _MODEL_COLUMN_WIDTH = 110  # the least; wider when a model's name needs it
 _CELL_WIDTH = 70
-
-
-class FitState:
-    FITS = "fits"
-    TIGHT = "tight"
-    NO = "does not fit"
+VRAM_UNKNOWN = QT_TRANSLATE_NOOP("WhatFitsPanel", "the VRAM of this card is not known")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,39 +62,12 @@ class FitCard:
     label: str
     vram_bytes: int | None
     color: QColor
-    missing_reason: str = QT_TRANSLATE_NOOP("WhatFitsPanel",
-                                            "the VRAM of this card is not known")
-
-
-def fit_state(result: FitResult) -> str:
-    if not result.fits:
-        return FitState.NO
-    if result.headroom_bytes < TIGHT_FRACTION * result.vram_bytes:
-        return FitState.TIGHT
-    return FitState.FITS
-
-
-@functools.lru_cache(maxsize=64)
-def cached_fit_table(vram_bytes: int, context_tokens: int) -> tuple[FitRow, ...]:
-    """`fit_table` for one VRAM size and context; the page asks again on every repaint."""
-    return fit_table(vram_bytes, context_tokens)
 
 
 def context_label(tokens: int) -> str:
     if tokens % 1024 == 0:
         return translate("WhatFitsPanel", "{count}k tokens").format(count=tokens // 1024)
     return translate("WhatFitsPanel", "{count} tokens").format(count=tokens)
-
-
-def gb(size_bytes: int) -> str:
-    value = size_bytes / GIB
-    return f"{value:.1f} GB" if value < 100 else f"{value:.0f} GB"
-
-
-def cell_text(result: FitResult) -> str:
-    state = fit_state(result)
-    mark = {FitState.FITS: FITS_MARK, FitState.TIGHT: TIGHT_MARK}.get(state, NO_MARK)
-    return f"{mark} {gb(result.needed_bytes)}"
 
 
 def cell_tooltip(result: FitResult, card_label: str) -> str:
@@ -145,6 +119,18 @@ def content_width(table: QTableWidget) -> int:
     return width + 2 * table.frameWidth()
 
 
+def titled_column(panel: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
+    """A panel's column, edge to edge, and its heading row: `title` in bold, then room for the
+    controls the caller adds (and lays out in the column)."""
+    column = QVBoxLayout(panel)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(6)
+    header = QHBoxLayout()
+    header.addWidget(make_label(title, bold=True, scale=1.1, wrap=False))
+    header.addSpacing(12)
+    return column, header
+
+
 class FittedTable(QTableWidget):
     """A table as tall as its rows (the page scrolls, not the table); it scrolls sideways
     when its columns are wider than the page, and grows by the scroll bar then."""
@@ -175,13 +161,7 @@ class WhatFitsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._cards: tuple[FitCard, ...] = ()
-        column = QVBoxLayout(self)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(6)
-
-        header = QHBoxLayout()
-        header.addWidget(make_label(self.tr("What fits"), bold=True, scale=1.1, wrap=False))
-        header.addSpacing(12)
+        column, header = titled_column(self, self.tr("What fits"))
         header.addWidget(make_label(self.tr("Context:"), wrap=False))
         self.context_box = QComboBox()
         for tokens in CONTEXT_CHOICES:
@@ -311,8 +291,8 @@ class WhatFitsPanel(QWidget):
                         source=info.source)))
                 table.setItem(1, first + offset, item)
 
-        tints = {FitState.FITS: _tint(OK_COLOR, 48), FitState.TIGHT: _tint(WARN_COLOR, 64),
-                 FitState.NO: _tint(ERROR_COLOR, 34)}
+        tints = {FitState.FITS: tint(OK_COLOR, 48), FitState.TIGHT: tint(WARN_COLOR, 64),
+                 FitState.NO: tint(ERROR_COLOR, 34)}
         for position, model_row in enumerate(models):
             row = 2 + position
             model = model_row.model
@@ -330,9 +310,9 @@ class WhatFitsPanel(QWidget):
                 for offset in range(len(precisions)):
                     column = 1 + number * len(precisions) + offset
                     if card_rows is None:
-                        item = QTableWidgetItem("—")
+                        item = QTableWidgetItem(MISSING)
                         item.setToolTip(plain_tooltip(translate("WhatFitsPanel",
-                                                                card.missing_reason)))
+                                                                VRAM_UNKNOWN)))
                         item.setForeground(QBrush(MUTED_COLOR))
                     else:
                         result = card_rows[position].results[offset]
@@ -360,7 +340,8 @@ class WhatFitsPanel(QWidget):
         table.fit_height()
 
 
-def _tint(color: QColor, alpha: int) -> QBrush:
+def tint(color: QColor, alpha: int) -> QBrush:
+    """`color` at `alpha` (0-255), as a cell's background."""
     tinted = QColor(color)
     tinted.setAlpha(alpha)
     return QBrush(tinted)

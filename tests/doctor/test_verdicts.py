@@ -505,7 +505,8 @@ def test_no_user_visible_text_cites_internal_notes() -> None:
 
 
 def test_the_report_reads_the_same_verdicts() -> None:
-    from gpuscope.report.share import report_document, report_from_document
+    from gpuscope.report.reading import report_from_document
+    from gpuscope.report.share import report_document
 
     build = torch("rocm", "2.5.1+rocm6.2", "6.2", arch=("gfx1100",),
                   smoke="failed: killed by SIGSEGV")

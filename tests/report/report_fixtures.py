@@ -17,7 +17,8 @@ from typing import Any
 from fixture_paths import SNAPSHOTS_DIR
 
 from gpuscope.bench.results import BenchRun, run_from_json
-from gpuscope.report.share import DeviceSeries, TelemetrySummary, summarise_telemetry
+from gpuscope.report.telemetry_summary import DeviceSeries, summarise_telemetry
+from gpuscope.report.view_model import TelemetrySummary
 
 # What the planted machine is called: none of it may appear in a redacted export.
 PLANTED_USER = "zorbuser77"

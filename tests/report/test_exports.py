@@ -18,7 +18,8 @@ from gpuscope.inventory import collect_frameworks, collect_inventory
 from gpuscope.report.export_html import report_html
 from gpuscope.report.export_markdown import code, report_markdown, text
 from gpuscope.report.export_svg import bench_bars_svg, sparkline_svg
-from gpuscope.report.share import BenchRow, ShareReport, prepare_report
+from gpuscope.report.share import prepare_report
+from gpuscope.report.view_model import BenchRow, ShareReport
 
 
 def _report(snapshot: str = "rx7900xtx_rocm.json", *, extras: bool = True) -> ShareReport:
@@ -168,7 +169,8 @@ def test_sparkline_breaks_at_gaps() -> None:
 
 def test_exports_of_a_report_read_back_from_json(tmp_path: Path) -> None:
     """Someone's JSON report renders the same as the report it was made from."""
-    from gpuscope.report.share import load_report_json, report_json_text
+    from gpuscope.report.reading import load_report_json
+    from gpuscope.report.share import report_json_text
 
     report = _report()
     loaded = load_report_json(report_json_text(report))

@@ -22,15 +22,9 @@ from report_fixtures import (
 from gpuscope.doctor import DoctorInput, diagnose
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_frameworks, collect_inventory
-from gpuscope.report.share import (
-    REPORT_SCHEMA,
-    PreparedReport,
-    load_report_json,
-    prepare_report,
-    report_json_text,
-    telemetry_from_json,
-    telemetry_to_json,
-)
+from gpuscope.report.reading import load_report_json, telemetry_from_json
+from gpuscope.report.share import prepare_report, report_json_text, telemetry_to_json
+from gpuscope.report.view_model import REPORT_SCHEMA, PreparedReport
 
 
 def _prepared(snapshot: Path, *, redact: bool = True, with_extras: bool = True,

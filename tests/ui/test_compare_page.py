@@ -15,8 +15,9 @@ from PySide6.QtCore import Qt
 
 from gpuscope.cli import main
 from gpuscope.model import Gpu, Vendor
-from gpuscope.ui.compare_page import CardOrigin, ComparePage
-from gpuscope.ui.what_fits import FitState
+from gpuscope.report.compare_table import CardOrigin
+from gpuscope.report.what_fits import FitState
+from gpuscope.ui.compare_page import ComparePage
 
 sys.path.insert(0, str(TESTS_DIR / "report"))
 from report_fixtures import bench_run_document
@@ -122,7 +123,7 @@ def test_this_machine_comes_first(page: ComparePage) -> None:
     page.set_machine_gpus([gpu, gpu])
     assert page.card_names()[0] == "AMD Radeon RX 7900 XTX"
     assert page.cards[0].origin is CardOrigin.MACHINE and page.cards[0].count == 2
-    assert page.cards[0].origin_label == "this machine (×2)"
+    assert page.cards[0].origin_label() == "this machine (×2)"
 
 
 def test_a_report_of_a_machine_without_a_gpu_adds_nothing(page: ComparePage, tmp_path: Path,

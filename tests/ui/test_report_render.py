@@ -16,7 +16,8 @@ from gpuscope.doctor import DoctorInput, diagnose
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_frameworks, collect_inventory
 from gpuscope.report import style
-from gpuscope.report.share import ReportFinding, ShareReport, prepare_report
+from gpuscope.report.share import prepare_report
+from gpuscope.report.view_model import ReportFinding, ShareReport
 from gpuscope.ui import report_render
 from gpuscope.ui.report_render import (
     MARGIN_PX,

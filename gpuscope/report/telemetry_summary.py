@@ -1,0 +1,85 @@
+"""The report's telemetry summary: min/avg/max and a sparkline of the strip's metrics per GPU
+and for the host, over a recording or the live ring buffers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gpuscope.metrics import CATALOGUE, HOST_DEVICE, Metric
+from gpuscope.report.view_model import DeviceTelemetry, MetricStats, TelemetrySummary
+
+# Points of a sparkline: enough for a shape, few enough for a small report.
+SPARK_POINTS = 60
+# What the telemetry strip shows, in this order: clocks, power, temperature, utilization.
+STRIP_METRICS: tuple[Metric, ...] = (
+    Metric.GPU_UTIL_PERCENT, Metric.SCLK_MHZ, Metric.MCLK_MHZ, Metric.POWER_W,
+    Metric.TEMP_EDGE_C, Metric.TEMP_JUNCTION_C, Metric.TEMP_MEMORY_C, Metric.VRAM_USED_BYTES,
+    Metric.HOST_CPU_PERCENT, Metric.HOST_RAM_USED_BYTES,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSeries:
+    """The input of `summarise_telemetry`: one device's samples in stored units (bytes, MHz,
+    W, °C, %), NaN where a sample is missing."""
+
+    key: str
+    label: str
+    times_s: Sequence[float]
+    values: Mapping[str, Sequence[float]]  # metric id -> one value per time
+
+
+def _bucket_means(values: np.ndarray[Any, Any], points: int) -> tuple[float | None, ...]:
+    if len(values) == 0:
+        return ()
+    chunks = np.array_split(values, min(points, len(values)))
+    out: list[float | None] = []
+    for chunk in chunks:
+        finite = chunk[np.isfinite(chunk)]
+        out.append(round(float(finite.mean()), 3) if len(finite) else None)
+    return tuple(out)
+
+
+def summarise_telemetry(devices: Sequence[DeviceSeries], *, source: str,
+                        live: bool) -> TelemetrySummary | None:
+    """Min/avg/max and a sparkline of the strip's metrics of each device, in the shown units;
+    None when no device has a single value of them."""
+    summaries: list[DeviceTelemetry] = []
+    starts: list[float] = []
+    ends: list[float] = []
+    for device in devices:
+        metrics: list[MetricStats] = []
+        for metric in STRIP_METRICS:
+            raw = device.values.get(metric.value)
+            if raw is None:
+                continue
+            info = CATALOGUE[metric]
+            values = np.asarray(raw, dtype=float) * info.display_scale
+            finite = values[np.isfinite(values)]
+            if len(finite) == 0:
+                continue
+            metrics.append(MetricStats(
+                metric=metric.value, label=info.label, unit=info.unit,
+                min=round(float(finite.min()), 3), avg=round(float(finite.mean()), 3),
+                max=round(float(finite.max()), 3), samples=len(finite),
+                spark=_bucket_means(values, SPARK_POINTS)))
+        if not metrics:
+            continue
+        times = np.asarray(device.times_s, dtype=float)
+        times = times[np.isfinite(times)]
+        if len(times):
+            starts.append(float(times.min()))
+            ends.append(float(times.max()))
+        summaries.append(DeviceTelemetry(device.key, device.label, tuple(metrics)))
+    if not summaries:
+        return None
+    # GPUs first, the host last
+    summaries.sort(key=lambda d: d.key == HOST_DEVICE)
+    started = min(starts) if starts else None
+    duration = max(ends) - started if starts and started is not None else None
+    return TelemetrySummary(source=source, live=live, started_unix_s=started,
+                            duration_s=duration, devices=tuple(summaries))
