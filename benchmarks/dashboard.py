@@ -4,7 +4,7 @@
 
 The page (1100x750, 60 min window) charts N GPUs x 8 metrics and the host from ring buffers
 holding `--minutes` of telemetry-like traces at `--rate` Hz (workload steps, lagging
-temperatures, spikes, NaN gaps: `gpuscope.ui.telemetry_feed.synthetic_telemetry`). Between
+temperatures, spikes, NaN gaps: `gpuscope.telemetry.feed.synthetic_telemetry`). Between
 frames the rings get the samples a sampler would have added in 1/4 s (the page's redraw
 period), untimed. A frame, timed with perf_counter: take the window from every ring, update
 every chart (`page.redraw()`), and paint the whole page synchronously (`page.grab()`). The
@@ -16,7 +16,8 @@ between append the few newer samples to that. `full_decimation_frame_ms_median` 
 decimating the whole window every frame, for comparison.
 
 The same page is then measured "naive": every curve a PlotDataItem fed the whole window
-with pyqtgraph's own clipToView + autoDownsample(method='peak') and y auto-range.
+with pyqtgraph's own clipToView + autoDownsample(method='peak') and y auto-range. The three
+pages differ only in the drawing strategy they are given (`TelemetryPage(drawing=...)`).
 
 The fast page, the full-decimation page and the naive page are measured in turn, frame by
 frame, over one feed, so that they see the same samples and the same machine load.
@@ -58,40 +59,40 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from gpuscope.telemetry.feed import RingFeed, SyntheticTelemetry, synthetic_telemetry
+from gpuscope.telemetry.feed_adapters import load_recording_feed
 from gpuscope.telemetry.recorder import write_recording
-from gpuscope.ui.telemetry_adapters import load_recording_feed
-from gpuscope.ui.telemetry_feed import RingFeed, SyntheticTelemetry, synthetic_telemetry
+from gpuscope.ui.telemetry_drawing import CurveDrawing
 from gpuscope.ui.telemetry_page import TelemetryChart, TelemetryPage
 
 REDRAW_PERIOD_S = 0.25  # the page's default 4 Hz
 PAGE_SIZE = (1100, 750)
 
 
-class FullDecimationPage(TelemetryPage):
-    """The fast page, but decimating the whole window on every frame (no reuse)."""
+class FullDecimation(CurveDrawing):
+    """The fast page's drawing, but decimating the whole window on every frame (no
+    reuse)."""
 
-    reuse_base = False
+    reuse_windows = False
 
 
-class NaivePage(TelemetryPage):
-    """The same page, but curves are PlotDataItems given whole arrays, downsampled and
-    clipped by pyqtgraph, with pyqtgraph's y auto-range."""
+class NaiveDrawing(CurveDrawing):
+    """Curves are PlotDataItems given whole arrays, downsampled and clipped by pyqtgraph,
+    with pyqtgraph's y auto-range."""
 
-    reuse_base = False
+    reuse_windows = False
+    page_sets_y_range = False
 
-    def _new_curve(self, chart: TelemetryChart, pen: object) -> pg.GraphicsObject:
+    def new_curve(self, chart: TelemetryChart, pen: object) -> pg.GraphicsObject:
         curve = pg.PlotDataItem(pen=pen, antialias=False)
         curve.setClipToView(True)
         curve.setDownsampling(auto=True, method="peak")
         chart.plot_item.enableAutoRange(axis="y")
         return curve
 
-    def _series_data(self, times: Any, block: Any, start: float, end: float,
-                     columns: int) -> list[tuple[Any, Any]]:
+    def series_data(self, times: Any, block: Any, start: float, end: float,
+                    columns: int) -> list[tuple[Any, Any]]:
         return [(times, block[row]) for row in range(block.shape[0])]
-
-    def _apply_y_range(self, feed: Any, chart: TelemetryChart) -> None:
-        pass  # pyqtgraph's auto-range
 
 
 def rss_mb() -> float:
@@ -100,9 +101,9 @@ def rss_mb() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def build_page(page_class: type[TelemetryPage], feed: RingFeed,
+def build_page(drawing: type[CurveDrawing], feed: RingFeed,
                clock: Callable[[], float]) -> TelemetryPage:
-    page = page_class()
+    page = TelemetryPage(drawing=drawing())
     page.clock = clock
     page.resize(*PAGE_SIZE)
     page.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -116,7 +117,7 @@ def build_page(page_class: type[TelemetryPage], feed: RingFeed,
     return page
 
 
-def measure(page_classes: Sequence[type[TelemetryPage]], data: SyntheticTelemetry,
+def measure(drawings: Sequence[type[CurveDrawing]], data: SyntheticTelemetry,
             history_rows: int, rate_hz: float, frames: int, warmup: int,
             after_fill: Callable[[], None] | None = None,
             ) -> tuple[list[dict[str, list[float]]], list[TelemetryPage], dict[str, Any]]:
@@ -129,8 +130,8 @@ def measure(page_classes: Sequence[type[TelemetryPage]], data: SyntheticTelemetr
                     now=lambda: float(data.times[cursor["row"] - 1]), live=True,
                     label="Benchmark (synthetic traces)")
     pages = []
-    for page_class in page_classes:
-        pages.append(build_page(page_class, feed, lambda: cursor["clock"]))
+    for drawing in drawings:
+        pages.append(build_page(drawing, feed, lambda: cursor["clock"]))
         if after_fill is not None and len(pages) == 1:
             after_fill()
     per_frame = rate_hz * REDRAW_PERIOD_S
@@ -210,7 +211,7 @@ def browse(gpus: int, hours: float, rate_hz: float, seed: int) -> dict[str, Any]
     for label, use in (("pyramid", True), ("raw", False)):
         if not use:
             feed._summaries = {}  # the same feed without its pyramids
-        page = build_page(TelemetryPage, feed, time.monotonic)
+        page = build_page(CurveDrawing, feed, time.monotonic)
         walls: list[float] = []
         for start, end in ranges:
             QApplication.processEvents()
@@ -256,7 +257,7 @@ def main() -> None:
     data = synthetic_telemetry(args.gpus, seconds, args.rate, seed=args.seed, end_s=1.8e9)
     rss: dict[str, float] = {}
     results, pages, details = measure(
-        (TelemetryPage, FullDecimationPage, NaivePage), data, history_rows, args.rate,
+        (CurveDrawing, FullDecimation, NaiveDrawing), data, history_rows, args.rate,
         args.frames, args.warmup, after_fill=lambda: rss.setdefault("mb", rss_mb()))
     for page in pages:
         close(page)
@@ -265,7 +266,7 @@ def main() -> None:
     gc.collect()
 
     one = synthetic_telemetry(1, seconds, args.rate, seed=args.seed, end_s=1.8e9)
-    one_results, pages, one_details = measure((TelemetryPage,), one, history_rows, args.rate,
+    one_results, pages, one_details = measure((CurveDrawing,), one, history_rows, args.rate,
                                               args.frames, args.warmup)
     for page in pages:
         close(page)

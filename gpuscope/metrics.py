@@ -4,6 +4,7 @@ recordings and exports are all driven from it, so a metric is never a bare strin
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # One reading: (value, source) when read, (None, why it is missing) when not.
@@ -234,3 +235,14 @@ class ProcessSnapshot:
     processes: tuple[GpuProcess, ...] = ()
     source: str | None = None
     missing_reason: str | None = None
+
+
+def reason_in_force(changes: Iterable[tuple[float, str]], time_s: float) -> str | None:
+    """Why a series was missing at `time_s`, from its reason changes in time order (a reason,
+    or "" once it has values again); None when it had values or nothing was said."""
+    reason: str | None = None
+    for t, text in changes:
+        if t > time_s:
+            break
+        reason = text or None
+    return reason

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from gpuscope import __version__
-from gpuscope.metrics import split_series_name, stored_unit
+from gpuscope.metrics import reason_in_force, split_series_name, stored_unit
 from gpuscope.model import Inventory, JsonValue, to_jsonable
 from gpuscope.telemetry.ring import FloatArray, SeriesRing
 from gpuscope.telemetry.sampler import Sampler, TickEvent
@@ -452,13 +452,7 @@ class Recording:
     def reason_at(self, series: str, time_s: float) -> str | None:
         """Why `series` was missing at `time_s`, or None (it had values, or no reason was
         recorded)."""
-        changes = self.missing_reasons(series).get(series, [])
-        reason: str | None = None
-        for t, text in changes:
-            if t > time_s:
-                break
-            reason = text or None
-        return reason
+        return reason_in_force(self.missing_reasons(series).get(series, []), time_s)
 
     def iter_rows(self) -> Iterator[tuple[float, int, float]]:
         """Every sample (t, series_id, value) in the order written, streamed."""

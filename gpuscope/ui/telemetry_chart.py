@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -36,11 +36,11 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.metrics import CATALOGUE, Metric, MetricInfo
+from gpuscope.telemetry.feed import FeedDevice
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
-from gpuscope.ui.telemetry_feed import FeedDevice
 from gpuscope.ui.telemetry_time import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
-from gpuscope.ui.widgets import color_plot
+from gpuscope.ui.widgets import color_plot, panel_column
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -87,19 +87,6 @@ def chart_title(info: MetricInfo) -> str:
 
 # The old name of the charts' time axis.
 RelativeTimeAxis = TimeAxis
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesStats:
-    """One series over the window on show, in display units; None where it has no sample."""
-
-    current: float | None
-    minimum: float | None
-    mean: float | None
-    maximum: float | None
-
-
-_NO_STATS = SeriesStats(None, None, None, None)
 
 
 def nice_ceiling(value: float) -> float:
@@ -374,39 +361,16 @@ class TelemetryChart(QFrame):
         self.chart_metric = metric
         self.info = CATALOGUE[metric]
         self.devices: tuple[FeedDevice, ...] = tuple(devices)
-        self.setObjectName("telemetryChart")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(3)
+        column = panel_column(self, "telemetryChart")
 
         self.title, self.readout = chart_header(column, chart_title(self.info))
 
-        palette = self.palette()
-        background = palette.color(QPalette.ColorRole.Base)
         self.time_axis = TimeAxis()
-        self.plot_widget = pg.PlotWidget(background=background,
-                                         axisItems={"bottom": self.time_axis})
+        self.plot_widget = time_plot(self.palette(), self.time_axis, None, grid_y=True)
         self.plot_widget.setFixedHeight(PLOT_HEIGHT)
         self.plot_item = self.plot_widget.getPlotItem()
         self.view_box = self.plot_item.getViewBox()
-        self.plot_item.setMenuEnabled(False)
-        self.plot_item.hideButtons()
-        # Wheel zooms and dragging pans the time axis; the page keeps every chart on one
-        # range (sigRangeChangedManually).
-        self.plot_item.setMouseEnabled(x=True, y=False)
-        self.plot_item.disableAutoRange()
-        self.plot_item.showGrid(x=True, y=True, alpha=0.18)
-        color_plot(self.plot_widget, palette)
-        self.plot_item.getAxis("left").setWidth(44)
-        # Keep the edge labels ("now", the range's ends) instead of dropping them.
-        self.time_axis.setStyle(hideOverlappingLabels=False)
         self.plot_item.getAxis("left").setStyle(hideOverlappingLabels=False)
-        for name in ("left", "bottom"):
-            # Ticks, labels and grid change only with the range: paint them from a pixmap.
-            self.plot_item.getAxis(name).setCacheMode(
-                QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
         self.not_available = QLabel()
         self.not_available.setObjectName("notAvailable")
@@ -446,13 +410,10 @@ class TelemetryChart(QFrame):
                                          pen=pg.mkPen(MUTED_COLOR, width=1))
         self.crosshair.setVisible(False)
         self.plot_item.addItem(self.crosshair, ignoreBounds=True)
-        self.warning_keys: frozenset[str] = frozenset()
-        self.stats: dict[str, SeriesStats] = {}
         self.y_range: tuple[float, float] | None = None
         self.x_range: tuple[float, float] | None = None
         self._message = ""
-        self._hover: Callable[[Metric, float | None], None] | None = None
-        self._proxy: pg.SignalProxy | None = None
+        self.hover: PlotHover | None = None
 
     # ------------------------------------------------------------------ hover
 
@@ -464,27 +425,12 @@ class TelemetryChart(QFrame):
     def connect_hover(self, handler: Callable[[Metric, float | None], None]) -> None:
         """Call `handler(metric, x_s)` as the mouse moves over the plot (throttled to 30 Hz),
         and `handler(metric, None)` when it leaves."""
-        self._hover = handler
-        self._proxy = pg.SignalProxy(self.plot_widget.scene().sigMouseMoved, rateLimit=30,
-                                     slot=self._on_mouse_moved, threadSafe=False)
+        self.hover = PlotHover(self, self.plot_widget, self.view_box, lambda point: handler(
+            self.chart_metric, None if point is None else float(point.x())))
 
     def stop_proxy(self) -> None:
-        if self._proxy is not None:
-            self._proxy.timer.stop()
-
-    def _on_mouse_moved(self, event: object) -> None:
-        point = _hover_point(event)
-        if point is None or self._hover is None:
-            return
-        if not self.view_box.sceneBoundingRect().contains(point):
-            self._hover(self.chart_metric, None)
-            return
-        self._hover(self.chart_metric, float(self.view_box.mapSceneToView(point).x()))
-
-    def leaveEvent(self, event: QEvent) -> None:
-        if self._hover is not None:
-            self._hover(self.chart_metric, None)
-        super().leaveEvent(event)
+        if self.hover is not None:
+            self.hover.stop()
 
     # ------------------------------------------------------------------ curves
 
@@ -584,7 +530,59 @@ class TelemetryChart(QFrame):
         return self.legend.plain_text()
 
 
-def _hover_point(event: object) -> QPointF | None:
-    args = event if isinstance(event, tuple) else (event,)
-    point = args[0] if args else None
-    return point if isinstance(point, QPointF) else None
+def time_plot(palette: QPalette, time_axis: TimeAxis, left_axis: pg.AxisItem | None, *,
+              grid_y: bool) -> pg.PlotWidget:
+    """A plot over the page's time axis, as every chart and strip has: no menu or buttons,
+    wheel zoom and drag pan of x only (the page keeps every chart on one range), no
+    auto-range, a faint grid, the left axis 44 px wide, the edge labels kept ("now", the
+    range's ends), and axes painted from a pixmap (they change only with the range)."""
+    axes: dict[str, pg.AxisItem] = {"bottom": time_axis}
+    if left_axis is not None:
+        axes["left"] = left_axis
+    plot_widget = pg.PlotWidget(background=palette.color(QPalette.ColorRole.Base),
+                                axisItems=axes)
+    item = plot_widget.getPlotItem()
+    item.setMenuEnabled(False)
+    item.hideButtons()
+    item.setMouseEnabled(x=True, y=False)
+    item.disableAutoRange()
+    item.showGrid(x=True, y=grid_y, alpha=0.18)
+    color_plot(plot_widget, palette)
+    item.getAxis("left").setWidth(44)
+    time_axis.setStyle(hideOverlappingLabels=False)
+    for name in ("left", "bottom"):
+        item.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    return plot_widget
+
+
+class PlotHover(QObject):
+    """The mouse over a plot, 30 times a second at most (its scene reports every pixel):
+    `moved(point)` with the view coordinates while it is over the view box, `moved(None)`
+    once it is not, or has left `owner` (the chart or strip)."""
+
+    def __init__(self, owner: QWidget, plot_widget: pg.PlotWidget, view_box: pg.ViewBox,
+                 moved: Callable[[QPointF | None], None]) -> None:
+        super().__init__(owner)
+        self.view_box = view_box
+        self.moved = moved
+        self._proxy = pg.SignalProxy(plot_widget.scene().sigMouseMoved, rateLimit=30,
+                                     slot=self.on_mouse_moved, threadSafe=False)
+        owner.installEventFilter(self)
+
+    def stop(self) -> None:
+        self._proxy.timer.stop()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Leave:
+            self.moved(None)
+        return False
+
+    def on_mouse_moved(self, event: object) -> None:
+        args = event if isinstance(event, tuple) else (event,)
+        point = args[0] if args else None
+        if not isinstance(point, QPointF):
+            return
+        if not self.view_box.sceneBoundingRect().contains(point):
+            self.moved(None)
+            return
+        self.moved(self.view_box.mapSceneToView(point))

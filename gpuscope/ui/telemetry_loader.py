@@ -17,10 +17,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
+from gpuscope.telemetry.feed import RingFeed
+from gpuscope.telemetry.feed_adapters import LoadProgress, load_recording_feed
 from gpuscope.telemetry.recorder import LoadCancelled, RecordingError
+from gpuscope.telemetry.texts import LabelText
 from gpuscope.ui.loader import THREAD_NAME_PREFIX
-from gpuscope.ui.telemetry_adapters import LoadProgress, load_recording_feed
-from gpuscope.ui.telemetry_feed import RingFeed
+from gpuscope.ui.telemetry_texts import shown
 
 log = logging.getLogger(__name__)
 
@@ -85,13 +87,13 @@ class RecordingLoader(QObject):
         relay = self._relay
         last = 0.0
 
-        def progress(fraction: float, what: str) -> None:
+        def progress(fraction: float, what: LabelText) -> None:
             nonlocal last
             now = time.monotonic()
             if now - last >= PROGRESS_INTERVAL_S or fraction >= 1.0:
                 last = now
                 try:
-                    relay.progressed.emit(generation, fraction, what)
+                    relay.progressed.emit(generation, fraction, shown(what))
                 except RuntimeError:  # the page is gone
                     cancel.set()
 

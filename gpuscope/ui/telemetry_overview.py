@@ -17,9 +17,13 @@ from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
-from gpuscope.ui.telemetry_chart import FastCurve
+from gpuscope.metrics import Metric, series_name
+from gpuscope.telemetry.decimate import decimate_block
+from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
+from gpuscope.telemetry.frame import take
+from gpuscope.ui.telemetry_chart import HOST_COLOR, FastCurve
 from gpuscope.ui.telemetry_time import TimeAxis
-from gpuscope.ui.theme import MUTED_COLOR
+from gpuscope.ui.theme import MUTED_COLOR, gpu_color
 from gpuscope.ui.widgets import color_plot
 
 FloatArray = npt.NDArray[np.float64]
@@ -157,3 +161,30 @@ class OverviewStrip(QFrame):
         start, end = self.region_s
         half = (end - start) / 2.0
         self.range_requested.emit(time_s - half, time_s + half)
+
+
+def overview_lines(feed: TelemetryFeed, devices: Sequence[FeedDevice],
+                   metrics: Sequence[Metric], first: float, last: float,
+                   columns: int) -> list[tuple[QColor, FloatArray, FloatArray]]:
+    """The overview's lines: `metrics` of every device over [first, last], decimated to
+    `columns` (from a recording's pyramid where it has one), in the device's colour."""
+    lines: list[tuple[QColor, FloatArray, FloatArray]] = []
+    for device in devices:
+        ring = feed.ring(device.key)
+        if ring is None:
+            continue
+        for metric in metrics:
+            name = series_name(device.key, metric)
+            if name not in ring.series:
+                continue
+            pyramid = feed.summary(device.key) if isinstance(feed, SummaryFeed) else None
+            points = (pyramid.decimate(first, last, columns, [ring.series.index(name)])
+                      if pyramid is not None else None)
+            if points is not None:
+                x, y = points[0]
+            else:
+                times, block = take(ring, [name], first, last)
+                x, y = decimate_block(times, block, first, last, columns)[0]
+            color = HOST_COLOR if device.gpu_index is None else gpu_color(device.gpu_index)
+            lines.append((color, x, y))
+    return lines

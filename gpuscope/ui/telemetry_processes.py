@@ -13,16 +13,16 @@ from PySide6.QtWidgets import (
     QFrame,
     QHeaderView,
     QLabel,
-    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
 )
 
 from gpuscope.metrics import ProcessSnapshot
+from gpuscope.telemetry.feed import FeedDevice
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
-from gpuscope.ui.telemetry_feed import FeedDevice
+from gpuscope.ui.telemetry_texts import device_label, device_short_label, feed_reason
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
+from gpuscope.ui.widgets import panel_column
 
 # English; shown in the language installed.
 HEADERS = ("GPU", "PID", QT_TRANSLATE_NOOP("ProcessTable", "Process"),
@@ -52,17 +52,18 @@ def process_rows(entries: Sequence[tuple[FeedDevice, QColor, ProcessSnapshot | N
     """The table's lines: per GPU its processes, biggest VRAM first, or a note."""
     rows: list[ProcessRow] = []
     for device, color, snapshot in entries:
-        name = device.short_label
+        label = device_label(device)
+        name = device_short_label(device)
         swatch = color.name()
         if snapshot is None:
-            rows.append(ProcessRow(name, swatch, note=waiting_text, tooltip=device.label))
+            rows.append(ProcessRow(name, swatch, note=waiting_text, tooltip=label))
             continue
         source_tip = translate("ProcessTable", "{device}, from {source}").format(
-            device=device.label, source=snapshot.source)
+            device=label, source=snapshot.source)
         if snapshot.missing_reason is not None:
             note = translate("ProcessTable", "not available: {reason}").format(
-                reason=snapshot.missing_reason)
-            rows.append(ProcessRow(name, swatch, note=note, tooltip=f"{device.label}: {note}"))
+                reason=feed_reason(snapshot.missing_reason))
+            rows.append(ProcessRow(name, swatch, note=note, tooltip=f"{label}: {note}"))
             continue
         if not snapshot.processes:
             rows.append(ProcessRow(name, swatch,
@@ -89,12 +90,7 @@ class ProcessTable(QFrame):
 
     def __init__(self, parent: QFrame | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("telemetryProcesses")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
-        column.setSpacing(3)
+        column = panel_column(self, "telemetryProcesses")
         self.title = QLabel(self.tr("GPU processes"))
         font = self.title.font()
         font.setBold(True)

@@ -1,5 +1,7 @@
 """Strips on the Telemetry page's time axis: a row per GPU of why its clocks are held back
-(throttle reasons), and a row per host CPU core of its load (a heat strip).
+(throttle reasons), and a row per host CPU core of its load (a heat strip); and `PageStrips`,
+the page's two strips with their captions (reasons now or at the end, the share of the range
+slowed, the busiest core) and hover readouts.
 
 A strip is one image, a pixel column per time column: the page bins the visible range
 (`decimate.bin_columns`: OR of the reason bits, mean of a core's load) and hands the
@@ -9,21 +11,35 @@ colours here. One image item per strip costs one paint, whatever the number of r
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QFrame, QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout
 
-from gpuscope.metrics import ThrottleReason, throttle_reason_names
+from gpuscope.metrics import (
+    HOST_DEVICE,
+    Metric,
+    ThrottleReason,
+    series_name,
+    throttle_reason_names,
+)
+from gpuscope.telemetry.decimate import bin_columns
+from gpuscope.telemetry.feed import FeedDevice, TelemetryFeed
+from gpuscope.telemetry.frame import FrameModel, take
+from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.window_stats import row_means
 from gpuscope.ui.i18n import core_text, translate
-from gpuscope.ui.telemetry_chart import chart_header
+from gpuscope.ui.telemetry_chart import PlotHover, chart_header, format_value, time_plot
+from gpuscope.ui.telemetry_texts import device_short_label
 from gpuscope.ui.telemetry_time import TimeAxis
-from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
+from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
 from gpuscope.ui.widgets import color_plot
 
 FloatArray = npt.NDArray[np.float64]
@@ -142,26 +158,13 @@ class StripChart(QFrame):
         column.setSpacing(3)
         self.title, self.readout = chart_header(column, title)
 
-        palette = self.palette()
         self.time_axis = TimeAxis()
         self.row_axis = RowAxis()
-        self.plot_widget = pg.PlotWidget(
-            background=palette.color(QPalette.ColorRole.Base),
-            axisItems={"bottom": self.time_axis, "left": self.row_axis})
+        self.plot_widget = time_plot(self.palette(), self.time_axis, self.row_axis,
+                                     grid_y=False)
         self.plot_item = self.plot_widget.getPlotItem()
         self.view_box = self.plot_item.getViewBox()
-        self.plot_item.setMenuEnabled(False)
-        self.plot_item.hideButtons()
-        self.plot_item.setMouseEnabled(x=True, y=False)
-        self.plot_item.disableAutoRange()
         self.view_box.invertY(True)
-        self.plot_item.showGrid(x=True, y=False, alpha=0.18)
-        color_plot(self.plot_widget, palette)
-        for name in ("left", "bottom"):
-            self.plot_item.getAxis(name).setCacheMode(
-                QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.row_axis.setWidth(44)
-        self.time_axis.setStyle(hideOverlappingLabels=False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot_item.addItem(self.image)
         self.crosshair = pg.InfiniteLine(angle=90, movable=False,
@@ -179,8 +182,7 @@ class StripChart(QFrame):
         self.image_data: Rgba = np.zeros((0, 0, 4), dtype=np.uint8)
         self.image_span: tuple[float, float] | None = None  # x of the image's two ends
         self.x_range: tuple[float, float] | None = None
-        self._hover: Callable[[StripChart, float | None, int | None], None] | None = None
-        self._proxy: pg.SignalProxy | None = None
+        self.hover: PlotHover | None = None
         self.set_rows(())
 
     def changeEvent(self, event: QEvent) -> None:
@@ -234,30 +236,17 @@ class StripChart(QFrame):
                       ) -> None:
         """Call `handler(strip, x, row)` as the mouse moves over the strip (30 Hz at most),
         `handler(strip, None, None)` when it leaves."""
-        self._hover = handler
-        self._proxy = pg.SignalProxy(self.plot_widget.scene().sigMouseMoved, rateLimit=30,
-                                     slot=self._on_mouse_moved, threadSafe=False)
+        def moved(point: QPointF | None) -> None:
+            if point is None:
+                handler(self, None, None)
+                return
+            row = int(point.y())
+            handler(self, float(point.x()), row if 0 <= row < len(self.rows) else None)
+        self.hover = PlotHover(self, self.plot_widget, self.view_box, moved)
 
     def stop_proxy(self) -> None:
-        if self._proxy is not None:
-            self._proxy.timer.stop()
-
-    def _on_mouse_moved(self, event: object) -> None:
-        args = event if isinstance(event, tuple) else (event,)
-        point = args[0] if args else None
-        if not isinstance(point, QPointF) or self._hover is None:
-            return
-        if not self.view_box.sceneBoundingRect().contains(point):
-            self._hover(self, None, None)
-            return
-        view = self.view_box.mapSceneToView(point)
-        row = int(view.y())
-        self._hover(self, float(view.x()), row if 0 <= row < len(self.rows) else None)
-
-    def leaveEvent(self, event: QEvent) -> None:
-        if self._hover is not None:
-            self._hover(self, None, None)
-        super().leaveEvent(event)
+        if self.hover is not None:
+            self.hover.stop()
 
 
 def throttle_legend_html() -> str:
@@ -286,3 +275,261 @@ def throttle_shares(flags: FloatArray) -> tuple[float, dict[str, float]] | None:
         if count:
             shares[throttle_reason_names(float(reason))[0]] = count / len(bits)
     return float(np.count_nonzero(bits & SLOWING)) / len(bits), shares
+
+
+# ------------------------------------------------------------------------- the page's strips
+
+_CORE_METRIC = re.compile(r"^cpu(\d+)_percent$")
+# Why a series is missing now, or at the end of the range on show.
+ReasonOf = Callable[[TelemetryFeed, str], str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _StripBuild:
+    key: tuple[float, float, int, float | None]  # (lo, hi, columns, newest sample)
+    lo: float  # unix seconds of the image's two ends
+    hi: float
+
+
+@dataclass(frozen=True, slots=True)
+class _ThrottleRow:
+    device: FeedDevice
+    name: str | None  # the series, None where the ring has none
+    last: float | None  # the newest flags in the shown range
+    shares: tuple[float, dict[str, float]] | None  # slowed share and per reason, in range
+
+
+class PageStrips:
+    """The throttle strip and the per-core strip of one feed (either may be absent)."""
+
+    def __init__(self, feed: TelemetryFeed, devices: tuple[FeedDevice, ...],
+                 rings: dict[str, SeriesRing | None], window_s: int) -> None:
+        self.throttle: StripChart | None = None
+        self.cores: StripChart | None = None
+        self._throttle_rows: tuple[_ThrottleRow, ...] = ()
+        self._throttle_build: _StripBuild | None = None
+        self._core_series: tuple[tuple[int, str], ...] = ()
+        self._cores_build: _StripBuild | None = None
+        self._core_means: tuple[float | None, ...] = ()
+        rows: list[_ThrottleRow] = []
+        for device in devices:
+            if device.gpu_index is None:
+                continue
+            name = series_name(device.key, Metric.THROTTLE_REASONS)
+            ring = rings[device.key]
+            in_ring = ring is not None and name in ring.series
+            if in_ring or feed.latest(name) is not None:
+                rows.append(_ThrottleRow(device, name if in_ring else None, None, None))
+        if rows:
+            strip = StripChart(translate("TelemetryPage",
+                                         "Throttling (why the clocks are held back)"))
+            strip.set_rows([device_short_label(r.device) for r in rows])
+            strip.time_axis.set_window(window_s)
+            self.throttle = strip
+            self._throttle_rows = tuple(rows)
+        host = rings.get(HOST_DEVICE)
+        if host is not None:
+            cores = sorted((int(m.group(1)), name) for name in host.series
+                           if (m := _CORE_METRIC.match(name.rpartition("/")[2])))
+            if cores:
+                low, high = CORE_ROW_PX_RANGE
+                row_px = max(low, min(high, 120 // len(cores)))
+                strip = StripChart(translate("TelemetryPage", "Host CPU per core (%)"),
+                                   row_px=row_px)
+                every = max(1, math.ceil(14 / row_px))
+                strip.set_rows([str(core) for core, _ in cores], every)
+                strip.time_axis.set_window(window_s)
+                self.cores = strip
+                self._core_series = tuple(cores)
+
+    def charts(self) -> list[StripChart]:
+        return [s for s in (self.throttle, self.cores) if s is not None]
+
+    # ------------------------------------------------------------------ drawing
+
+    def draw(self, feed: TelemetryFeed, model: FrameModel, due: bool) -> None:
+        """Bin the range on show into each strip's image, when it moved on by a column or
+        the texts are due; place the image on the charts' x axis."""
+        view = model.time.view_range
+        if not self.charts() or view is None:
+            return
+        following = model.time.following
+        if following:
+            lo, hi, factor = view.start_s, view.end_s, 1.0
+        else:
+            lo, hi, factor = view.start_s - view.width_s, view.end_s + view.width_s, 3.0
+        if hi <= lo:
+            return
+        x_origin = model.time.x_origin
+        for strip in self.charts():
+            columns = max(16, int(strip.view_box.width()) or 400)
+            step = (hi - lo) / (columns * factor)
+            build = self._throttle_build if strip is self.throttle else self._cores_build
+            rebuild = (build is None or due or build.key[2] != columns
+                       or abs((build.hi - build.lo) - (hi - lo)) > step
+                       or (not following and build.key[:2] != (lo, hi))
+                       or (following and abs(lo - build.lo) >= step))
+            if rebuild:
+                bins = round(columns * factor)
+                if strip is self.throttle:
+                    build = self._throttle_build = self._bin_throttle(
+                        feed, model, strip, lo, hi, bins, columns)
+                else:
+                    build = self._cores_build = self._bin_cores(feed, model, strip, lo, hi,
+                                                                bins, columns)
+            if build is not None:
+                strip.place(build.lo - x_origin, build.hi - x_origin)
+
+    def _bin_throttle(self, feed: TelemetryFeed, model: FrameModel, strip: StripChart,
+                      lo: float, hi: float, bins: int, columns: int) -> _StripBuild:
+        flags = np.full((len(self._throttle_rows), bins), np.nan)
+        view = model.time.view_range
+        rows: list[_ThrottleRow] = []
+        newest: float | None = None
+        for index, entry in enumerate(self._throttle_rows):
+            ring = feed.ring(entry.device.key)
+            last: float | None = None
+            shares = None
+            if entry.name is not None and ring is not None:
+                times, columns_of = ring.snapshot(lo, (entry.name,), hi)
+                values = columns_of[entry.name]
+                flags[index] = _stretch(bin_columns(
+                    times, values[np.newaxis, :], lo, hi, _bins_for(bins, len(times)),
+                    "or")[0], bins)
+                if view is not None:
+                    first = int(np.searchsorted(times, view.start_s, side="left"))
+                    stop = int(np.searchsorted(times, view.end_s, side="right"))
+                    inside = values[first:stop]
+                    shares = throttle_shares(inside)
+                    finite = inside[~np.isnan(inside)]
+                    last = float(finite[-1]) if len(finite) else None
+                if len(times):
+                    newest = max(newest or float(times[-1]), float(times[-1]))
+            rows.append(_ThrottleRow(entry.device, entry.name, last, shares))
+        self._throttle_rows = tuple(rows)
+        x_origin = model.time.x_origin
+        strip.set_image(throttle_rgba(flags), lo - x_origin, hi - x_origin)
+        return _StripBuild((lo, hi, columns, newest), lo, hi)
+
+    def _bin_cores(self, feed: TelemetryFeed, model: FrameModel, strip: StripChart,
+                   lo: float, hi: float, bins: int, columns: int) -> _StripBuild:
+        ring = feed.ring(HOST_DEVICE)
+        names = [name for _, name in self._core_series]
+        if ring is None:
+            strip.set_image(np.zeros((0, 0, 4), dtype=np.uint8), 0.0, 0.0)
+            return _StripBuild((lo, hi, columns, None), lo, hi)
+        times, block = take(ring, names, lo, hi)
+        binned = bin_columns(times, block, lo, hi, _bins_for(bins, len(times)), "mean")
+        view = model.time.view_range
+        if view is not None:
+            first = int(np.searchsorted(times, view.start_s, side="left"))
+            stop = int(np.searchsorted(times, view.end_s, side="right"))
+            self._core_means = row_means(block[:, first:stop])
+        x_origin = model.time.x_origin
+        strip.set_image(heat_rgba(binned), lo - x_origin, hi - x_origin)
+        newest = float(times[-1]) if len(times) else None
+        return _StripBuild((lo, hi, columns, newest), lo, hi)
+
+    # ------------------------------------------------------------------ texts
+
+    def update_texts(self, feed: TelemetryFeed, following: bool, reason_of: ReasonOf) -> None:
+        strip = self.throttle
+        if strip is not None:
+            lines = []
+            now = following and feed.live
+            where = (translate("TelemetryPage", "now") if now
+                     else translate("TelemetryPage", "at the end"))
+            for entry in self._throttle_rows:
+                device = entry.device
+                color = gpu_color(device.gpu_index or 0).name()
+                head = (f"<span style='color:{color}'>■</span>&nbsp;"
+                        f"{html.escape(device_short_label(device))}")
+                name = series_name(device.key, Metric.THROTTLE_REASONS)
+                reading = feed.latest(name)
+                reason = reason_of(feed, name)
+                if entry.shares is None:
+                    why = reason or translate("TelemetryPage", "no samples in this range")
+                    why = translate("TelemetryPage", "not available: {reason}").format(
+                        reason=why)
+                    lines.append(f"{head}: <span style='color:{MUTED_COLOR.name()}'>"
+                                 f"{html.escape(why)}</span>")
+                    continue
+                value = (reading.value if now and reading is not None
+                         and reading.value is not None else entry.last)
+                words = reason_words(value) or translate("TelemetryPage", "not throttled")
+                slowed, per_reason = entry.shares
+                detail = ", ".join(f"{core_text(word)} {percent(share)}" for word, share in
+                                   sorted(per_reason.items(), key=lambda kv: -kv[1]))
+                text = f"{head}: " + html.escape(translate(
+                    "TelemetryPage", "{reasons} {when}; slowed {share} of the range").format(
+                        reasons=words, when=where, share=percent(slowed)))
+                if detail:
+                    text += f" ({html.escape(detail)})"
+                lines.append(text)
+            lines.append(f"<span style='color:{MUTED_COLOR.name()}'>"
+                         f"{throttle_legend_html()}</span>")
+            strip.set_caption("<br>".join(lines))
+        cores = self.cores
+        if cores is not None:
+            busiest = [(mean, core) for (core, _), mean in
+                       zip(self._core_series, self._core_means, strict=False)
+                       if mean is not None]
+            note = ""
+            if busiest:
+                mean, core = max(busiest)
+                note = "; " + translate(
+                    "TelemetryPage", "busiest in the range: core {core} (avg {load} %)").format(
+                        core=core, load=f"{mean:.0f}")
+            gradient = (f"<span style='{heat_gradient_css()}'>"
+                        "&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp;</span>")
+            cores.set_caption(f"<span style='color:{MUTED_COLOR.name()}'>"
+                              + html.escape(translate("TelemetryPage", "Mean load per column: 0 %"))
+                              + f"</span> {gradient} <span style='color:"
+                              f"{MUTED_COLOR.name()}'>100 %{html.escape(note)}</span>")
+
+    def readout_parts(self, model: FrameModel, strip: StripChart, when: float,
+                      tolerance: float, row: int | None) -> list[str]:
+        """What a strip's hover readout says at `when` after the time: the reasons of each
+        GPU (or of the one under the mouse), or the load of the core under the mouse."""
+        parts: list[str] = []
+        if strip is self.throttle:
+            rows = self._throttle_rows
+            chosen = [rows[row]] if row is not None and row < len(rows) else list(rows)
+            for entry in chosen:
+                value = (None if entry.name is None else
+                         model.value_at(entry.device.key, entry.name, when, tolerance))
+                words = (translate("TelemetryPage", "no sample") if value is None else
+                         reason_words(value) or translate("TelemetryPage", "not throttled"))
+                parts.append(f"{device_short_label(entry.device)}: {words}")
+        elif strip is self.cores and row is not None and row < len(self._core_series):
+            core, name = self._core_series[row]
+            value = model.value_at(HOST_DEVICE, name, when, tolerance)
+            parts.append(translate("TelemetryPage", "core {core}: {load} %").format(core=core,
+                                                            load=format_value(value)))
+        return parts
+
+
+def _bins_for(columns: int, samples: int) -> int:
+    """Time columns for a strip: one per pixel column, but no more than about half the
+    samples, so that sparse samples do not leave empty stripes between them."""
+    return max(1, min(columns, samples // 2))
+
+
+def _stretch(row: FloatArray, columns: int) -> FloatArray:
+    """A row of fewer bins widened to `columns` by repeating each bin."""
+    if len(row) == columns:
+        return row
+    index = (np.arange(columns) * len(row)) // columns
+    return row[index]
+
+
+def reason_words(value: float | None) -> str:
+    """"power cap, thermal": the throttle reasons of a value, in the language installed."""
+    return ", ".join(core_text(word) for word in throttle_reason_names(value))
+
+
+def percent(share: float) -> str:
+    """0.234 -> "23 %"; a share above 0 but under 1 % -> "<1 %"."""
+    if 0 < share < 0.005:
+        return "<1 %"
+    return f"{share * 100:.0f} %"

@@ -1,16 +1,16 @@
-"""The Telemetry page's time axis and visible range.
+"""The Telemetry page's time axis.
 
 Charts plot seconds relative to an origin (the frame's "now" while following live, a fixed
 time while browsing), never raw unix times, so that coordinates stay small. `TimeAxis`
 labels them "−5 min … now" while following live, and as clock times ("10:42:30"), on ticks
-aligned to the clock, everywhere else. `clamp_range` keeps a requested range inside the data.
+aligned to the clock, everywhere else. The range on show (`TimeRange`, `clamp_range`) is
+Qt-free, in `gpuscope.telemetry.frame`.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
@@ -28,7 +28,6 @@ _CLOCK_STEPS: tuple[tuple[float, float], ...] = (
     (21600, 7200), (43200, 21600), (86400, 43200), (172800, 86400), (604800, 86400),
 )
 MIN_LABEL_SPACING_PX = 70.0
-MIN_VIEW_S = 5.0  # the narrowest range zooming in reaches
 
 
 def clock_spacing(span_s: float, pixels: float) -> tuple[float, float]:
@@ -123,32 +122,3 @@ class TimeAxis(pg.AxisItem):  # type: ignore[misc]
             else:
                 strings.append("−" + self.tr("{seconds} s").format(seconds=f"{ago:g}"))
         return strings
-
-
-@dataclass(frozen=True, slots=True)
-class TimeRange:
-    """A visible range in unix seconds."""
-
-    start_s: float
-    end_s: float
-
-    @property
-    def width_s(self) -> float:
-        return self.end_s - self.start_s
-
-
-def clamp_range(start_s: float, end_s: float, first_s: float, last_s: float,
-                min_width_s: float = MIN_VIEW_S, pad_s: float = 0.0) -> TimeRange:
-    """[start, end] moved and narrowed to lie within the data [first, last + pad]: at least
-    `min_width_s` wide, at most the whole data; a range past an end is shifted back, not
-    cut, so that panning keeps its width."""
-    low, high = first_s, last_s + pad_s
-    if not (math.isfinite(start_s) and math.isfinite(end_s)):
-        return TimeRange(low, high)
-    if end_s < start_s:
-        start_s, end_s = end_s, start_s
-    width = min(max(end_s - start_s, min_width_s), max(high - low, min_width_s))
-    centre = (start_s + end_s) / 2.0
-    start = centre - width / 2.0
-    start = min(max(start, low), high - width) if high - low >= width else low
-    return TimeRange(start, start + width)

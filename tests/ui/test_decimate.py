@@ -1,4 +1,4 @@
-"""Min/max decimation (gpuscope.ui.decimate): properties over arbitrary series, with gaps."""
+"""Min/max decimation (gpuscope.telemetry.decimate): properties over arbitrary series, with gaps."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuscope.ui.decimate import (
+from gpuscope.telemetry.decimate import (
     MinMaxPyramid,
     bin_columns,
     column_edges,
@@ -309,7 +309,7 @@ def test_pyramid_ranges_match_the_samples(first: int, length: int, columns: int)
             continue
         assert stats[row].minimum == finite.min() and stats[row].maximum == finite.max()
         assert stats[row].mean == pytest.approx(finite.mean(), rel=1e-9, abs=1e-9)
-        assert stats[row].last == finite[-1]
+        assert stats[row].current == finite[-1]
         if results is not None:
             # The curve's extremes are exactly those of the blocks (of the level it was drawn
             # from) that start in the range.

@@ -16,10 +16,11 @@ from PySide6.QtGui import QColor, QImage
 
 from gpuscope.evidence import ReplaySystem, Snapshot
 from gpuscope.metrics import HOST_DEVICE, Metric, Reading, series_name
+from gpuscope.telemetry.feed import DEMO_LABEL, FeedDevice, RingFeed, TelemetryFeed
 from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.texts import verbatim
 from gpuscope.ui import render
 from gpuscope.ui.main_window import MainWindow
-from gpuscope.ui.telemetry_feed import DEMO_LABEL, FeedDevice, RingFeed, TelemetryFeed
 from gpuscope.ui.telemetry_page import (
     DEFAULT_REDRAW_HZ,
     HOST_COLOR,
@@ -32,9 +33,9 @@ from gpuscope.ui.telemetry_page import (
 from gpuscope.ui.theme import gpu_color
 
 T0 = 1_800_000_000.0
-GPU0 = FeedDevice("0000:03:00.0", "GPU 0: AMD Radeon RX 7900 XTX", 0)
-GPU1 = FeedDevice("0000:0a:00.0", "GPU 1: NVIDIA GeForce RTX 4090", 1)
-HOST = FeedDevice(HOST_DEVICE, "Host", None)
+GPU0 = FeedDevice("0000:03:00.0", verbatim("GPU 0: AMD Radeon RX 7900 XTX"), 0)
+GPU1 = FeedDevice("0000:0a:00.0", verbatim("GPU 1: NVIDIA GeForce RTX 4090"), 1)
+HOST = FeedDevice(HOST_DEVICE, verbatim("Host"), None)
 GPU_SERIES = (Metric.GPU_UTIL_PERCENT, Metric.VRAM_USED_BYTES, Metric.TEMP_JUNCTION_C,
               Metric.POWER_W, Metric.FAN_RPM)
 FAN_REASON = "fan speed is not reported (no hwmon fan1_input)"
@@ -272,7 +273,7 @@ def test_junction_above_95_shows_the_warning(page: TelemetryPage, data: Fixture)
     page.set_feed(data.feed)
     page.set_window_s(3600)
     chart = page.charts[Metric.TEMP_JUNCTION_C]
-    assert chart.warning_keys == {GPU1.key}
+    assert page.warning_keys(Metric.TEMP_JUNCTION_C) == {GPU1.key}
     assert chart.threshold is not None and chart.threshold.value() == 95.0
     assert chart.warn_curve is not None and chart.warn_curve.isVisible()
     # The ramp crosses 95 °C about 369 s before now: the red halo covers just that part.
@@ -284,13 +285,13 @@ def test_junction_above_95_shows_the_warning(page: TelemetryPage, data: Fixture)
     assert rows["GPU 1"].cells[0] == "99.0"
     # Power has no threshold: no warning, no line.
     assert page.charts[Metric.POWER_W].threshold is None
-    assert page.charts[Metric.POWER_W].warning_keys == frozenset()
+    assert page.warning_keys(Metric.POWER_W) == frozenset()
 
 
 def test_a_lost_gpu_shows_its_reason_in_its_legend_entry(
         page: TelemetryPage, data: Fixture) -> None:
     page.set_feed(data.feed)
-    lost = FeedDevice(GPU1.key, GPU1.label, 1, lost_reason="NVML: GPU is lost (Xid 79)")
+    lost = FeedDevice(GPU1.key, GPU1.name, 1, lost_reason="NVML: GPU is lost (Xid 79)")
     data.feed.set_devices((GPU0, lost, HOST))
     page.redraw()
     legend = page.charts[Metric.POWER_W].legend_text
@@ -327,7 +328,8 @@ def test_crosshair_readout_for_a_hover_position(page: TelemetryPage, data: Fixtu
 
     chart = page.charts[Metric.GPU_UTIL_PERCENT]
     scene_point = chart.view_box.mapViewToScene(QPointF(-120.0, 50.0))
-    chart._on_mouse_moved((scene_point,))
+    assert chart.hover is not None
+    chart.hover.on_mouse_moved((scene_point,))
     assert chart.crosshair.isVisible()
     assert chart.crosshair.value() == pytest.approx(-120.0, abs=1.0)
     assert "−2:0" in chart.readout.text() and "80.0" in chart.readout.text()
@@ -426,10 +428,10 @@ def test_render_demo_telemetry_png_is_labelled_and_draws_gpu_lines(tmp_path: Pat
 
 
 def test_demo_feed_is_labelled_demo_data(qtbot: Any, page: TelemetryPage) -> None:
-    from gpuscope.ui.telemetry_feed import demo_feed
+    from gpuscope.telemetry.feed import demo_feed
 
     page.set_feed(demo_feed(2, minutes=2))
-    assert page.source_label.text().startswith(DEMO_LABEL)
+    assert page.source_label.text().startswith(DEMO_LABEL.english())
     assert "demo data" in page.source_label.text().lower()
 
 
@@ -588,7 +590,7 @@ def test_wheel_zoom_stops_following_a_live_feed_and_back_to_live_follows_again(
     assert len({x_range(page, metric) for metric in page.charts}) == 1
     # The redraw follows once the burst of wheel steps settles.
     qtbot.waitUntil(lambda: curve_x(page, Metric.POWER_W, GPU0).max() <= (
-        view.end_s + view.width_s - page._x_origin + 2.0), timeout=2000)
+        view.end_s + view.width_s - page.x_origin + 2.0), timeout=2000)
     # New samples arrive: the range on show stays where it is.
     data.grow(30)
     page.redraw()
@@ -649,7 +651,7 @@ def test_the_overview_box_moves_the_charts_and_fit_all_shows_everything(
     x = curve_x(page, Metric.POWER_W, GPU0)
     width = int(page.charts[Metric.POWER_W].view_box.width())
     column_s = (last - first) / width
-    assert first - page._x_origin <= x.min() <= first - page._x_origin + column_s
+    assert first - page.x_origin <= x.min() <= first - page.x_origin + column_s
     assert len(x) <= 2 * width + 4
 
 
@@ -657,7 +659,7 @@ def test_crosshair_readout_while_browsing_reads_the_time_under_the_mouse(
         page: TelemetryPage, data: Fixture) -> None:
     page.set_feed(data.feed)
     page.set_view_range(T0 - 2400.0, T0 - 1200.0)
-    x = (T0 - 1800.0) - page._x_origin
+    x = (T0 - 1800.0) - page.x_origin
     text = page.readout_text(Metric.GPU_UTIL_PERCENT, x)
     assert time.strftime("%H:%M:%S", time.localtime(T0 - 1800.0)) in text
     assert "(−29:59)" in text and "GPU 1 80.0" in text  # "now" is the newest sample, T0 - 1
@@ -666,7 +668,7 @@ def test_crosshair_readout_while_browsing_reads_the_time_under_the_mouse(
 def test_a_long_static_feed_is_browsed_from_its_pyramid(page: TelemetryPage) -> None:
     """A day at 2 Hz: fitting it all decimates a summary, not 172,800 samples, and keeps the
     one-sample spike; the stats are the whole day's."""
-    from gpuscope.ui.decimate import MinMaxPyramid
+    from gpuscope.telemetry.decimate import MinMaxPyramid
 
     n = 172_800
     times = T0 - 86_400.0 + np.arange(n) * 0.5
@@ -683,14 +685,14 @@ def test_a_long_static_feed_is_browsed_from_its_pyramid(page: TelemetryPage) -> 
     x, y = chart.curve_data[GPU0.key]
     width = int(chart.view_box.width())
     assert len(y) <= 4 * width + 8
-    assert 480.0 in y and float(times[123_456]) - page._x_origin in x
+    assert 480.0 in y and float(times[123_456]) - page.x_origin in x
     rows = {row.name: row for row in chart.legend.rows}
     assert rows["GPU 0"].cells == (format_value(power[-1]), format_value(power.min()),
                                    format_value(power.mean()), "480")
     # Zoomed into a few minutes: the samples themselves.
     page.set_view_range(float(times[1000]), float(times[1400]))
     x, y = chart.curve_data[GPU0.key]
-    visible = (x >= times[1000] - page._x_origin) & (x <= times[1400] - page._x_origin)
+    visible = (x >= times[1000] - page.x_origin) & (x <= times[1400] - page.x_origin)
     assert visible.sum() == 401
 
 
@@ -753,7 +755,7 @@ def strip_feed(cores: int = 4) -> tuple[RingFeed, dict[str, SeriesRing]]:
     minute, GPU 2 without throttle status; per-core host load 0, 33, 66, 100 %."""
     from gpuscope.metrics import ThrottleReason
 
-    gpu2 = FeedDevice("0000:0b:00.0", "GPU 2: Test GPU", 2)
+    gpu2 = FeedDevice("0000:0b:00.0", verbatim("GPU 2: Test GPU"), 2)
     times = T0 - 600.0 + np.arange(600, dtype=np.float64)
     flags0 = np.where(np.arange(600) >= 300, float(ThrottleReason.POWER), 0.0)
     flags1 = np.where(np.arange(600) >= 540,
@@ -819,7 +821,7 @@ def test_the_throttle_strip_colours_each_gpus_reasons_and_says_why_one_has_none(
     assert page.throttle_strip is not None
     line = page.throttle_strip.caption_text.splitlines()[0]
     assert line == "■ GPU 0: not throttled at the end; slowed 0 % of the range"
-    text = page.strip_readout_text(page.throttle_strip, (T0 - 100.0) - page._x_origin, 0)
+    text = page.strip_readout_text(page.throttle_strip, (T0 - 100.0) - page.x_origin, 0)
     assert text.endswith("GPU 0: power cap")
 
 
@@ -924,7 +926,8 @@ def test_cancelling_a_load_ignores_its_answer(qtbot: Any, page: TelemetryPage,
 
 
 def test_clock_ticks_fall_on_whole_clock_steps_and_ranges_stay_inside_the_data() -> None:
-    from gpuscope.ui.telemetry_time import TimeAxis, clamp_range, clock_spacing, utc_offset_s
+    from gpuscope.telemetry.frame import clamp_range
+    from gpuscope.ui.telemetry_time import TimeAxis, clock_spacing, utc_offset_s
 
     assert clock_spacing(600.0, 420.0) == (120, 60)  # 10 min over 420 px: every 2 min
     assert clock_spacing(86_400.0, 900.0) == (7200, 3600)  # a day: every 2 h
@@ -951,9 +954,9 @@ def test_clock_ticks_fall_on_whole_clock_steps_and_ranges_stay_inside_the_data()
 
 def test_the_sampler_feed_hands_over_the_samplers_process_lists() -> None:
     from gpuscope.metrics import GpuProcess, ProcessSnapshot
+    from gpuscope.telemetry.feed_adapters import SamplerFeed
     from gpuscope.telemetry.sampler import Sampler
     from gpuscope.telemetry.sources import BaseSource
-    from gpuscope.ui.telemetry_adapters import SamplerFeed
 
     class Source(BaseSource):
         device = GPU0.key

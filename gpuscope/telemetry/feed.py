@@ -1,5 +1,7 @@
-"""What the Telemetry page reads: a `TelemetryFeed` (devices, their ring buffers, the latest
-reading of each series with its source or why it is missing, and the time axis's "now").
+"""The read side of telemetry: a `TelemetryFeed` (devices, their ring buffers, the latest
+reading of each series with its source or why it is missing, and the time axis's "now"), as
+the Telemetry page and the share report read it. Qt-free: its names are `LabelText`s, which
+the UI translates where it shows them.
 
 The live sampler and opened recordings are adapted to this protocol; `RingFeed` is the plain
 implementation over ring buffers that tests, the benchmark and the demo use. The page only
@@ -29,11 +31,12 @@ from gpuscope.metrics import (
     Reading,
     ThrottleReason,
     cpu_core_metric,
+    reason_in_force,
     series_name,
 )
+from gpuscope.telemetry.decimate import MinMaxPyramid
 from gpuscope.telemetry.ring import SeriesRing
-from gpuscope.ui.decimate import MinMaxPyramid
-from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
+from gpuscope.telemetry.texts import LabelText, feed_text, verbatim
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -43,24 +46,34 @@ class FeedDevice:
     """One device on the page: a GPU (by PCI bus address) or the host."""
 
     key: str  # "0000:03:00.0" or "host"
-    label: str  # "GPU 0: AMD Radeon RX 7900 XTX" / "Host"
+    name: LabelText  # "GPU 0: AMD Radeon RX 7900 XTX" / "Host", translated where shown
     gpu_index: int | None  # for theme.gpu_color; None for the host
     lost_reason: str | None = None  # set while a GPU does not answer
 
     @property
+    def label(self) -> str:
+        """The name in English (the share report's)."""
+        return self.name.english()
+
+    @property
     def short_label(self) -> str:
-        """"GPU 0" from "GPU 0: AMD Radeon RX 7900 XTX"; the label when it has no colon."""
-        head, sep, _ = self.label.partition(":")
-        return head.strip() if sep and head.strip() else self.label
+        """"GPU 0" from "GPU 0: AMD Radeon RX 7900 XTX", in English."""
+        return short_label(self.label)
 
 
-def gpu_label(index: int, name: str) -> str:
+def short_label(label: str) -> str:
+    """The part of a device's label before its colon ("GPU 0"); all of it without one."""
+    head, sep, _ = label.partition(":")
+    return head.strip() if sep and head.strip() else label
+
+
+def gpu_label(index: int, name: str | LabelText) -> LabelText:
     """"GPU 0: AMD Radeon RX 7900 XTX" (the part before the colon is the short label)."""
-    return translate("TelemetryFeed", "GPU {index}: {name}").format(index=index, name=name)
+    return feed_text("GPU {index}: {name}", index=index, name=name)
 
 
-def host_label() -> str:
-    return translate("TelemetryFeed", "Host")
+def host_label() -> LabelText:
+    return feed_text("Host")
 
 
 @runtime_checkable
@@ -83,8 +96,13 @@ class TelemetryFeed(Protocol):
     def live(self) -> bool: ...
 
     @property
-    def label(self) -> str:
+    def label(self) -> LabelText:
         """"Live, 2 Hz" / "Recording r.sqlite, 2026-11-22 10:00–10:05"."""
+        ...
+
+    @property
+    def report_label(self) -> str:
+        """`label` in English, for the share report."""
         ...
 
 
@@ -125,12 +143,13 @@ class RingFeed:
     `latest` gives readings (with sources and missing reasons) by series name, as a mapping or
     a function; without it (or for a series it does not know) the newest ring value is the
     reading. `now` is a fixed time, a function, or None: `time.time()` when `live`, else the
-    newest sample time in the rings."""
+    newest sample time in the rings. A `label` given as a string is shown as it is."""
 
     def __init__(self, devices: Sequence[FeedDevice], rings: Mapping[str, SeriesRing],
                  latest: LatestSource | None = None, now: NowSource | None = None,
-                 live: bool = False, label: str = "Ring buffers", *,
-                 processes: ProcessSource | None = None, processes_missing: str | None = None,
+                 live: bool = False, label: LabelText | str = "Ring buffers", *,
+                 processes: ProcessSource | None = None,
+                 processes_missing: LabelText | str | None = None,
                  summaries: Mapping[str, MinMaxPyramid] | None = None,
                  reason_changes: Mapping[str, Sequence[tuple[float, str]]] | None = None,
                  report_label: str | None = None,
@@ -141,9 +160,11 @@ class RingFeed:
         self._latest = latest
         self._now = now
         self._live = live
-        self._label = label
+        self._label = verbatim(label) if isinstance(label, str) else label
         self._processes = processes
-        self._processes_missing = processes_missing
+        self._processes_missing = (processes_missing.english()
+                                   if isinstance(processes_missing, LabelText)
+                                   else processes_missing)
         self._summaries = dict(summaries or {})
         self._reason_changes = {name: tuple(changes)
                                 for name, changes in (reason_changes or {}).items()}
@@ -174,7 +195,8 @@ class RingFeed:
 
     def processes(self, device_key: str) -> ProcessSnapshot | None:
         """From `processes`; else, with `processes_missing`, a snapshot giving that reason
-        ("process lists are not stored in this recording")."""
+        ("process lists are not stored in recordings", in English: the UI translates it in
+        the feeds' context)."""
         if self._processes is not None:
             snapshot = (self._processes(device_key) if callable(self._processes)
                         else self._processes.get(device_key))
@@ -191,12 +213,7 @@ class RingFeed:
         if changes is None:
             reading = self.latest(series)
             return reading.missing_reason if reading is not None else None
-        reason: str | None = None
-        for t, text in changes:
-            if t > time_s:
-                break
-            reason = text or None
-        return reason
+        return reason_in_force(changes, time_s)
 
     def summary(self, device_key: str) -> MinMaxPyramid | None:
         pyramid = self._summaries.get(device_key)
@@ -219,13 +236,13 @@ class RingFeed:
         return self._live
 
     @property
-    def label(self) -> str:
+    def label(self) -> LabelText:
         return self._label
 
     @property
     def report_label(self) -> str:
-        """`label` in English (the share report's), when the caller gave one."""
-        return self._report_label or self._label
+        """`label` in English (the share report's), unless the caller gave one."""
+        return self._report_label or self._label.english()
 
 
 # ---------------------------------------------------------------------------- demo traces
@@ -238,8 +255,7 @@ SYNTHETIC_GPU_METRICS: tuple[Metric, ...] = (
 SYNTHETIC_HOST_METRICS: tuple[Metric, ...] = (
     Metric.HOST_CPU_PERCENT, Metric.HOST_RAM_USED_BYTES,
 )
-DEMO_LABEL = QT_TRANSLATE_NOOP("TelemetryFeed",
-                               "Demo data (synthetic traces, not this machine)")
+DEMO_LABEL = feed_text("Demo data (synthetic traces, not this machine)")
 _GIB = float(2**30)
 
 
@@ -300,8 +316,8 @@ def synthetic_telemetry(n_gpus: int, seconds: float, rate_hz: float = 10.0, seed
     processes_of: dict[str, ProcessSnapshot] = {}
     for index in range(n_gpus):
         key = f"0000:{3 + index:02x}:00.0"
-        devices.append(FeedDevice(key, gpu_label(index, translate(
-            "TelemetryFeed", "Demo GPU {index} (synthetic)").format(index=index)), index))
+        devices.append(FeedDevice(key, gpu_label(index, feed_text(
+            "Demo GPU {index} (synthetic)", index=index)), index))
         traces = _gpu_traces(rng, n, rate_hz, hot=index == (1 if n_gpus > 1 else 0))
         _punch_gaps(rng, traces, n, rate_hz)
         if lost_gpu and n_gpus >= 3 and index == n_gpus - 1:
@@ -389,9 +405,10 @@ def demo_feed(n_gpus: int, minutes: float = 15.0, rate_hz: float = 10.0,
     data = synthetic_telemetry(n_gpus, minutes * 60.0, rate_hz, seed, throttle=True,
                                cores=cores, processes=True)
     rings = data.rings(len(data.times))
-    label = (translate("TelemetryFeed", "{demo}: {count} GPU, {rate} Hz") if n_gpus == 1
-             else translate("TelemetryFeed", "{demo}: {count} GPUs, {rate} Hz")).format(
-        demo=translate("TelemetryFeed", DEMO_LABEL), count=n_gpus, rate=f"{rate_hz:g}")
+    words: dict[str, LabelText | str | int | float] = {"demo": DEMO_LABEL, "count": n_gpus,
+                                                       "rate": f"{rate_hz:g}"}
+    label = (feed_text("{demo}: {count} GPU, {rate} Hz", **words) if n_gpus == 1
+             else feed_text("{demo}: {count} GPUs, {rate} Hz", **words))
     return RingFeed(data.devices, rings, latest=data.latest, now=float(data.times[-1]),
                     live=False, label=label, processes=data.processes)
 

@@ -1,4 +1,5 @@
-"""The live sampler and saved recordings as `TelemetryFeed`s for the Telemetry page.
+"""The live sampler and saved recordings as `TelemetryFeed`s (for the Telemetry page and the
+share report).
 
 A recording is read whole into ring buffers (`load_recording_feed`), with a min/max pyramid
 of every long ring so that zooming out over hours stays fast; reading a long one takes
@@ -15,15 +16,15 @@ import numpy as np
 
 from gpuscope.metrics import HOST_DEVICE, ProcessSnapshot, Reading
 from gpuscope.model import Gpu
+from gpuscope.telemetry.decimate import PYRAMID_MIN_ROWS, MinMaxPyramid
+from gpuscope.telemetry.feed import FeedDevice, RingFeed, gpu_label, host_label
 from gpuscope.telemetry.recorder import LoadCancelled, open_recording
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.telemetry.sampler import Sampler
-from gpuscope.ui.decimate import PYRAMID_MIN_ROWS, MinMaxPyramid
-from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
-from gpuscope.ui.telemetry_feed import FeedDevice, RingFeed, gpu_label, host_label
+from gpuscope.telemetry.texts import LabelText, feed_text, joined, verbatim
 
 # Progress of a load: (fraction done 0..1, what is being done).
-LoadProgress = Callable[[float, str], None]
+LoadProgress = Callable[[float, LabelText], None]
 # Reading the samples is most of the work; building the pyramids the rest.
 _READ_SHARE = 0.85
 
@@ -31,21 +32,21 @@ _READ_SHARE = 0.85
 def _gpu_device(key: str, gpus: Sequence[Gpu], fallback_label: str) -> FeedDevice:
     gpu = next((g for g in gpus if g.pci_bus == key), None)
     if gpu is None:
-        return FeedDevice(key, fallback_label, None)
+        return FeedDevice(key, verbatim(fallback_label), None)
     return FeedDevice(key, gpu_label(gpu.index, gpu.name or key), gpu.index)
 
 
-LIVE_LABEL = QT_TRANSLATE_NOOP("TelemetryFeed", "Live, {rate} Hz")
-
-
 class SamplerFeed:
-    """A running `Sampler`, read on the page's own timer (never pushed)."""
+    """A running `Sampler`, read on the page's own timer (never pushed). A `label` given as
+    a string is shown as it is (translated already); `report_label` is the report's."""
 
-    def __init__(self, sampler: Sampler, gpus: Sequence[Gpu], label: str | None = None,
+    def __init__(self, sampler: Sampler, gpus: Sequence[Gpu],
+                 label: LabelText | str | None = None,
                  report_label: str | None = None) -> None:
         self._sampler = sampler
         self._gpus = tuple(gpus)
-        self._label = label
+        self._label = (label if not isinstance(label, str) else
+                       verbatim(label) if label else None)
         self._report_label = report_label
 
     def devices(self) -> Sequence[FeedDevice]:
@@ -56,7 +57,7 @@ class SamplerFeed:
                 continue
             device = _gpu_device(key, self._gpus, state.label)
             lost = state.reason if state.status in ("lost", "error") else None
-            devices.append(FeedDevice(device.key, device.label, device.gpu_index, lost))
+            devices.append(FeedDevice(device.key, device.name, device.gpu_index, lost))
         return devices
 
     def ring(self, device_key: str) -> SeriesRing | None:
@@ -76,15 +77,13 @@ class SamplerFeed:
         return True
 
     @property
-    def label(self) -> str:
-        return self._label or translate("TelemetryFeed", LIVE_LABEL).format(
-            rate=f"{self._sampler.rate_hz:g}")
+    def label(self) -> LabelText:
+        return self._label or feed_text("Live, {rate} Hz", rate=f"{self._sampler.rate_hz:g}")
 
     @property
     def report_label(self) -> str:
         """`label` in English, for the share report."""
-        return self._report_label or self._label or LIVE_LABEL.format(
-            rate=f"{self._sampler.rate_hz:g}")
+        return self._report_label or self.label.english()
 
 
 def _local(time_s: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
@@ -92,25 +91,18 @@ def _local(time_s: float, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
 
 
 def recording_label(path: str | Path, span: tuple[float, float] | None,
-                    complete: bool, *, english: bool = False) -> str:
-    """"Recording r.sqlite, 2026-11-22 10:00:00 to 10:05:00 CET" (local time), in the UI's
-    language or, with `english`, in English (for the share report)."""
-
-    def say(text: str) -> str:
-        return text if english else translate("TelemetryFeed", text)
-
+                    complete: bool) -> LabelText:
+    """"Recording r.sqlite, 2026-11-22 10:00:00 to 10:05:00 CET" (local time)."""
     name = Path(path).name
     if span is None:
-        text = say(QT_TRANSLATE_NOOP("TelemetryFeed", "Recording {name}, empty")).format(
-            name=name)
+        text = feed_text("Recording {name}, empty", name=name)
     else:
         same_day = _local(span[0], "%Y-%m-%d") == _local(span[1], "%Y-%m-%d")
         end = _local(span[1], "%H:%M:%S %Z" if same_day else "%Y-%m-%d %H:%M:%S %Z")
-        text = say(QT_TRANSLATE_NOOP("TelemetryFeed", "Recording {name}, {start} to {end}")
-                   ).format(name=name, start=_local(span[0]), end=end)
+        text = feed_text("Recording {name}, {start} to {end}", name=name,
+                         start=_local(span[0]), end=end)
     if not complete:
-        text += " " + say(QT_TRANSLATE_NOOP("TelemetryFeed",
-                                            "(the recorder stopped without closing it)"))
+        text = joined(text, feed_text("(the recorder stopped without closing it)"))
     return text
 
 
@@ -123,9 +115,8 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
 
     def read_progress(done: int, total: int) -> None:
         if progress is not None:
-            progress(_READ_SHARE * done / max(total, 1), translate(
-                "TelemetryFeed", "reading series {done} of {total}").format(done=done,
-                                                                             total=total))
+            progress(_READ_SHARE * done / max(total, 1),
+                     feed_text("reading series {done} of {total}", done=done, total=total))
 
     with open_recording(path) as recording:
         rings: Mapping[str, SeriesRing] = recording.load_into_rings(
@@ -143,14 +134,13 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
             raise LoadCancelled(f"loading {path} was cancelled")
         if progress is not None:
             progress(_READ_SHARE + (1 - _READ_SHARE) * number / len(long_rings),
-                     translate("TelemetryFeed", "summarising {device} for zooming out").format(
-                         device=key))
+                     feed_text("summarising {device} for zooming out", device=key))
         times, columns = ring.snapshot()
         block = (np.stack([columns[name] for name in ring.series]) if ring.series
                  else np.empty((0, len(times))))
         summaries[key] = MinMaxPyramid(times, block)
     if progress is not None:
-        progress(1.0, translate("TelemetryFeed", "done"))
+        progress(1.0, feed_text("done"))
     listed = inventory.get("gpus")
     gpus_json = listed if isinstance(listed, list) else []
     index_by_bus = {g.get("pci_bus"): g.get("index") for g in gpus_json if isinstance(g, dict)}
@@ -174,9 +164,7 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
               for name, changes in reason_changes.items() if changes and changes[-1][1]}
     return RingFeed(devices, rings, latest=latest, now=span[1] if span else None, live=False,
                     label=recording_label(path, span, complete),
-                    report_label=recording_label(path, span, complete, english=True),
-                    processes_missing=translate("TelemetryFeed",
-                                                "process lists are not stored in recordings"),
+                    processes_missing=feed_text("process lists are not stored in recordings"),
                     summaries=summaries, reason_changes=reason_changes)
 
 

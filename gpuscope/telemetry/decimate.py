@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from gpuscope.telemetry.window_stats import NO_STATS, WindowStats
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
@@ -246,16 +248,6 @@ class _Level:
         return int(sum(a.nbytes for a in arrays))
 
 
-@dataclass(frozen=True, slots=True)
-class RangeStats:
-    """One series over a time range, in stored units; None where it has no number."""
-
-    last: float | None
-    minimum: float | None
-    mean: float | None
-    maximum: float | None
-
-
 class MinMaxPyramid:
     """Coarser and coarser min/max summaries of a block of series that no longer changes (an
     opened recording), so that a wide time range is decimated from a few points per pixel
@@ -358,8 +350,8 @@ class MinMaxPyramid:
             results.append((point_t[row, order], point_v[row, order]))
         return results
 
-    def stats(self, t_start: float, t_end: float) -> list[RangeStats] | None:
-        """Per series, last/min/mean/max of the blocks that start in [t_start, t_end] (the
+    def stats(self, t_start: float, t_end: float) -> list[WindowStats] | None:
+        """Per series, `window_stats` of the blocks that start in [t_start, t_end] (the
         finest level; None when there is no level)."""
         if not self.levels or t_end < t_start:
             return None
@@ -367,21 +359,21 @@ class MinMaxPyramid:
         first = int(np.searchsorted(level.starts, t_start, side="left"))
         stop = int(np.searchsorted(level.starts, t_end, side="right"))
         if stop <= first:
-            return [RangeStats(None, None, None, None)] * self.series_count
+            return [NO_STATS] * self.series_count
         with np.errstate(invalid="ignore"):
             low = np.fmin.reduce(level.vmin[:, first:stop], axis=1)
             high = np.fmax.reduce(level.vmax[:, first:stop], axis=1)
         total = level.total[:, first:stop].sum(axis=1)
         count = level.count[:, first:stop].sum(axis=1)
-        out: list[RangeStats] = []
+        out: list[WindowStats] = []
         for row in range(self.series_count):
             if count[row] == 0:
-                out.append(RangeStats(None, None, None, None))
+                out.append(NO_STATS)
                 continue
             has = np.flatnonzero(level.count[row, first:stop] > 0)
             last = None if level.last is None else float(level.last[row, first + has[-1]])
-            out.append(RangeStats(last, float(low[row]), float(total[row] / count[row]),
-                                  float(high[row])))
+            out.append(WindowStats(last, float(low[row]), float(total[row] / count[row]),
+                                   float(high[row])))
         return out
 
 
