@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuscope import __version__
-from gpuscope.evidence import LiveSystem, RecordingSystem, ReplaySystem, SnapshotError, System
+from gpuscope.app.machine import system_for
+from gpuscope.evidence import RecordingSystem, SnapshotError, System
 from gpuscope.evidence import snapshot_meta as _snapshot_meta
 from gpuscope.untrusted import UntrustedInputError, clean_text, one_line
 
@@ -196,10 +197,8 @@ _REPORT_SUFFIXES = {".png": "png", ".html": "html", ".htm": "html", ".md": "md",
 
 
 def _system(replay: str | None) -> System:
-    if replay is None:
-        return LiveSystem()
     try:
-        return ReplaySystem.from_file(replay)
+        return system_for(replay)
     except SnapshotError as exc:
         raise _input_error(exc) from exc
 
@@ -416,7 +415,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from gpuscope.ui.report_inputs import (
+    from gpuscope.app.report_inputs import (
         ReportInputError,
         UnusableInterpreterError,
         gather_report_inputs,

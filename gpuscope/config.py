@@ -4,7 +4,7 @@ the command line reads too, the Python interpreters the user added.
     ~/.config/gpuscope/settings.json        (Linux; platformdirs' user config dir elsewhere)
     $GPUSCOPE_CONFIG_DIR/settings.json      (when set: tests, portable installs)
 
-The window's settings model (`gpuscope.ui.settings`) reads and writes the whole file and
+The window's settings model (`gpuscope.app.settings`) reads and writes the whole file and
 parses its `interpreters` with `interpreters_from_json` below; `gpuscope doctor`, `snapshot`
 and `report` read only that list (`added_interpreters`), so that they inspect the
 interpreters added in the window as well.

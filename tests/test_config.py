@@ -61,7 +61,7 @@ def test_junk_entries_are_dropped_with_a_reason() -> None:
 
 def test_the_window_settings_keep_the_list(tmp_path: Path) -> None:
     pytest.importorskip("PySide6")
-    from gpuscope.ui.settings import Settings, SettingsStore, settings_from_json
+    from gpuscope.app.settings import Settings, SettingsStore, settings_from_json
 
     store = SettingsStore(tmp_path / "settings.json")
     store.put(Settings().with_interpreter("/opt/a/bin/python")

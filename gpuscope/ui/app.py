@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from PySide6.QtWidgets import QApplication
 
 from gpuscope import __version__
+from gpuscope.app.settings import DEFAULT_TELEMETRY_HZ, SettingsStore
 from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
 from gpuscope.ui.i18n import setup_language
-from gpuscope.ui.settings import DEFAULT_TELEMETRY_HZ, SettingsStore
 from gpuscope.ui.theme import app_icon, app_theme
 
 log = logging.getLogger(__name__)
@@ -88,8 +88,8 @@ def run_gui(
 
     recorded_feed = None
     if recording is not None:
+        from gpuscope.telemetry.feed_adapters import recording_feed
         from gpuscope.telemetry.recorder import RecordingError
-        from gpuscope.ui.telemetry_adapters import recording_feed
 
         try:
             recorded_feed = recording_feed(recording)

@@ -16,56 +16,47 @@ page; the page stays usable. Nothing runs until a Run button is pressed.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QShowEvent
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFileDialog,
     QFrame,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QProgressBar,
     QPushButton,
     QScrollArea,
     QSizePolicy,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from gpuscope.bench.assess import (
-    ResultAssessment,
     RunAssessment,
     assess_result,
     assess_run,
     device_label,
 )
 from gpuscope.bench.catalog import FAMILIES, SUITES, resolve_suites
-from gpuscope.bench.catalog import spec as catalog_spec
 from gpuscope.bench.history import RunHistory
 from gpuscope.bench.results import (
     BenchError,
     BenchmarkResult,
     BenchRun,
     BenchTarget,
-    BenchTelemetry,
     ErrorKind,
     ResultStatus,
     WorkerHello,
     primary_error,
 )
-from gpuscope.bench.run_telemetry import telemetry_words
 from gpuscope.bench.runner import (
     BenchmarkProgress,
     BenchRequest,
@@ -86,22 +77,17 @@ from gpuscope.evidence import LiveSystem, System
 from gpuscope.knowledge.specs import gpu_spec
 from gpuscope.model import OriginKind
 from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
+from gpuscope.ui.background import BackgroundTask, Relay
 from gpuscope.ui.bench_chart import BenchChart
-from gpuscope.ui.bench_history import BenchHistoryPanel, format_value
-from gpuscope.ui.doctor_loader import BackgroundTask
-from gpuscope.ui.i18n import core_text, translate
-from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
+from gpuscope.ui.bench_history import BenchHistoryPanel
+from gpuscope.ui.bench_table import COLUMNS as COLUMNS
+from gpuscope.ui.bench_table import BenchResultsTable
+from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import css_color, make_label, plain_tooltip
 
 EnvironmentFinder = Callable[[System, str], tuple[PythonEnv, ...]]
 SessionFactory = Callable[[BenchRequest, MachineProvider | None], BenchSession]
 
-COLUMNS: tuple[str, ...] = ("benchmark", "value", "spread", "percent", "verdict", "error",
-                            "library", "telemetry")
-_LEVEL_COLORS: dict[str, QColor] = {
-    "normal": OK_COLOR, "low": ERROR_COLOR, "high": WARN_COLOR, "failed": ERROR_COLOR,
-    "unsupported": MUTED_COLOR, "unknown": MUTED_COLOR,
-}
 # Errors that end the worker: the page says what happened in its error line.
 _ENDING = (ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED, ErrorKind.HANG,
            ErrorKind.TIMEOUT, ErrorKind.START, ErrorKind.PROTOCOL, ErrorKind.NO_TORCH,
@@ -110,42 +96,6 @@ _ENDING = (ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED, ErrorKind.HANG,
 
 def _default_session(request: BenchRequest, machine: MachineProvider | None) -> BenchSession:
     return BenchSession(request, machine)
-
-
-def telemetry_details(telemetry: BenchTelemetry | None) -> str:
-    """Every metric of a result's telemetry, with its source, and why others are missing."""
-    if telemetry is None:
-        return translate("BenchPage", "No telemetry was recorded for this result.")
-    lines = [translate("BenchPage", "{label}: {count} samples").format(
-        label=telemetry.label, count=telemetry.samples)
-             + (translate("BenchPage", " at {rate} Hz").format(rate=f"{telemetry.rate_hz:g}")
-                if telemetry.rate_hz else "")]
-    if telemetry.note:
-        lines.append(telemetry.note)
-    for metric in telemetry.metrics:
-        scale, unit = (2**-30, "GiB") if metric.unit == "B" else (1.0, metric.unit)
-        lines.append(f"{metric.label}: {metric.min * scale:.4g} / {metric.median * scale:.4g} / "
-                     f"{metric.max * scale:.4g} {unit} "
-                     + translate("BenchPage", "(min / median / max)")
-                     + (f" — {metric.source}" if metric.source else ""))
-    if telemetry.throttle_reasons:
-        lines.append(translate("BenchPage", "Throttled in {count} of {total} samples: "
-                               "{reasons}").format(count=telemetry.throttled_samples,
-                                                   total=telemetry.samples,
-                                                   reasons=", ".join(telemetry.throttle_reasons)))
-    elif telemetry.throttle_source:
-        lines.append(translate("BenchPage", "Not throttled — {source}").format(
-            source=telemetry.throttle_source))
-    for name, reason in telemetry.missing.items():
-        lines.append(translate("BenchPage", "{name}: not available ({reason})").format(
-            name=name, reason=reason))
-    return "\n".join(lines)
-
-
-class _Relay(QObject):
-    """Carries a session's events from its thread to the GUI thread (queued)."""
-
-    forwarded = Signal(int, object)  # generation, SessionEvent
 
 
 class BenchPage(QWidget):
@@ -188,8 +138,7 @@ class BenchPage(QWidget):
         self._shown_past: int | None = None  # the history id on show, when a past run
         self._discovered = False
         self._devices_by_python: dict[str, WorkerHello] = {}
-        self._relay = _Relay(self)
-        self._relay.forwarded.connect(self._on_event, Qt.ConnectionType.QueuedConnection)
+        self._relay = Relay(self._on_event, self)  # a session's events, from its thread
         self._discovery = BackgroundTask("bench-python-envs", self)
         self._discovery.done.connect(self._on_environments)
         self._discovery.failed.connect(self._on_discovery_failed)
@@ -324,24 +273,7 @@ class BenchPage(QWidget):
         results_column = QVBoxLayout(results_box)
         results_column.setContentsMargins(0, 0, 0, 0)
         results_column.setSpacing(4)
-        headers = [self.tr("Benchmark"), self.tr("Value"), self.tr("Spread (min–max, n)"),
-                   self.tr("% of peak"), self.tr("Verdict"), self.tr("Rel. error"),
-                   self.tr("Library"), self.tr("During the run")]
-        self.table = QTableWidget(0, len(headers))
-        self.table.setObjectName("benchResults")
-        self.table.setHorizontalHeaderLabels(headers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setDefaultSectionSize(24)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)
-        # Header and seven rows: the quick suite without scrolling.
-        self.table.setMinimumHeight(26 + 7 * 24)
+        self.table = BenchResultsTable()
         self.table.itemSelectionChanged.connect(self._on_row_selected)
         results_column.addWidget(self.table, 1)
         self.verdict_label = make_label("", color=MUTED_COLOR)
@@ -510,8 +442,7 @@ class BenchPage(QWidget):
         relay = self._relay
 
         def forward(event: SessionEvent) -> None:  # on the session's thread
-            with contextlib.suppress(RuntimeError):  # RuntimeError: the page is gone
-                relay.forwarded.emit(generation, event)
+            relay.send(generation, event)
 
         session.start(forward)
 
@@ -571,7 +502,7 @@ class BenchPage(QWidget):
 
     def _redraw_rows(self) -> None:
         assessment = self._provisional() if self._target_known else None
-        self._fill_table(self._results, assessment)
+        self.table.fill(self._results, assessment)
 
     def _on_finished(self, run: BenchRun) -> None:
         self._session = None
@@ -623,7 +554,7 @@ class BenchPage(QWidget):
         self._shown_run, self._shown_assessment = run, assessment
         self._hello = run.hello
         self._results = list(run.results)
-        self._fill_table(run.results, assessment)
+        self.table.fill(run.results, assessment)
         self.chart.set_run(run, assessment)
         self._show_run_info(assessment, run)
         self._show_errors(run.errors, run)
@@ -703,105 +634,8 @@ class BenchPage(QWidget):
         }
         return f"{words.get(error.kind, error.kind.value)}: {message}"
 
-    def _fill_table(self, results: Sequence[BenchmarkResult],
-                    assessment: RunAssessment | None) -> None:
-        selected = self._selected_benchmark()
-        self.table.setRowCount(len(results))
-        for row, result in enumerate(results):
-            judged = assessment.result(result.id) if assessment is not None else None
-            catalog = catalog_spec(result.id)
-            title = core_text(catalog.title) if catalog is not None else result.id
-            ok = result.status is ResultStatus.OK and result.value is not None
-            value = (f"{format_value(result.value)} {result.unit}" if ok
-                     else core_text(result.status.value))
-            spread = ""
-            if ok and result.spread is not None:
-                spread = (f"{format_value(result.spread.min)}–{format_value(result.spread.max)}"
-                          f" (n={result.spread.count})")
-            percent = ""
-            verdict = ""
-            if judged is not None and ok:
-                percent = "–"
-                if judged.percent_of_peak is not None:
-                    percent = (f"{judged.percent_of_peak:.0f}%" if judged.percent_of_peak >= 10
-                               else f"{judged.percent_of_peak:.1f}%")
-                    if judged.peak is not None:
-                        percent += self.tr(" of {peak}").format(peak=f"{judged.peak.value:.3g}")
-                verdict = core_text(judged.level_word)
-            elif not ok:
-                verdict = core_text(result.status.value)
-            error = ""
-            if result.relative_error is not None:
-                error = f"{result.relative_error:.1e}"
-                if result.bit_identical is False:
-                    error += " ≠"
-            cells = {
-                "benchmark": title, "value": value, "spread": spread, "percent": percent,
-                "verdict": verdict, "error": error, "library": result.math_library or "",
-                "telemetry": telemetry_words(result.telemetry) if ok else (result.reason or ""),
-            }
-            items = [QTableWidgetItem(cells[key]) for key in COLUMNS]
-            for column, item in enumerate(items):
-                item.setData(Qt.ItemDataRole.UserRole, result.id)
-                if column in (1, 3):
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
-                                          | Qt.AlignmentFlag.AlignVCenter)
-                self.table.setItem(row, column, item)
-            self._decorate(items, result, judged, ok)
-        if selected is not None:
-            for row in range(self.table.rowCount()):
-                first = self.table.item(row, 0)
-                if first is not None and first.data(Qt.ItemDataRole.UserRole) == selected:
-                    self.table.selectRow(row)
-
-    @staticmethod
-    def _decorate(items: Sequence[QTableWidgetItem], result: BenchmarkResult,
-                  judged: ResultAssessment | None, ok: bool) -> None:
-        name, value, _spread, percent, verdict, error, _library, telemetry = items
-        name.setToolTip(plain_tooltip(f"{result.id}\n" + "\n".join(
-            f"{k}: {v}" for k, v in result.parameters.items())))
-        if judged is not None:
-            level = judged.level if ok else result.status.value
-            verdict.setForeground(_LEVEL_COLORS.get(level, MUTED_COLOR))
-            tip = judged.text
-            if judged.peak is not None:
-                tip += "\n\n" + translate("BenchPage", "Peak: {value} {unit} {what} — {note}\n"
-                                           "Source: {source}").format(
-                    value=f"{judged.peak.value:g}", unit=judged.peak.unit,
-                    what=judged.peak.label, note=judged.peak.note,
-                    source="".join(f"\n  {source}" for source in judged.peak.sources))
-            elif judged.peak_missing:
-                tip += f"\n\n{judged.peak_missing}"
-            verdict.setToolTip(plain_tooltip(tip))
-            percent.setToolTip(plain_tooltip(tip))
-        elif not ok:
-            verdict.setForeground(_LEVEL_COLORS.get(result.status.value, MUTED_COLOR))
-        if not ok:
-            value.setForeground(MUTED_COLOR)
-            telemetry.setToolTip(plain_tooltip(result.reason or ""))
-        else:
-            telemetry.setToolTip(plain_tooltip(telemetry_details(result.telemetry)))
-            if result.telemetry is not None and result.telemetry.throttle_reasons:
-                telemetry.setForeground(WARN_COLOR)
-        if result.relative_error is not None:
-            tolerance = result.relative_error_tolerance
-            error.setToolTip(plain_tooltip(
-                translate("BenchPage", "normwise relative error vs float64: {error}").format(
-                    error=f"{result.relative_error:.3g}")
-                + (translate("BenchPage", " (tolerance {tolerance})").format(
-                    tolerance=f"{tolerance:.3g}") if tolerance is not None else "")
-                + ("\n" + translate("BenchPage", "the same product twice was not "
-                                    "bit-identical") if result.bit_identical is False else "")))
-
-    def _selected_benchmark(self) -> str | None:
-        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
-        if not rows:
-            return None
-        item = self.table.item(rows[0].row(), 0)
-        return str(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
-
     def _on_row_selected(self) -> None:
-        benchmark = self._selected_benchmark()
+        benchmark = self.table.selected_benchmark()
         if benchmark is None:
             self.verdict_label.setText("")
             return
@@ -827,14 +661,7 @@ class BenchPage(QWidget):
 
     def result_rows(self) -> list[dict[str, str]]:
         """The table as text, column key -> cell (tests, renders)."""
-        rows = []
-        for row in range(self.table.rowCount()):
-            cells: dict[str, str] = {}
-            for column, key in enumerate(COLUMNS):
-                item = self.table.item(row, column)
-                cells[key] = item.text() if item is not None else ""
-            rows.append(cells)
-        return rows
+        return self.table.result_rows()
 
     @property
     def shown_run(self) -> BenchRun | None:

@@ -14,9 +14,9 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from gpuscope.doctor import DoctorInput, diagnose
 from gpuscope.doctor.layers import LayerRow, layers_for
@@ -44,7 +44,8 @@ from gpuscope.model import (
 )
 from gpuscope.probes.frameworks import FrameworkProbeResult
 from gpuscope.probes.python_envs import InterpreterChoice, default_interpreters, given_interpreters
-from gpuscope.ui.loader import THREAD_NAME_PREFIX
+from gpuscope.ui.background import BackgroundTask as BackgroundTask
+from gpuscope.ui.background import Relay
 
 log = logging.getLogger(__name__)
 
@@ -135,74 +136,9 @@ def diagnosis_of_import(machine: ImportedMachine) -> Diagnosis:
     return make_diagnosis(machine.inventory, machine.frameworks, machine)
 
 
-class _Relay(QObject):
-    answered = Signal(int, object, object)  # generation, result, exception or None
-
-
-class BackgroundTask(QObject):
-    """Runs one function at a time in a daemon thread named `gpuscope-probe-<name>` (so the
-    test guards see it) and emits `done(result)` or `failed(message)` on the GUI thread.
-    A task started while another runs, or `cancel()`, makes the earlier answer ignored."""
-
-    done = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, name: str, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._name = name
-        self._generation = 0
-        self._running = False
-        self._relay = _Relay(self)
-        self._relay.answered.connect(self._on_answer, Qt.ConnectionType.QueuedConnection)
-
-    @property
-    def is_running(self) -> bool:
-        return self._running
-
-    def start(self, function: Callable[..., Any], *args: Any) -> None:
-        self._generation += 1
-        self._running = True
-        thread = threading.Thread(
-            target=_run_task, args=(function, args, self._relay, self._generation),
-            name=f"{THREAD_NAME_PREFIX}{self._name}", daemon=True,
-        )
-        thread.start()
-
-    def cancel(self) -> None:
-        self._generation += 1
-        self._running = False
-
-    @Slot(int, object, object)
-    def _on_answer(self, generation: int, result: object, error: object) -> None:
-        if generation != self._generation:
-            log.debug("ignoring a late answer of %s", self._name)
-            return
-        self._running = False
-        if error is not None:
-            self.failed.emit(str(error))
-        else:
-            self.done.emit(result)
-
-
-def _run_task(function: Callable[..., Any], args: tuple[Any, ...], relay: _Relay,
-              generation: int) -> None:
-    """Worker thread: never touches a widget."""
-    result: object = None
-    error: str | None = None
-    try:
-        result = function(*args)
-    except Exception as exc:  # shown to the user as the task's failure, not a crash
-        log.exception("background task failed")
-        error = f"{type(exc).__name__}: {exc}"
-    try:
-        relay.answered.emit(generation, result, error)
-    except RuntimeError:  # the window, and with it the relay, is already gone
-        log.debug("a background task answered after its window closed")
-
-
-class _InspectionRelay(QObject):
-    chosen = Signal(int, object)  # inspection number, tuple[InterpreterChoice, ...]
-    answered = Signal(int, object)  # inspection number, InterpreterAnswer
+# What an inspection's thread tells the GUI thread: ("chosen", the interpreters) once they
+# are chosen, ("answered", an InterpreterAnswer) as each answers.
+CHOSEN, ANSWERED = "chosen", "answered"
 
 
 Chooser = Callable[[], tuple[InterpreterChoice, ...]]
@@ -210,22 +146,20 @@ Chooser = Callable[[], tuple[InterpreterChoice, ...]]
 
 def _inspect(inspector: FrameworkInspector, system: System,
              choices: tuple[InterpreterChoice, ...] | Chooser, budget_s: float,
-             cancel: threading.Event, relay: _InspectionRelay,
+             cancel: threading.Event, relay: Relay,
              number: int) -> FrameworkInspection:
     """Worker thread: choose (and say so) unless chosen, inspect, say each answer; never
     touches a widget."""
 
-    def emit(signal: Any, payload: object) -> None:
-        try:
-            signal.emit(number, payload)
-        except RuntimeError:  # the window, and with it the relay, is already gone
+    def tell(kind: str, payload: object) -> None:
+        if not relay.send(number, (kind, payload)):  # the window is gone
             cancel.set()
 
     if not isinstance(choices, tuple):
         choices = choices()
-        emit(relay.chosen, choices)
+        tell(CHOSEN, choices)
     return inspector(system, choices, budget_s,
-                     on_answer=lambda answer: emit(relay.answered, answer), cancel=cancel)
+                     on_answer=lambda answer: tell(ANSWERED, answer), cancel=cancel)
 
 
 class DoctorLoader(QObject):
@@ -272,9 +206,7 @@ class DoctorLoader(QObject):
         self._cancel = threading.Event()
         self._imported: ImportedMachine | None = None
         self._diagnosis = make_diagnosis(self._live_inventory)
-        self._relay = _InspectionRelay(self)
-        self._relay.chosen.connect(self._on_chosen, Qt.ConnectionType.QueuedConnection)
-        self._relay.answered.connect(self._on_answered, Qt.ConnectionType.QueuedConnection)
+        self._relay = Relay(self._on_inspection_news, self)
         self._task = BackgroundTask("frameworks", self)
         self._task.done.connect(self._on_inspected)
         self._task.failed.connect(self._on_inspection_failed)
@@ -392,6 +324,14 @@ class DoctorLoader(QObject):
         self._cancel.set()
         self._number += 1
         self._task.cancel()
+
+    @Slot(int, object)
+    def _on_inspection_news(self, number: int, news: tuple[str, object]) -> None:
+        kind, payload = news
+        if kind == CHOSEN:
+            self._on_chosen(number, payload)
+        else:
+            self._on_answered(number, payload)
 
     def _on_chosen(self, number: int, choices: object) -> None:
         if number != self._number or not isinstance(choices, tuple):

@@ -40,18 +40,17 @@ from gpuscope.evidence import ReplaySystem, System
 from gpuscope.model import Finding, Framework, Severity
 from gpuscope.probes.frameworks import LIBRARY_PREFIX
 from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
-from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis, DoctorLoader
-from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
+from gpuscope.ui.background import BackgroundTask
+from gpuscope.ui.doctor_loader import Diagnosis, DoctorLoader
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate, verdict_text
 from gpuscope.ui.stack_page import (
     LAYER_COLORS,
     FindingRow,
     FixLine,
-    clear_layout,
     mark_badge,
 )
 from gpuscope.ui.theme import BANNER_TEXT, ERROR_COLOR, MUTED_COLOR, gpu_color
-from gpuscope.ui.verdict_text import verdict_text
-from gpuscope.ui.widgets import make_label
+from gpuscope.ui.widgets import boxed_column, clear_layout, make_label
 
 # discover(system, current_python) -> environments; `discover_python_envs` or a test's fake.
 EnvironmentFinder = Callable[[System, str], tuple[PythonEnv, ...]]
@@ -136,13 +135,8 @@ class EnvironmentResults(QFrame):
                  title: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.python = python
-        self.setObjectName("envResults")
-        self.setStyleSheet(
-            "QFrame#envResults { background: palette(base); border: 1px solid palette(mid);"
-            " border-radius: 4px; }")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(14, 10, 14, 12)
-        column.setSpacing(6)
+        column = boxed_column(self, "envResults", radius_px=4, margins=(14, 10, 14, 12),
+                              spacing=6)
         version = next((f.python_version for f in frameworks if f.python_version), None)
         column.addWidget(make_label(title or python, bold=True, scale=1.1))
         if version:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.importer import ImportedMachine, InputFileError, import_texts, read_input
-from gpuscope.ui.doctor_loader import BackgroundTask
+from gpuscope.ui.background import BackgroundTask
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
 from gpuscope.ui.widgets import make_label

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from gpuscope.evidence import System
 from gpuscope.inventory import (
@@ -28,24 +28,18 @@ from gpuscope.inventory import (
     timed_out_result,
 )
 from gpuscope.model import Inventory, ProbeResult, ProbeState, ProbeStatus
+from gpuscope.ui.background import THREAD_NAME_PREFIX as THREAD_NAME_PREFIX
+from gpuscope.ui.background import Relay
 
 log = logging.getLogger(__name__)
 
 # Threads started here carry this prefix, so tests can check that none outlives its window.
-THREAD_NAME_PREFIX = "gpuscope-probe-"
 
 
 def live_probe_threads() -> list[threading.Thread]:
     """Probe threads started by any loader that are still inside their probe."""
     return [thread for thread in threading.enumerate()
             if thread.name.startswith(THREAD_NAME_PREFIX) and thread.is_alive()]
-
-
-class _Relay(QObject):
-    """Carries a probe's answer from its thread to the GUI thread. It is a child of the
-    loader, so the loader's thread owns and deletes it, never a probe thread."""
-
-    answered = Signal(int, str, object, float)  # generation, probe name, ProbeResult, seconds
 
 
 class InventoryLoader(QObject):
@@ -77,8 +71,8 @@ class InventoryLoader(QObject):
         self._pending: list[str] = []
         self._timers: dict[str, QTimer] = {}
         self._running = False
-        self._relay = _Relay(self)
-        self._relay.answered.connect(self._on_answer, Qt.ConnectionType.QueuedConnection)
+        # A probe thread's answer: (probe name, ProbeResult, seconds it took).
+        self._relay = Relay(self._on_answer, self)
         self._inventory = assemble([], origin_for(system))
 
     # ------------------------------------------------------------------ state for the views
@@ -162,8 +156,9 @@ class InventoryLoader(QObject):
             timer.deleteLater()
         self._timers.clear()
 
-    @Slot(int, str, object, float)
-    def _on_answer(self, generation: int, name: str, result: object, duration_s: float) -> None:
+    @Slot(int, object)
+    def _on_answer(self, generation: int, answer: tuple[str, object, float]) -> None:
+        name, result, duration_s = answer
         if generation != self._generation or name not in self._pending:
             log.debug("ignoring a late answer from probe %s", name)
             return
@@ -206,7 +201,7 @@ class InventoryLoader(QObject):
 
 
 def _work(
-    spec: ProbeSpec, system: System, relay: _Relay, generation: int,
+    spec: ProbeSpec, system: System, relay: Relay, generation: int,
     cancelled: threading.Event,
 ) -> None:
     """Probe thread: run one probe and post its result; never touches a widget."""
@@ -214,7 +209,5 @@ def _work(
     result = run_probe(spec, system)
     if cancelled.is_set():
         return
-    try:
-        relay.answered.emit(generation, spec.name, result, time.monotonic() - started)
-    except RuntimeError:  # the window, and with it the relay, is already gone
+    if not relay.send(generation, (spec.name, result, time.monotonic() - started)):
         log.debug("probe %s answered after its window closed", spec.name)

@@ -11,15 +11,13 @@ size, position, page and theme.
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import logging
 import os
 import sys
-import threading
 from collections.abc import Sequence
 
 from PySide6.QtCore import QByteArray, QEvent, Qt
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor
+from PySide6.QtGui import QAction, QCloseEvent, QColor
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -37,6 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuscope.app.live_session import LiveSession
+from gpuscope.app.report_inputs import identity_sources_of
+from gpuscope.app.settings import DIR_IMPORT, DIR_RECORDING, Settings, SettingsStore
 from gpuscope.evidence import ReplaySystem, System
 from gpuscope.importer import ImportedMachine
 from gpuscope.inventory import (
@@ -46,10 +47,11 @@ from gpuscope.inventory import (
     ProbeSpec,
     inspect_interpreters,
 )
-from gpuscope.model import Inventory, Origin, OriginKind, ProbeState
+from gpuscope.model import Inventory, OriginKind, ProbeState
 from gpuscope.probes.python_envs import discover_python_envs
+from gpuscope.telemetry.feed_adapters import SamplerFeed
 from gpuscope.telemetry.sampler import Sampler
-from gpuscope.telemetry.sources import SourceSet, build_sources
+from gpuscope.telemetry.texts import LabelText
 from gpuscope.ui import shortcuts
 from gpuscope.ui.about_dialog import AboutDialog
 from gpuscope.ui.bench_page import BenchPage
@@ -65,18 +67,13 @@ from gpuscope.ui.frameworks_page import EnvironmentFinder, FrameworksPage
 from gpuscope.ui.i18n import (
     LANGUAGE_AUTO,
     LANGUAGE_CHOICES,
-    QT_TRANSLATE_NOOP,
-    translate,
 )
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage
-from gpuscope.ui.report_inputs import identity_sources_of
 from gpuscope.ui.report_page import ReportPage
-from gpuscope.ui.settings import DIR_IMPORT, DIR_RECORDING, Settings, SettingsStore
 from gpuscope.ui.shortcuts import ShortcutsDialog
 from gpuscope.ui.stack_page import StackPage
-from gpuscope.ui.telemetry_adapters import SamplerFeed
 from gpuscope.ui.telemetry_page import TelemetryPage
 from gpuscope.ui.theme import (
     BANNER_BACKGROUND,
@@ -86,113 +83,25 @@ from gpuscope.ui.theme import (
     ThemeController,
     app_icon,
     app_theme,
-    theme_label,
 )
 from gpuscope.ui.widgets import plain_tooltip
+from gpuscope.ui.window_menus import build_menus
+from gpuscope.ui.window_texts import (
+    BACK_TO_LIVE,
+    COMING_LATER,
+    IMPORT_BANNER_BACKGROUND,
+    LANGUAGE_LABELS,
+    PAGE_NAMES,
+    PLACEHOLDERS,
+    RECORDING_FILTER,
+    REPLAY_FEED_LABEL,
+    SETTINGS_NOTE_MS,
+    page_title,
+    placeholder_page,
+    replay_banner_text,
+)
 
 log = logging.getLogger(__name__)
-
-# The pages' names in code, tests, settings and `select_page` (English, whatever the
-# language); `page_title` is the name shown.
-PAGE_NAMES: tuple[str, ...] = (
-    "Overview", "Stack", "Frameworks", "Telemetry", "Benchmarks", "Compare", "Report",
-)
-PAGE_TITLES: dict[str, str] = {
-    "Overview": QT_TRANSLATE_NOOP("MainWindow", "Overview"),
-    "Stack": QT_TRANSLATE_NOOP("MainWindow", "Stack"),
-    "Frameworks": QT_TRANSLATE_NOOP("MainWindow", "Frameworks"),
-    "Telemetry": QT_TRANSLATE_NOOP("MainWindow", "Telemetry"),
-    "Benchmarks": QT_TRANSLATE_NOOP("MainWindow", "Benchmarks"),
-    "Compare": QT_TRANSLATE_NOOP("MainWindow", "Compare"),
-    "Report": QT_TRANSLATE_NOOP("MainWindow", "Report"),
-}
-# What each page not built yet will hold; shown on the page so it never pretends to work.
-PLACEHOLDERS: dict[str, str] = {}
-COMING_LATER = QT_TRANSLATE_NOOP("MainWindow", " — coming in a later release")
-# Imported outputs get a blue banner, replays the amber one: two different kinds of "not live".
-IMPORT_BANNER_BACKGROUND = QColor("#9cc8ff")
-BACK_TO_LIVE = QT_TRANSLATE_NOOP("MainWindow", "Back to this machine")
-# View > Language: the setting's value and its name in the menu (a language by its own name).
-LANGUAGE_LABELS: dict[str, str] = {
-    LANGUAGE_AUTO: QT_TRANSLATE_NOOP("MainWindow", "Automatic (from the system)"),
-    "en": "English",
-    "zh_CN": "简体中文",
-}
-# The Telemetry page's source line for a replay (and, in English, the report's).
-REPLAY_FEED_LABEL = QT_TRANSLATE_NOOP(
-    "MainWindow", "Replay of {source}: values as captured, repeated at {rate} Hz — not live")
-# How long a passing note (settings file, recording opened) stays in the status bar.
-SETTINGS_NOTE_MS = 15_000
-RECORDING_FILTER = QT_TRANSLATE_NOOP(
-    "MainWindow", "Telemetry recordings (*.sqlite *.sqlite3 *.db);;All files (*)")
-
-
-def page_title(name: str) -> str:
-    """The name of page `name` (one of PAGE_NAMES) as the sidebar and the menu show it."""
-    title = PAGE_TITLES.get(name, name)
-    return translate("MainWindow", title)
-
-
-def replay_banner_text(origin: Origin) -> str | None:
-    """The banner for a replayed or imported inventory; None when live."""
-    if origin.kind is OriginKind.LIVE:
-        return None
-    if origin.kind is OriginKind.IMPORTED:
-        sources = origin.source or translate("MainWindow", "pasted outputs")
-        return translate("MainWindow", "Imported from {sources} — pasted outputs, not this "
-                         "machine").format(sources=sources)
-    name = (os.path.basename(origin.source) if origin.source
-            else translate("MainWindow", "a snapshot"))
-    when = _format_captured(origin.captured_utc) if origin.captured_utc else None
-    version = origin.gpuscope_version
-    if when and version:
-        captured = translate("MainWindow", "captured {when} by gpuscope {version}").format(
-            when=when, version=version)
-    elif when:
-        captured = translate("MainWindow", "captured {when} (gpuscope version not "
-                             "recorded)").format(when=when)
-    elif version:
-        captured = translate("MainWindow", "captured by gpuscope {version} (date not "
-                             "recorded)").format(version=version)
-    else:
-        captured = translate("MainWindow", "capture date and gpuscope version not recorded")
-    return translate("MainWindow", "Replay of {name} — {captured}; nothing here is "
-                     "live").format(name=name, captured=captured)
-
-
-def _format_captured(captured_utc: str) -> str:
-    text = captured_utc.strip()
-    try:
-        moment = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return text
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(_dt.timezone.utc)
-        return moment.strftime("%Y-%m-%d %H:%M UTC")
-    return moment.strftime("%Y-%m-%d %H:%M")
-
-
-def _placeholder_page(name: str) -> QWidget:
-    page = QWidget()
-    layout = QVBoxLayout(page)
-    layout.setContentsMargins(28, 28, 28, 28)
-    title = QLabel(page_title(name))
-    font = title.font()
-    font.setPointSizeF(font.pointSizeF() * 1.3)
-    font.setBold(True)
-    title.setFont(font)
-    text = QLabel(PLACEHOLDERS.get(name, name) + translate("MainWindow", COMING_LATER))
-    text.setObjectName("placeholderText")
-    text.setWordWrap(True)
-    note = QLabel(translate("MainWindow",
-                            "Not built yet: nothing on this page is working in this release."))
-    note.setStyleSheet(f"color: {MUTED_COLOR.name()};")
-    layout.addWidget(title)
-    layout.addWidget(text)
-    layout.addWidget(note)
-    layout.addStretch(1)
-    return page
-
 
 class MainWindow(QMainWindow):
     """gpuscope's window over one `system` (live or replayed). The probes start at once, off
@@ -201,6 +110,22 @@ class MainWindow(QMainWindow):
     runs are inspected at once too, off the GUI thread, the Stack and Frameworks pages
     filling in as each interpreter answers. Imported outputs replace the machine on show
     until "Back to this machine"."""
+
+    # Set by window_menus.build_menus.
+    file_menu: QMenu
+    view_menu: QMenu
+    theme_menu: QMenu
+    language_menu: QMenu
+    help_menu: QMenu
+    open_recording_action: QAction
+    quit_action: QAction
+    refresh_action: QAction
+    full_screen_action: QAction
+    shortcuts_action: QAction
+    about_action: QAction
+    page_actions: list[QAction]
+    theme_actions: dict[ThemeChoice, QAction]
+    language_actions: dict[str, QAction]
 
     def __init__(
         self,
@@ -227,9 +152,9 @@ class MainWindow(QMainWindow):
         # leaves the Telemetry page without a feed (tests, renders, replays of old files).
         self._system = system
         self._live_telemetry_hz = live_telemetry_hz
-        self._sampler: Sampler | None = None
-        self._sources: SourceSet | None = None
-        self._sampler_handoff = _SamplerHandoff()
+        # One inventory and one sampler, shared by the Telemetry and Benchmarks pages and the
+        # report.
+        self.session = LiveSession(system)
         self._telemetry_task = BackgroundTask("telemetry-start", parent=self)
         self._telemetry_task.done.connect(self._on_sampler_ready)
         self._telemetry_task.failed.connect(self._on_sampler_failed)
@@ -333,10 +258,12 @@ class MainWindow(QMainWindow):
         self.frameworks_page.interpreter_added.connect(self._remember_interpreter)
         self.telemetry_page = TelemetryPage()
         # Benchmarks always run on this machine; nothing starts until a Run button is pressed.
-        self.bench_page = BenchPage(current_python, find_environments, system=system)
+        self.bench_page = BenchPage(current_python, find_environments, system=system,
+                                    machine=self.session.bench_machine)
         self.compare_page = ComparePage()
         self.report_page = ReportPage()
-        self.report_page.set_telemetry_source(lambda: self.telemetry_page.feed)
+        self.telemetry_page.feed_changed.connect(self.session.set_telemetry_feed)
+        self.report_page.set_telemetry_source(lambda: self.session.telemetry_feed)
         built: dict[str, QWidget] = {"Overview": self.overview_page, "Stack": self.stack_page,
                                      "Frameworks": self.frameworks_page,
                                      "Telemetry": self.telemetry_page,
@@ -350,7 +277,7 @@ class MainWindow(QMainWindow):
             else:
                 item.setForeground(MUTED_COLOR)
                 item.setToolTip(PLACEHOLDERS.get(name, name) + self.tr(COMING_LATER))
-                self.pages.addWidget(_placeholder_page(name))
+                self.pages.addWidget(placeholder_page(name))
             self.sidebar.addItem(item)
         self.sidebar.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.sidebar.currentRowChanged.connect(self._sync_page_actions)
@@ -368,7 +295,7 @@ class MainWindow(QMainWindow):
         self._showing_recording = False
         self.telemetry_page.recording_opened.connect(self._on_recording_opened)
         self.telemetry_page.recording_failed.connect(self._on_recording_failed)
-        self._build_menus()
+        build_menus(self)
         self.sidebar.setCurrentRow(0)
         self._restore_settings()
 
@@ -559,41 +486,30 @@ class MainWindow(QMainWindow):
     def start_live_telemetry(self, rate_hz: float) -> None:
         """Build the metric sources off the GUI thread (opening NVML or amdsmi can take
         seconds), then sample and chart."""
-        if self._sampler is not None or self._telemetry_task.is_running:
-            return
-        self._telemetry_task.start(_start_sampler, self._system, self.loader.inventory, rate_hz,
-                                   self._sampler_handoff)
+        if not self.session.claim_start():
+            return  # running or starting already
+        self._telemetry_task.start(self.session.start_sampler, self.loader.inventory, rate_hz)
 
-    def _on_sampler_ready(self, _answer: object) -> None:
-        started = self._sampler_handoff.take()
-        if started is None:
-            return
-        sampler, sources = started
-        self._sampler, self._sources = sampler, sources
+    def _on_sampler_ready(self, sampler: object) -> None:
+        if not isinstance(sampler, Sampler):
+            return  # the window shut down meanwhile: the session stopped it
         if self._showing_recording:
             return  # the recording the user opened stays on the page
-        label = report_label = None
+        label: LabelText | None = None
         if isinstance(self._system, ReplaySystem):
-            words = {"source": self._system.source, "rate": f"{sampler.rate_hz:g}"}
-            label = self.tr(REPLAY_FEED_LABEL).format(**words)
-            report_label = REPLAY_FEED_LABEL.format(**words)  # the report stays English
-        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label,
-                                                 report_label))
+            label = LabelText("MainWindow", REPLAY_FEED_LABEL, (
+                ("source", self._system.source or ""), ("rate", f"{sampler.rate_hz:g}")))
+        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label))
 
     def _on_sampler_failed(self, message: str) -> None:
+        self.session.start_failed()
         self.statusBar().showMessage(
             self.tr("Live telemetry could not start: {message}").format(message=message))
 
     def shutdown(self) -> None:
         """Stop listening to the probes and workers; safe to call more than once."""
         self._telemetry_task.cancel()
-        self._sampler_handoff.close()
-        if self._sampler is not None:
-            self._sampler.stop()
-            self._sampler = None
-        if self._sources is not None:
-            self._sources.close()
-            self._sources = None
+        self.session.close()
         self.loader.cancel()
         self.doctor.shutdown()
         self.frameworks_page.shutdown()
@@ -616,84 +532,6 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     # ------------------------------------------------------------------ menus and settings
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        self.file_menu = bar.addMenu(self.tr("&File"))
-        self.file_menu.addAction(self.import_action)
-        self.file_menu.addAction(self.back_action)
-        self.file_menu.addSeparator()
-        self.open_recording_action = shortcuts.bind(QAction(self.tr("Open &recording…"), self),
-                                                    shortcuts.OPEN_RECORDING)
-        self.open_recording_action.setToolTip(self.tr(
-            "Chart a telemetry recording (made by 'gpuscope record') on the Telemetry page"))
-        self.open_recording_action.triggered.connect(self.choose_recording)
-        self.file_menu.addAction(self.open_recording_action)
-        self.file_menu.addSeparator()
-        self.quit_action = shortcuts.bind(QAction(self.tr("&Quit"), self), shortcuts.QUIT)
-        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        self.quit_action.triggered.connect(self.close)
-        self.file_menu.addAction(self.quit_action)
-
-        self.view_menu = bar.addMenu(self.tr("&View"))
-        self.page_actions: list[QAction] = []
-        pages_group = QActionGroup(self)
-        for index, name in enumerate(PAGE_NAMES):
-            action = shortcuts.bind(QAction(page_title(name), self),
-                                    shortcuts.page_binding(index))
-            action.setCheckable(True)
-            action.triggered.connect(lambda _checked=False, row=index:
-                                     self.sidebar.setCurrentRow(row))
-            pages_group.addAction(action)
-            self.view_menu.addAction(action)
-            self.page_actions.append(action)
-        self.view_menu.addSeparator()
-        self.refresh_action = shortcuts.bind(QAction(self.tr("&Refresh"), self),
-                                             shortcuts.REFRESH)
-        self.refresh_action.setToolTip(self.tr("Probe this machine again"))
-        self.refresh_action.triggered.connect(self.refresh)
-        self.view_menu.addAction(self.refresh_action)
-        self.full_screen_action = shortcuts.bind(QAction(self.tr("&Full screen"), self),
-                                                 shortcuts.FULL_SCREEN)
-        self.full_screen_action.setCheckable(True)
-        self.full_screen_action.triggered.connect(self.set_full_screen)
-        self.view_menu.addAction(self.full_screen_action)
-        self.view_menu.addSeparator()
-        self.theme_menu = self.view_menu.addMenu(self.tr("&Theme"))
-        self.theme_actions: dict[ThemeChoice, QAction] = {}
-        theme_group = QActionGroup(self)
-        for choice in ThemeChoice:
-            action = QAction(theme_label(choice), self)
-            action.setCheckable(True)
-            action.setChecked(choice is self.theme.choice)
-            action.triggered.connect(lambda _checked=False, chosen=choice:
-                                     self.set_theme(chosen))
-            theme_group.addAction(action)
-            self.theme_menu.addAction(action)
-            self.theme_actions[choice] = action
-        self.language_menu = self.view_menu.addMenu(self.tr("&Language"))
-        self.language_actions: dict[str, QAction] = {}
-        language_group = QActionGroup(self)
-        for language in LANGUAGE_CHOICES:
-            label = LANGUAGE_LABELS.get(language, language)
-            action = QAction(self.tr(label) if language == LANGUAGE_AUTO else label, self)
-            action.setCheckable(True)
-            action.setChecked(language == self.settings.language)
-            action.triggered.connect(lambda _checked=False, chosen=language:
-                                     self.set_language(chosen))
-            language_group.addAction(action)
-            self.language_menu.addAction(action)
-            self.language_actions[language] = action
-
-        self.help_menu = bar.addMenu(self.tr("&Help"))
-        self.shortcuts_action = shortcuts.bind(QAction(self.tr("&Keyboard shortcuts"), self),
-                                               shortcuts.SHORTCUTS_HELP)
-        self.shortcuts_action.triggered.connect(self.open_shortcuts_dialog)
-        self.help_menu.addAction(self.shortcuts_action)
-        self.about_action = QAction(self.tr("&About gpuscope"), self)
-        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        self.about_action.triggered.connect(self.open_about_dialog)
-        self.help_menu.addAction(self.about_action)
 
     def _on_recording_opened(self, path: str) -> None:
         self.statusBar().showMessage(self.tr("Opened recording {name}").format(
@@ -822,49 +660,3 @@ class MainWindow(QMainWindow):
             if timed_out:
                 text += self.tr(" ({count} timed out)").format(count=timed_out)
         self.progress_label.setText(text)
-
-
-class _SamplerHandoff:
-    """Hands a sampler started off the GUI thread to the window, or stops it when the window
-    shut down meanwhile (the task's late answer is dropped, and with it the sampler)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._closed = False
-        self._started: tuple[Sampler, SourceSet] | None = None
-
-    def offer(self, sampler: Sampler, sources: SourceSet) -> bool:
-        """Worker thread: keep the started sampler for the window; False (and the sampler
-        stopped) when the window has shut down."""
-        with self._lock:
-            if not self._closed:
-                self._started = (sampler, sources)
-                return True
-        _stop_sampler(sampler, sources)
-        return False
-
-    def take(self) -> tuple[Sampler, SourceSet] | None:
-        with self._lock:
-            started, self._started = self._started, None
-        return started
-
-    def close(self) -> None:
-        """The window shuts down: stop a sampler not yet taken, and any offered later."""
-        with self._lock:
-            self._closed = True
-            started, self._started = self._started, None
-        if started is not None:
-            _stop_sampler(*started)
-
-
-def _stop_sampler(sampler: Sampler, sources: SourceSet) -> None:
-    sampler.stop()
-    sources.close()
-
-
-def _start_sampler(system: System, inventory: Inventory, rate_hz: float,
-                   handoff: _SamplerHandoff) -> bool:
-    sources = build_sources(system, inventory)
-    sampler = Sampler(sources.sources, rate_hz=rate_hz)
-    sampler.start()
-    return handoff.offer(sampler, sources)

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLayout,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -37,7 +36,7 @@ from gpuscope.model import (
 )
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
 from gpuscope.ui.theme import BANNER_TEXT, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color, state_color
-from gpuscope.ui.widgets import css_color, make_label, scrolling_page
+from gpuscope.ui.widgets import FlowGrid, clear_layout, css_color, make_label, scrolling_page
 
 # The layers a card ticks off, the probe that speaks for each, and how to say what it is.
 TICK_LAYERS: tuple[tuple[Layer, str, str, str], ...] = (
@@ -90,20 +89,6 @@ def vendor_name(vendor: Vendor) -> str:
     return core_text(_VENDOR_NAMES[vendor])
 
 
-
-
-def _clear_layout(layout: QLayout) -> None:
-    while layout.count():
-        item = layout.takeAt(0)
-        if item is None:
-            break
-        widget = item.widget()
-        if widget is not None:
-            widget.hide()
-            widget.deleteLater()
-        child = item.layout()
-        if child is not None:
-            _clear_layout(child)
 
 
 def _status_by_name(inventory: Inventory) -> dict[str, ProbeStatus]:
@@ -321,55 +306,6 @@ def _node_warning(nodes: Sequence[DeviceNodeAccess], hint: str | None) -> str:
     return text
 
 
-class _CardGrid(QWidget):
-    """Cards in as many equal columns as fit the width it is offered (the scroll area's, not
-    its own: its own minimum grows with the columns, so it could never shrink back)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._grid = QGridLayout(self)
-        self._grid.setContentsMargins(0, 0, 0, 0)
-        self._grid.setSpacing(_SPACING)
-        self._cards: list[GpuCard] = []
-        self._columns = 0
-        self._available_width = MIN_CARD_WIDTH
-
-    def set_available_width(self, width: int) -> None:
-        if width != self._available_width:
-            self._available_width = width
-            self._reflow()
-
-    @property
-    def cards(self) -> list[GpuCard]:
-        return list(self._cards)
-
-    @property
-    def columns(self) -> int:
-        return self._columns
-
-    def set_cards(self, cards: Sequence[GpuCard]) -> None:
-        for card in self._cards:
-            self._grid.removeWidget(card)
-            card.hide()
-            card.deleteLater()
-        self._cards = list(cards)
-        self._columns = 0
-        self._reflow()
-
-    def _reflow(self) -> None:
-        width = self._available_width
-        columns = max(1, (width + _SPACING) // (MIN_CARD_WIDTH + _SPACING))
-        if columns == self._columns:
-            return
-        for card in self._cards:
-            self._grid.removeWidget(card)
-        for position, card in enumerate(self._cards):
-            self._grid.addWidget(card, position // columns, position % columns)
-        for column in range(max(columns, self._grid.columnCount())):
-            self._grid.setColumnStretch(column, 1 if column < columns else 0)
-        self._columns = columns
-
-
 class OverviewPage(QWidget):
     """GPU cards, the host and the probes, for one (possibly partial) inventory."""
 
@@ -406,7 +342,8 @@ class OverviewPage(QWidget):
         panel.addWidget(self.no_gpu_note)
         self._content.addWidget(self.no_gpu_panel)
 
-        self.card_grid = _CardGrid()
+        self.card_grid: FlowGrid[GpuCard] = FlowGrid(MIN_CARD_WIDTH, _SPACING,
+                                                    initial_width=MIN_CARD_WIDTH)
         self._content.addWidget(self.card_grid)
 
         self._content.addSpacing(10)
@@ -459,7 +396,7 @@ class OverviewPage(QWidget):
         return self._inventory
 
     def cards(self) -> list[GpuCard]:
-        return self.card_grid.cards
+        return self.card_grid.items
 
     def no_gpu_text(self) -> str | None:
         """The 'No GPU found' text and its reasons when shown, else None."""
@@ -510,7 +447,7 @@ class OverviewPage(QWidget):
                 self.no_gpu_title.setText(self.tr("No GPU found"))
                 self.no_gpu_reason.setText(self._no_gpu_reason(inventory))
                 self.no_gpu_note.show()
-        self.card_grid.set_cards([GpuCard(gpu, inventory, self._pending) for gpu in gpus])
+        self.card_grid.set_items([GpuCard(gpu, inventory, self._pending) for gpu in gpus])
 
     def _no_gpu_reason(self, inventory: Inventory) -> str:
         statuses = _status_by_name(inventory)
@@ -533,7 +470,7 @@ class OverviewPage(QWidget):
     # ------------------------------------------------------------------ host
 
     def _show_host(self, host: Host) -> None:
-        _clear_layout(self._host_grid)
+        clear_layout(self._host_grid)
         self._host_rows = []
         if "host" in self._pending:
             self._host_grid.addWidget(make_label(self.tr("Reading host details…"),
@@ -565,7 +502,7 @@ class OverviewPage(QWidget):
     # ------------------------------------------------------------------ probes
 
     def _show_probes(self, inventory: Inventory) -> None:
-        _clear_layout(self._probe_grid)
+        clear_layout(self._probe_grid)
         self._probe_rows = []
         headings = (self.tr("Probe"), self.tr("State"), self.tr("Reason"), self.tr("Hint"))
         for column, heading in enumerate(headings):

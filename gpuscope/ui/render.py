@@ -172,13 +172,13 @@ def _render(args: argparse.Namespace, system: System, outcome: ImportOutcome | N
         return 2
     window.resize(*size)
     if args.demo_telemetry is not None:
-        from gpuscope.ui.telemetry_feed import demo_feed
+        from gpuscope.telemetry.feed import demo_feed
 
         minutes = max(15.0, (args.telemetry_window or 0) / 60.0)
         window.telemetry_page.set_feed(demo_feed(args.demo_telemetry, minutes=minutes))
     if args.recording is not None:
+        from gpuscope.telemetry.feed_adapters import recording_feed
         from gpuscope.telemetry.recorder import RecordingError
-        from gpuscope.ui.telemetry_adapters import recording_feed
 
         try:
             window.telemetry_page.set_feed(recording_feed(args.recording))

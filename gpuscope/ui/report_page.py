@@ -40,21 +40,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuscope.bench.results import BenchRun
-from gpuscope.model import OriginKind
-from gpuscope.report.formats import export_text
-from gpuscope.report.redact import Replacement
-from gpuscope.report.share import PreparedReport, ReportOrigin, ShareReport, format_utc
-from gpuscope.ui.doctor_loader import BackgroundTask, Diagnosis
-from gpuscope.ui.i18n import ENGLISH, QT_TRANSLATE_NOOP, installed_language
-from gpuscope.ui.report_inputs import (
+from gpuscope.app.report_inputs import (
     ReportInputs,
     latest_saved_runs,
     read_bench_runs,
     telemetry_from_feed,
 )
+from gpuscope.bench.results import BenchRun
+from gpuscope.model import OriginKind
+from gpuscope.report.formats import export_text
+from gpuscope.report.formatting import format_utc
+from gpuscope.report.redact import Replacement
+from gpuscope.report.view_model import PreparedReport, ReportOrigin, ShareReport
+from gpuscope.telemetry.feed import TelemetryFeed
+from gpuscope.ui.background import BackgroundTask
+from gpuscope.ui.doctor_loader import Diagnosis
+from gpuscope.ui.i18n import ENGLISH, QT_TRANSLATE_NOOP, installed_language
 from gpuscope.ui.report_render import REPORT_WIDTH_PX, paint_report, render_report_image
-from gpuscope.ui.telemetry_feed import TelemetryFeed
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import make_label, plain_tooltip
 

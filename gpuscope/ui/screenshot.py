@@ -60,7 +60,8 @@ def take_screenshots(
 ) -> list[Path]:
     """Render every page and the report into `out_dir` (created if needed): "01-overview.png"
     ... and "report.png". The paths written, in order. Raises ScreenshotError."""
-    from gpuscope.evidence import LiveSystem, ReplaySystem, SnapshotError, System
+    from gpuscope.app.machine import system_for
+    from gpuscope.evidence import SnapshotError
     from gpuscope.inventory import DEFAULT_INSPECTION_BUDGET_S, DEFAULT_PROBE_TIMEOUT_S, PROBES
     from gpuscope.ui.app import setup_application
     from gpuscope.ui.main_window import MainWindow
@@ -74,14 +75,10 @@ def take_screenshots(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ScreenshotError(f"cannot make {folder}: {exc.strerror or exc}") from exc
-    system: System
-    if replay:
-        try:
-            system = ReplaySystem.from_file(replay)
-        except SnapshotError as exc:
-            raise ScreenshotError(str(exc)) from exc
-    else:
-        system = LiveSystem()
+    try:
+        system = system_for(replay or None)
+    except SnapshotError as exc:
+        raise ScreenshotError(str(exc)) from exc
     outcome = None
     if imports:
         from gpuscope.ui.import_dialog import import_inputs

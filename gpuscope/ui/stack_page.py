@@ -14,10 +14,8 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLayout,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
@@ -28,7 +26,7 @@ from gpuscope.doctor.layers import LayerRow, LayerState
 from gpuscope.doctor.verdicts import FrameworkVerdict
 from gpuscope.model import Finding, Gpu, GpuKind, Severity, Vendor
 from gpuscope.ui.doctor_loader import Diagnosis
-from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate, verdict_row_text
 from gpuscope.ui.theme import (
     BANNER_TEXT,
     ERROR_COLOR,
@@ -37,8 +35,14 @@ from gpuscope.ui.theme import (
     WARN_COLOR,
     gpu_color,
 )
-from gpuscope.ui.verdict_text import verdict_row_text
-from gpuscope.ui.widgets import make_label, plain_tooltip, scrolling_page
+from gpuscope.ui.widgets import (
+    FlowGrid,
+    boxed_column,
+    clear_layout,
+    make_label,
+    plain_tooltip,
+    scrolling_page,
+)
 
 NOT_APPLICABLE_COLOR = QColor("#b9b9b9")
 INFO_COLOR = QColor("#3b7dd8")
@@ -71,20 +75,6 @@ _SHORT_DETAIL_CHARS = 240
 
 
 # ----------------------------------------------------------------------------- small widgets
-
-
-def clear_layout(layout: QLayout) -> None:
-    while layout.count():
-        item = layout.takeAt(0)
-        if item is None:
-            break
-        widget = item.widget()
-        if widget is not None:
-            widget.hide()
-            widget.deleteLater()
-        child = item.layout()
-        if child is not None:
-            clear_layout(child)
 
 
 def layer_state_word(state: LayerState) -> str:
@@ -142,13 +132,7 @@ class FixLine(QFrame):
         super().__init__(parent)
         self.fix = fix or ""
         self.commands = tuple(commands)
-        self.setObjectName("fixLine")
-        self.setStyleSheet(
-            "QFrame#fixLine { background: palette(base); border: 1px solid palette(mid);"
-            " border-radius: 3px; }")
-        column = QVBoxLayout(self)
-        column.setContentsMargins(8, 4, 4, 4)
-        column.setSpacing(4)
+        column = boxed_column(self, "fixLine", radius_px=3, margins=(8, 4, 4, 4), spacing=4)
         self.words = make_label(self.fix)
         self.words.setVisible(bool(self.fix))
         column.addWidget(self.words)
@@ -471,63 +455,6 @@ class GpuStackColumn(QFrame):
         raise KeyError(name_start)
 
 
-class _ColumnGrid(QWidget):
-    """GPU columns side by side, as many as fit the width offered (the scroll area's)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._grid = QGridLayout(self)
-        self._grid.setContentsMargins(0, 0, 0, 0)
-        self._grid.setSpacing(_SPACING)
-        self._columns_widgets: list[GpuStackColumn] = []
-        self._count = 0
-        self._available_width = MIN_COLUMN_WIDTH * 2 + _SPACING
-
-    def set_available_width(self, width: int) -> None:
-        if width != self._available_width:
-            self._available_width = width
-            self._reflow()
-
-    @property
-    def stacks(self) -> list[GpuStackColumn]:
-        return list(self._columns_widgets)
-
-    @property
-    def column_count(self) -> int:
-        return self._count
-
-    def position(self, stack: GpuStackColumn) -> tuple[int, int]:
-        """(row, column) of a GPU's stack in the grid."""
-        index = self._grid.indexOf(stack)
-        if index < 0:
-            raise KeyError("not in the grid")
-        position: tuple[int, int, int, int] = self._grid.getItemPosition(index)  # type: ignore[assignment]
-        return position[0], position[1]
-
-    def set_stacks(self, stacks: Sequence[GpuStackColumn]) -> None:
-        for stack in self._columns_widgets:
-            self._grid.removeWidget(stack)
-            stack.hide()
-            stack.deleteLater()
-        self._columns_widgets = list(stacks)
-        self._count = 0
-        self._reflow()
-
-    def _reflow(self) -> None:
-        fit = max(1, (self._available_width + _SPACING) // (MIN_COLUMN_WIDTH + _SPACING))
-        count = max(1, min(fit, len(self._columns_widgets)))
-        if count == self._count:
-            return
-        for stack in self._columns_widgets:
-            self._grid.removeWidget(stack)
-        for position, stack in enumerate(self._columns_widgets):
-            self._grid.addWidget(stack, position // count, position % count,
-                                 Qt.AlignmentFlag.AlignTop)
-        for column in range(max(count, self._grid.columnCount())):
-            self._grid.setColumnStretch(column, 1 if column < count else 0)
-        self._count = count
-
-
 # ----------------------------------------------------------------------------- the page
 
 
@@ -571,7 +498,9 @@ class StackPage(QWidget):
             self.tr("Per GPU: from the kernel driver up to the framework"), bold=True, scale=1.1)
         self._content.addWidget(self.gpus_heading)
         self._content.addWidget(self.no_gpu_panel)
-        self.column_grid = _ColumnGrid()
+        self.column_grid: FlowGrid[GpuStackColumn] = FlowGrid(
+            MIN_COLUMN_WIDTH, _SPACING, initial_width=MIN_COLUMN_WIDTH * 2 + _SPACING,
+            fill_row_only=True, alignment=Qt.AlignmentFlag.AlignTop)
         self._content.addWidget(self.column_grid)
         self._content.addStretch(1)
 
@@ -635,10 +564,10 @@ class StackPage(QWidget):
                           else self.tr("No probe found a GPU (the Overview's Probes table says "
                                        "what each layer answered)."))
             self.no_gpu_reason.setText(reason)
-        self.column_grid.set_stacks([GpuStackColumn(gpu, diagnosis) for gpu in inventory.gpus])
+        self.column_grid.set_items([GpuStackColumn(gpu, diagnosis) for gpu in inventory.gpus])
 
     def stacks(self) -> list[GpuStackColumn]:
-        return self.column_grid.stacks
+        return self.column_grid.items
 
     def stack_position(self, index: int) -> tuple[int, int]:
         return self.column_grid.position(self.stacks()[index])

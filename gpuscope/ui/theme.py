@@ -12,7 +12,6 @@ asks for (following it live), or the one the user chose in View > Theme.
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Callable
 from importlib import resources
@@ -24,6 +23,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QImage, QPainter, QPal
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication, QStyle, QStyleFactory, QToolTip
 
+from gpuscope.app.settings import ThemeChoice as ThemeChoice
 from gpuscope.model import ProbeState
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP
 
@@ -102,14 +102,6 @@ def app_icon() -> QIcon:
 
 
 # ----------------------------------------------------------------------------- themes
-
-
-class ThemeChoice(enum.Enum):
-    """What the user picked in View > Theme; SYSTEM follows the desktop's light/dark setting."""
-
-    SYSTEM = "system"
-    LIGHT = "light"
-    DARK = "dark"
 
 
 # English sources; `theme_label` gives them in the language installed.

@@ -23,10 +23,10 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
 from gpuscope import __version__
+from gpuscope.app.settings import SettingsStore
 from gpuscope.evidence import ReplaySystem
 from gpuscope.ui.about_dialog import NOT_INSTALLED, AboutDialog, package_version, version_rows
 from gpuscope.ui.main_window import MainWindow
-from gpuscope.ui.settings import SettingsStore
 from gpuscope.ui.theme import ICON_RESOURCE, app_icon
 
 if sys.version_info >= (3, 11):

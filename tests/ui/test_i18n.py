@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuscope.app.report_inputs import telemetry_from_feed
+from gpuscope.app.settings import Settings, SettingsStore, settings_from_json, settings_to_json
 from gpuscope.bench.assess import LEVEL_WORDS
 from gpuscope.bench.catalog import BENCHMARKS
 from gpuscope.bench.results import ResultStatus
@@ -33,6 +35,7 @@ from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import PROBES
 from gpuscope.metrics import CATALOGUE, throttle_reason_names
 from gpuscope.model import GpuKind, ProbeState, Severity
+from gpuscope.telemetry.feed_adapters import recording_label
 from gpuscope.ui import i18n
 from gpuscope.ui.i18n import (
     CORE_TEXTS,
@@ -47,9 +50,8 @@ from gpuscope.ui.i18n import (
     setup_language,
     translate,
 )
-from gpuscope.ui.report_inputs import telemetry_from_feed
-from gpuscope.ui.settings import Settings, SettingsStore, settings_from_json, settings_to_json
-from gpuscope.ui.telemetry_adapters import recording_label
+from gpuscope.ui.telemetry_texts import FEED_TEXTS
+from gpuscope.ui.telemetry_texts import shown as shown_text
 
 REPO = Path(__file__).resolve().parents[2]
 TS_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.ts"
@@ -268,8 +270,8 @@ def test_the_qm_is_compiled_from_the_ts(tmp_path: Path) -> None:
 
 
 def test_every_ui_string_is_extracted_translated_and_compiled() -> None:
-    """lupdate over gpuscope/ui/*.py finds nothing the .ts lacks, nothing is untranslated,
-    and no tr() is given a text built at run time."""
+    """lupdate over gpuscope/ui/**/*.py and the Compare table modules finds nothing the .ts
+    lacks, nothing is untranslated, and no tr() is given a text built at run time."""
     result = subprocess.run([sys.executable, str(UPDATE_SCRIPT), "--check"],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -306,6 +308,25 @@ def test_the_core_texts_the_ui_translates_are_the_cores() -> None:
     assert set(shown) - set(CORE_TEXTS) == set()
     missing_from_core = set(CORE_TEXTS) - shown
     assert missing_from_core == set()
+
+
+def test_the_telemetry_feeds_texts_are_listed_for_the_extraction() -> None:
+    """The Qt-free feeds name things with feed_text("..."): every such template is listed
+    in ui/telemetry_texts.FEED_TEXTS (the extraction reads gpuscope/ui/ only), and nothing
+    stale is."""
+    made = set()
+    for path in sorted((REPO / "gpuscope" / "telemetry").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "feed_text"):
+                text = node.args[0] if node.args else None
+                assert isinstance(text, ast.Constant) and isinstance(text.value, str), (
+                    f"{path.name}:{node.lineno}: feed_text() wants a literal template")
+                made.add(text.value)
+    assert len(made) >= 10
+    assert made == set(FEED_TEXTS)
+    listed = {source for context, source, _ in translations() if context == "TelemetryFeed"}
+    assert made <= listed
 
 
 # ----------------------------------------------------------------------------- pages
@@ -448,7 +469,7 @@ def test_the_reports_telemetry_strip_stays_english_under_zh_cn(
                          live_telemetry_hz=20.0)
     qtbot.waitUntil(lambda: window.telemetry_page.feed is not None, timeout=20000)
     feed = window.telemetry_page.feed
-    assert feed is not None and has_chinese(feed.label)
+    assert feed is not None and has_chinese(shown_text(feed.label))
     qtbot.waitUntil(lambda: telemetry_from_feed(feed, replayed=True) is not None,
                     timeout=10000)
     strip = telemetry_from_feed(feed, replayed=True)
@@ -456,7 +477,7 @@ def test_the_reports_telemetry_strip_stays_english_under_zh_cn(
     assert strip.source.startswith("Replay of ") and not has_chinese(strip.source)
     assert not any(has_chinese(device.label) for device in strip.devices)
     span = (1_700_000_000.0, 1_700_000_300.0)
-    assert has_chinese(recording_label("r.sqlite", span, complete=False))
-    english = recording_label("r.sqlite", span, complete=False, english=True)
+    assert has_chinese(shown_text(recording_label("r.sqlite", span, complete=False)))
+    english = recording_label("r.sqlite", span, complete=False).english()
     assert english.startswith("Recording r.sqlite, ") and not has_chinese(english)
     assert english.endswith("(the recorder stopped without closing it)")

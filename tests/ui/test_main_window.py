@@ -18,6 +18,7 @@ from PySide6.QtGui import QImage, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from gpuscope.app.settings import CONFIG_DIR_ENV, SETTINGS_FILE_NAME, Settings, SettingsStore
 from gpuscope.evidence import LiveSystem, ReplaySystem
 from gpuscope.inventory import PROBES
 from gpuscope.model import Layer, Origin, OriginKind, ProbeState
@@ -26,7 +27,6 @@ from gpuscope.ui.app import run_gui
 from gpuscope.ui.loader import live_probe_threads
 from gpuscope.ui.main_window import PAGE_NAMES, PLACEHOLDERS, MainWindow, replay_banner_text
 from gpuscope.ui.overview_page import RUNNING
-from gpuscope.ui.settings import CONFIG_DIR_ENV, SETTINGS_FILE_NAME, Settings, SettingsStore
 from gpuscope.ui.shortcuts import ShortcutsDialog
 from gpuscope.ui.theme import ThemeChoice, app_theme, gpu_color
 
@@ -566,16 +566,17 @@ def test_live_telemetry_starts_after_the_probes_and_stops_with_the_window(
     qtbot: Any, make_window: WindowFactory,
 ) -> None:
     """The window's own sampler (over a replayed machine, labelled as such) feeds the page."""
-    from gpuscope.ui.telemetry_adapters import SamplerFeed
+    from gpuscope.telemetry.feed_adapters import SamplerFeed
 
     window = make_window(replay("rx7900xtx_rocm.json"), live_telemetry_hz=5.0)
     wait_finished(qtbot, window)
-    qtbot.waitUntil(lambda: isinstance(window.telemetry_page._feed, SamplerFeed), timeout=10000)
-    feed = window.telemetry_page._feed
-    assert feed.live and "Replay of" in feed.label and "not live" in feed.label
+    qtbot.waitUntil(lambda: isinstance(window.telemetry_page.feed, SamplerFeed), timeout=10000)
+    feed = window.telemetry_page.feed
+    label = feed.label.english()
+    assert feed.live and "Replay of" in label and "not live" in label
     assert {d.key for d in feed.devices()} == {"0000:03:00.0", "host"}
     qtbot.waitUntil(lambda: feed.latest("0000:03:00.0/temp_edge_c") is not None, timeout=10000)
-    sampler = window._sampler
+    sampler = window.session.sampler
     assert sampler is not None and sampler.running
     window.close()
     assert not sampler.running
@@ -601,7 +602,7 @@ def test_open_recording_charts_it_and_remembers_the_folder(
         window.open_recording(str(path))
     assert window.current_page_name() == "Telemetry"
     feed = window.telemetry_page.feed
-    assert feed is not None and not feed.live and "run.sqlite" in feed.label
+    assert feed is not None and not feed.live and "run.sqlite" in feed.label.english()
     assert window.statusBar().currentMessage() == "Opened recording run.sqlite"
     assert window.settings.dialog_dir("recording") == str(folder)
     window.close()

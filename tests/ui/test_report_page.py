@@ -13,12 +13,12 @@ from fixture_paths import SNAPSHOTS_DIR, TESTS_DIR
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog
 
+from gpuscope.app.report_inputs import identity_sources_of
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_inventory
 from gpuscope.report.compare_import import ImportedReport, read_compare_report
 from gpuscope.ui.doctor_loader import make_diagnosis
 from gpuscope.ui.main_window import MainWindow
-from gpuscope.ui.report_inputs import identity_sources_of
 from gpuscope.ui.report_page import ReportPage
 
 sys.path.insert(0, str(TESTS_DIR / "report"))

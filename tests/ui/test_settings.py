@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpuscope.ui.settings import (
+from gpuscope.app.settings import (
     CONFIG_DIR_ENV,
     CORRUPT_SUFFIX,
     DEFAULT_TELEMETRY_HZ,
@@ -75,7 +75,7 @@ def test_a_corrupt_file_gives_the_defaults_and_is_kept_aside(
     path = tmp_path / "settings.json"
     path.write_text('{"theme": "dark", "last_page": ', encoding="utf-8")
     store = SettingsStore(path)
-    with caplog.at_level(logging.WARNING, logger="gpuscope.ui.settings"):
+    with caplog.at_level(logging.WARNING, logger="gpuscope.app.settings"):
         settings = store.load()
     assert settings == Settings()
     assert len(store.problems) == 1
@@ -147,7 +147,7 @@ def test_an_unwritable_place_never_raises(
     assert store.current == Settings()  # reading: the defaults, and the reason...
     assert "cannot read settings" in store.problems[0]
     store.put(full_settings())
-    with caplog.at_level(logging.WARNING, logger="gpuscope.ui.settings"):
+    with caplog.at_level(logging.WARNING, logger="gpuscope.app.settings"):
         assert store.save() is False
     assert "cannot save settings to" in store.problems[-1]
     assert "cannot save settings to" in caplog.text

@@ -189,7 +189,7 @@ def test_amd_and_nvidia_stand_side_by_side(
     page = show_page(make_diagnosis(_mixed_inventory()))
     amd, nvidia = page.stacks()
     assert (page.stack_position(0), page.stack_position(1)) == ((0, 0), (0, 1))
-    assert page.column_grid.column_count == 2
+    assert page.column_grid.columns == 2
     assert amd.geometry().top() == nvidia.geometry().top()
     assert amd.geometry().right() < nvidia.geometry().left()
     assert amd.layer_boxes()[0].row.name == "Kernel driver (amdgpu)"

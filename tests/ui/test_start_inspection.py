@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from gpuscope.app.settings import SettingsStore
 from gpuscope.evidence import LiveSystem, ReplaySystem, System
 from gpuscope.inventory import (
     DEFAULT_INSPECTION_BUDGET_S,
@@ -23,7 +24,6 @@ from gpuscope.model import Framework, ProbeState, ProbeStatus
 from gpuscope.probes.frameworks import FrameworkProbeResult
 from gpuscope.probes.python_envs import InterpreterChoice
 from gpuscope.ui.main_window import MainWindow
-from gpuscope.ui.settings import SettingsStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 OWN = "/opt/gpuscope/bin/python"

@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication, QFrame, QVBoxLayout, QWidget
 
+from gpuscope.app.settings import SettingsStore
 from gpuscope.evidence import ReplaySystem
 from gpuscope.ui import render, theme
 from gpuscope.ui.main_window import MainWindow
-from gpuscope.ui.settings import SettingsStore
 from gpuscope.ui.stack_page import INFO_COLOR
 from gpuscope.ui.theme import (
     ERROR_COLOR,
@@ -249,7 +249,7 @@ def test_telemetry_charts_follow_a_theme_switched_while_running(
 ) -> None:
     """The charts, the throttling strip and the overview are drawn on the palette's base
     colour after a switch, not on the colour they were built with."""
-    from gpuscope.ui.telemetry_feed import demo_feed
+    from gpuscope.telemetry.feed import demo_feed
     from gpuscope.ui.telemetry_page import TelemetryPage
 
     page = TelemetryPage()

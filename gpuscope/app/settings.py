@@ -16,6 +16,7 @@ import base64
 import binascii
 import contextlib
 import dataclasses
+import enum
 import json
 import logging
 import math
@@ -34,10 +35,25 @@ from gpuscope.config import INTERPRETERS_KEY, default_settings_path, interpreter
 from gpuscope.config import SETTINGS_FILE_NAME as SETTINGS_FILE_NAME
 from gpuscope.config import default_config_dir as default_config_dir
 from gpuscope.telemetry.sampler import MAX_RATE_HZ, MIN_RATE_HZ
-from gpuscope.ui.i18n import LANGUAGE_AUTO, LANGUAGE_CHOICES
-from gpuscope.ui.theme import ThemeChoice
 
 log = logging.getLogger(__name__)
+
+# The languages of the window (resources/i18n holds one translation per language but English).
+ENGLISH = "en"
+SIMPLIFIED_CHINESE = "zh_CN"
+LANGUAGES: tuple[str, ...] = (ENGLISH, SIMPLIFIED_CHINESE)
+# The setting's value for "what the locale says".
+LANGUAGE_AUTO = "auto"
+LANGUAGE_CHOICES: tuple[str, ...] = (LANGUAGE_AUTO, *LANGUAGES)
+
+
+class ThemeChoice(enum.Enum):
+    """What the user picked in View > Theme; SYSTEM follows the desktop's light/dark setting."""
+
+    SYSTEM = "system"
+    LIGHT = "light"
+    DARK = "dark"
+
 
 SCHEMA_VERSION = 1
 CORRUPT_SUFFIX = ".corrupt"

@@ -3,8 +3,8 @@ doctor's input and findings, benchmark runs, a telemetry summary, and what redac
 know about the machine (a replayed snapshot's or pasted outputs' own names).
 
 Qt-free on purpose: the command line makes HTML, Markdown and JSON reports without loading
-Qt. It sits in `ui/` because it reads telemetry through the page's feeds (a recording, the
-live sampler) and the layers keep `report/` away from probes.
+Qt (`gpuscope report` imports nothing of `gpuscope.ui`). It sits above `report/` because it
+runs the doctor on live or replayed evidence, which the layers keep away from `report/`.
 """
 
 from __future__ import annotations
@@ -14,27 +14,21 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from gpuscope.bench.results import RUN_SCHEMA, BenchRun, run_from_json
 from gpuscope.doctor import DoctorInput, diagnose
-from gpuscope.evidence import LiveSystem, ReplaySystem, System
+from gpuscope.evidence import ReplaySystem, System
 from gpuscope.metrics import HOST_DEVICE, split_series_name
 from gpuscope.model import Finding, Inventory, OriginKind
-from gpuscope.report.share import (
-    DeviceSeries,
-    PreparedReport,
-    TelemetrySummary,
-    prepare_report,
-    summarise_telemetry,
-)
+from gpuscope.report.share import prepare_report
+from gpuscope.report.telemetry_summary import DeviceSeries, summarise_telemetry
+from gpuscope.report.view_model import PreparedReport, TelemetrySummary
+from gpuscope.telemetry.feed import TelemetryFeed
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.untrusted import UntrustedInputError, load_json, read_regular_file
-
-if TYPE_CHECKING:  # the feeds' module loads Qt (translations); this module does not
-    from gpuscope.ui.telemetry_feed import TelemetryFeed
 
 # A benchmark run file is a few kilobytes; anything this big is not one.
 MAX_BENCH_FILE_BYTES = 8 * 1024 * 1024
@@ -176,10 +170,7 @@ def telemetry_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_
     `replayed`: the machine is a replay, so even a running sampler repeats recorded values
     (the feed's label says so) and the strip is not live."""
     live = feed.live and not replayed
-    # The report stays English: a feed's `report_label` is its label in English (RingFeed,
-    # SamplerFeed); `label` is in the UI's language.
-    english = getattr(feed, "report_label", None)
-    source = "live sampler" if live else str(english) if english else feed.label
+    source = "live sampler" if live else feed.report_label  # the report stays English
     return summarise_telemetry(series_from_feed(feed, window_s), source=source, live=live)
 
 
@@ -265,6 +256,7 @@ def gather_report_inputs(
     `bench_files` (else, for this machine and with `saved_runs`, the newest runs `gpuscope
     bench` saved), and a telemetry strip from `recording` or, live, a sample of `sample_s`
     seconds (0: none). `progress(text)` says what it is doing. Raises ReportInputError."""
+    from gpuscope.app.machine import system_for
     from gpuscope.config import added_interpreters
     from gpuscope.evidence import SnapshotError
     from gpuscope.inventory import (
@@ -291,13 +283,10 @@ def gather_report_inputs(
         data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
         imported = machine
     else:
-        if replay:
-            try:
-                system = ReplaySystem.from_file(replay)
-            except SnapshotError as exc:
-                raise ReportInputError(str(exc)) from exc
-        else:
-            system = LiveSystem()
+        try:
+            system = system_for(replay or None)
+        except SnapshotError as exc:
+            raise ReportInputError(str(exc)) from exc
         progress("probing the GPUs and the stack" if replay is None
                  else f"replaying {os.path.basename(replay)}")
         inventory = collect_inventory(system)
