@@ -45,6 +45,27 @@ def test_every_module_of_the_package_has_a_layer() -> None:
                  or (path.is_dir() and (path / "__init__.py").exists())}
     assert top_level - named == set()
 
+
+def test_every_module_under_ui_is_a_view() -> None:
+    """What is Qt-free lives below gpuscope.ui: every module of ui/ with code imports PySide6
+    or pyqtgraph (a package's docstring-only __init__ aside)."""
+    import ast
+
+    lazy = []
+    for path in sorted((ROOT / "gpuscope" / "ui").rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        body = [node for node in tree.body
+                if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+        if not body:
+            continue
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, ast.Import) for alias in node.names}
+        imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.level == 0}
+        if not imported & {"PySide6", "pyqtgraph"}:
+            lazy.append(str(path.relative_to(ROOT)))
+    assert lazy == [], f"Qt-free modules under ui/ (move them below it): {lazy}"
+
 def test_mypy_strict_passes() -> None:
     result = _run([sys.executable, "-m", "mypy", "gpuscope"], timeout_s=600)
     assert result.returncode == 0, result.stdout[-6000:]
