@@ -82,3 +82,23 @@ def test_its_pasted_outputs_give_the_live_answer(capsys: pytest.CaptureFixture[s
     # collect_env names the GPU only ("GPU 0: NVIDIA H200"): matched by that name.
     assert main(["doctor"] + [arg for path in PASTED for arg in ("--from", str(path))]) == 0
     assert "in pasted collect_env: yes as device 0" in capsys.readouterr().out
+
+
+# The same machine captured again (2026-11-27 09:13 UTC) after the probes were rebuilt for
+# issue #11 (one reader per source, shared library-call and sighting builders): the rebuilt
+# NVML probe must read the real library as the first one did.
+SECOND_CAPTURE = FIXTURES / "snapshots" / "nvidia_h200_second_capture.json"
+
+
+def test_the_rebuilt_probes_read_the_real_h200_as_before(capsys: pytest.CaptureFixture[str],
+                                                         ) -> None:
+    first = json.loads(run(capsys, "doctor", "--json", replay=LIVE))
+    second = json.loads(run(capsys, "doctor", "--json", replay=SECOND_CAPTURE))
+    facts = ("name", "vendor", "compute_capability", "pci_bus", "vram_total_bytes",
+             "driver_version", "power_cap_w", "pcie_link", "seen_by")
+    assert [{k: g.get(k) for k in facts} for g in second["gpus"]] == [
+        {k: g.get(k) for k in facts} for g in first["gpus"]]
+    assert [sorted(g["field_sources"].items()) for g in second["gpus"]] == [
+        sorted(g["field_sources"].items()) for g in first["gpus"]]
+    assert {(f["id"], f["severity"], f["gpu"]) for f in second["findings"]} == {
+        (f["id"], f["severity"], f["gpu"]) for f in first["findings"]}
