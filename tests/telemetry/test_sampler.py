@@ -142,6 +142,30 @@ def test_a_hung_gpu_stalls_nothing_is_marked_lost_and_recovers() -> None:
         assert sampler.stop()
 
 
+
+def test_gpus_asked_after_a_hung_one_still_answer_every_tick() -> None:
+    """Workers are asked one after the other: a GPU that hangs first in line holds the next
+    back by its share of the wait on the tick it hangs, and is not asked again while busy."""
+    hung = HangingSource("0000:01:00.0", hang_from=2)
+    goods = [CountingSource(f"0000:0{n}:00.0") for n in (2, 3, 4)]
+    sampler = Sampler([hung, *goods], rate_hz=20.0, answer_timeout_s=0.1)
+    try:
+        durations = []
+        for _ in range(6):
+            started = time.monotonic()
+            sampler.tick()
+            durations.append(time.monotonic() - started)
+            time.sleep(max(0.0, 0.05 - durations[-1]))
+        assert hung.hanging.is_set()
+        assert max(durations) < 0.09  # 0.6 / 20 Hz = 30 ms of waiting, never the hang
+        for good in goods:
+            assert values(sampler, good.device) == [float(i) for i in range(1, 7)]
+        hung_values = values(sampler, "0000:01:00.0")
+        assert hung_values[0] == 1.0 and all(math.isnan(v) for v in hung_values[1:])
+    finally:
+        hung.release()
+        assert sampler.stop()
+
 def test_the_running_sampler_marks_a_hung_gpu_lost_after_half_a_second() -> None:
     good = CountingSource("0000:01:00.0")
     hung = HangingSource("0000:02:00.0", hang_from=2)
