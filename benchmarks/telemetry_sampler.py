@@ -5,9 +5,10 @@ pattern), read through the live evidence reader (`LiveSystem`) rooted there, so 
 the system calls a live one makes: one pread per reading where `LiveSystem.open_file` keeps
 the files open, else an open, read and close per reading (`config.gpu_reads` says which).
 
-A tick is `Sampler.tick()`: every GPU source asked on its own worker thread, the host inline,
-one row per device into the ring buffers and the latest readings updated. Its cost is measured
-as process CPU time (`time.process_time`, all threads: the workers' reads count), not wall time.
+A tick is `Sampler.tick()`: every GPU source asked on its own worker thread, one after the
+other, the host inline, one row per device into the ring buffers and the latest readings
+updated. Its cost is measured as process CPU time (`time.process_time`, all threads: the
+workers' reads count), not wall time.
 
 Prints JSON with `tick_ms_median` (target <= 2 ms), `tick_ms_p95` and the configuration.
 """
