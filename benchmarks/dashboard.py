@@ -62,8 +62,8 @@ from PySide6.QtWidgets import QApplication
 from gpuscope.telemetry.feed import RingFeed, SyntheticTelemetry, synthetic_telemetry
 from gpuscope.telemetry.feed_adapters import load_recording_feed
 from gpuscope.telemetry.recorder import write_recording
-from gpuscope.ui.telemetry_drawing import CurveDrawing
-from gpuscope.ui.telemetry_page import TelemetryChart, TelemetryPage
+from gpuscope.ui.telemetry.drawing import CurveDrawing
+from gpuscope.ui.telemetry.page import TelemetryChart, TelemetryPage
 
 REDRAW_PERIOD_S = 0.25  # the page's default 4 Hz
 PAGE_SIZE = (1100, 750)

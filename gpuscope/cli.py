@@ -460,7 +460,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     described = f"{fmt.upper()} report"
     if fmt == "png":
         try:
-            from gpuscope.ui.report_render import ensure_gui_application, save_report_png
+            from gpuscope.ui.report.render import ensure_gui_application, save_report_png
         except ImportError as exc:
             raise CliError(f"a PNG report needs PySide6, which failed to load: {exc}") from exc
         _app = ensure_gui_application()  # kept alive until the picture is written

@@ -6,7 +6,7 @@ ROCm support on Linux and Windows, the HSA override, the PyTorch wheel, the CUDA
 capability), what imported reports measured (value and % of the datasheet peak), and price per
 FP16 TFLOPS and per GB at a price the user can edit. A figure nobody knows is "—" with the
 reason in its tooltip, never 0. A cell says how it is to be coloured by a `ColorRole`; the page
-picks the colours (`gpuscope.ui.compare_page`).
+picks the colours (`gpuscope.ui.compare.page`).
 
 The rows themselves are `gpuscope.report.compare_rows`; this module holds the cards, the cell
 and row types, and `CompareTable`, the cards and prices shown.

@@ -1,5 +1,5 @@
 """The report's text formats by name, for the command line and the Report page (the PNG is
-drawn by `gpuscope.ui.report_render`, the only format that needs Qt)."""
+drawn by `gpuscope.ui.report.render`, the only format that needs Qt)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The "What fits" panel's verdicts, without Qt: whether a language model fits a card's VRAM
 (fits, tight, does not fit) and the cell's short text. The estimate is
-`gpuscope.knowledge.model_fit`; the panel that lays it out is `gpuscope.ui.what_fits`."""
+`gpuscope.knowledge.model_fit`; the panel that lays it out is `gpuscope.ui.compare.what_fits`."""
 
 from __future__ import annotations
 

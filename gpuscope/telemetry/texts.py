@@ -4,11 +4,11 @@ The telemetry read side names things ("GPU 0: AMD Radeon RX 7900 XTX", "Live, 2 
 "Recording r.sqlite, …") but cannot translate: translations need Qt, which only `gpuscope.ui`
 loads. So it hands out a `LabelText`: the English template, the translation context it is
 listed under, and the values of its placeholders. The UI translates it where it shows it
-(`gpuscope.ui.telemetry_texts.shown`); the share report, which stays English, takes
+(`gpuscope.ui.telemetry.texts.shown`); the share report, which stays English, takes
 `english()`.
 
 The templates made here in the "TelemetryFeed" context are listed for the translation
-extraction in `gpuscope.ui.telemetry_texts.FEED_TEXTS` (tests/ui/test_i18n.py checks the list
+extraction in `gpuscope.ui.telemetry.texts.FEED_TEXTS` (tests/ui/test_i18n.py checks the list
 against the `feed_text(...)` calls of this package).
 """
 
@@ -56,7 +56,7 @@ def verbatim(text: str) -> LabelText:
 
 def feed_text(source: str, **values: LabelText | str | int | float) -> LabelText:
     """`source` in the telemetry feeds' translation context, with its placeholders' values.
-    The extraction cannot see these: list every `source` in ui/telemetry_texts.py."""
+    The extraction cannot see these: list every `source` in ui/telemetry/texts.py."""
     return LabelText(FEED_CONTEXT, source, tuple(values.items()))
 
 

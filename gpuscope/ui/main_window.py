@@ -54,8 +54,8 @@ from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.texts import LabelText
 from gpuscope.ui import shortcuts
 from gpuscope.ui.about_dialog import AboutDialog
-from gpuscope.ui.bench_page import BenchPage
-from gpuscope.ui.compare_page import ComparePage
+from gpuscope.ui.bench.page import BenchPage
+from gpuscope.ui.compare.page import ComparePage
 from gpuscope.ui.doctor_loader import (
     BackgroundTask,
     Diagnosis,
@@ -71,10 +71,10 @@ from gpuscope.ui.i18n import (
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage
-from gpuscope.ui.report_page import ReportPage
+from gpuscope.ui.report.page import ReportPage
 from gpuscope.ui.shortcuts import ShortcutsDialog
 from gpuscope.ui.stack_page import StackPage
-from gpuscope.ui.telemetry_page import TelemetryPage
+from gpuscope.ui.telemetry.page import TelemetryPage
 from gpuscope.ui.theme import (
     BANNER_BACKGROUND,
     BANNER_TEXT,

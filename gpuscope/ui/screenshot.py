@@ -65,7 +65,7 @@ def take_screenshots(
     from gpuscope.inventory import DEFAULT_INSPECTION_BUDGET_S, DEFAULT_PROBE_TIMEOUT_S, PROBES
     from gpuscope.ui.app import setup_application
     from gpuscope.ui.main_window import MainWindow
-    from gpuscope.ui.report_render import save_report_png
+    from gpuscope.ui.report.render import save_report_png
     from gpuscope.ui.theme import ThemeChoice, app_theme
 
     if replay and imports:

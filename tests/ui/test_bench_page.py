@@ -25,7 +25,7 @@ from gpuscope.evidence import ReplaySystem, System
 from gpuscope.inventory import collect_inventory
 from gpuscope.probes.python_envs import PythonEnv
 from gpuscope.telemetry.sources import SourceSet, build_sources, host_source
-from gpuscope.ui.bench_page import COLUMNS, BenchPage
+from gpuscope.ui.bench.page import COLUMNS, BenchPage
 from gpuscope.ui.main_window import MainWindow
 
 if importlib.util.find_spec("torch") is None:

@@ -17,7 +17,7 @@ from gpuscope.cli import main
 from gpuscope.model import Gpu, Vendor
 from gpuscope.report.compare_table import CardOrigin
 from gpuscope.report.what_fits import FitState
-from gpuscope.ui.compare_page import ComparePage
+from gpuscope.ui.compare.page import ComparePage
 
 sys.path.insert(0, str(TESTS_DIR / "report"))
 from report_fixtures import bench_run_document

@@ -50,8 +50,8 @@ from gpuscope.ui.i18n import (
     setup_language,
     translate,
 )
-from gpuscope.ui.telemetry_texts import FEED_TEXTS
-from gpuscope.ui.telemetry_texts import shown as shown_text
+from gpuscope.ui.telemetry.texts import FEED_TEXTS
+from gpuscope.ui.telemetry.texts import shown as shown_text
 
 REPO = Path(__file__).resolve().parents[2]
 TS_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.ts"
@@ -312,7 +312,7 @@ def test_the_core_texts_the_ui_translates_are_the_cores() -> None:
 
 def test_the_telemetry_feeds_texts_are_listed_for_the_extraction() -> None:
     """The Qt-free feeds name things with feed_text("..."): every such template is listed
-    in ui/telemetry_texts.FEED_TEXTS (the extraction reads gpuscope/ui/ only), and nothing
+    in ui/telemetry/texts.py FEED_TEXTS (the extraction reads gpuscope/ui/ only), and nothing
     stale is."""
     made = set()
     for path in sorted((REPO / "gpuscope" / "telemetry").glob("*.py")):

@@ -21,7 +21,7 @@ def test_raises_the_limit_for_a_large_chart_area_and_never_lowers_it(qapp: Any) 
 
 
 def test_the_telemetry_page_makes_room_for_its_axes(qtbot: Any) -> None:
-    from gpuscope.ui.telemetry_page import TelemetryPage
+    from gpuscope.ui.telemetry.page import TelemetryPage
 
     before = QPixmapCache.cacheLimit()
     try:

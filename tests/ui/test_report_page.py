@@ -19,7 +19,7 @@ from gpuscope.inventory import collect_inventory
 from gpuscope.report.compare_import import ImportedReport, read_compare_report
 from gpuscope.ui.doctor_loader import make_diagnosis
 from gpuscope.ui.main_window import MainWindow
-from gpuscope.ui.report_page import ReportPage
+from gpuscope.ui.report.page import ReportPage
 
 sys.path.insert(0, str(TESTS_DIR / "report"))
 from report_fixtures import (

@@ -18,8 +18,8 @@ from gpuscope.inventory import collect_frameworks, collect_inventory
 from gpuscope.report import style
 from gpuscope.report.share import prepare_report
 from gpuscope.report.view_model import ReportFinding, ShareReport
-from gpuscope.ui import report_render
-from gpuscope.ui.report_render import (
+from gpuscope.ui.report import render as report_render
+from gpuscope.ui.report.render import (
     MARGIN_PX,
     REPORT_WIDTH_PX,
     SMALL_PX,

@@ -21,7 +21,7 @@ from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.telemetry.texts import verbatim
 from gpuscope.ui import render
 from gpuscope.ui.main_window import MainWindow
-from gpuscope.ui.telemetry_page import (
+from gpuscope.ui.telemetry.page import (
     DEFAULT_REDRAW_HZ,
     HOST_COLOR,
     NO_FEED_TEXT,
@@ -444,7 +444,7 @@ def write_empty_snapshot(folder: Path) -> Path:
 def test_fast_curve_bounds_and_path_follow_each_update(qtbot: Any) -> None:
     import pyqtgraph as pg
 
-    from gpuscope.ui.telemetry_page import FastCurve
+    from gpuscope.ui.telemetry.page import FastCurve
 
     curve = FastCurve(pen=pg.mkPen("b"))
     curve.set_points(np.array([-10.0, -5.0, 0.0]), np.array([1.0, 3.0, 2.0]))
@@ -793,7 +793,7 @@ def image_colour(strip: Any, row: int, at: float) -> tuple[int, int, int, int]:
 
 def test_the_throttle_strip_colours_each_gpus_reasons_and_says_why_one_has_none(
         page: TelemetryPage) -> None:
-    from gpuscope.ui.telemetry_strips import NO_SAMPLE_COLOR, THROTTLE_COLORS
+    from gpuscope.ui.telemetry.strips import NO_SAMPLE_COLOR, THROTTLE_COLORS
 
     colours = {reason.name: color for reason, color in THROTTLE_COLORS}
     feed, _ = strip_feed()
@@ -826,7 +826,7 @@ def test_the_throttle_strip_colours_each_gpus_reasons_and_says_why_one_has_none(
 
 
 def test_the_per_core_strip_shows_each_cores_load(page: TelemetryPage) -> None:
-    from gpuscope.ui.telemetry_strips import heat_lut
+    from gpuscope.ui.telemetry.strips import heat_lut
 
     feed, _ = strip_feed(cores=4)
     page.set_feed(feed)
@@ -927,7 +927,7 @@ def test_cancelling_a_load_ignores_its_answer(qtbot: Any, page: TelemetryPage,
 
 def test_clock_ticks_fall_on_whole_clock_steps_and_ranges_stay_inside_the_data() -> None:
     from gpuscope.telemetry.frame import clamp_range
-    from gpuscope.ui.telemetry_time import TimeAxis, clock_spacing, utc_offset_s
+    from gpuscope.ui.telemetry.time_axis import TimeAxis, clock_spacing, utc_offset_s
 
     assert clock_spacing(600.0, 420.0) == (120, 60)  # 10 min over 420 px: every 2 min
     assert clock_spacing(86_400.0, 900.0) == (7200, 3600)  # a day: every 2 h

@@ -250,7 +250,7 @@ def test_telemetry_charts_follow_a_theme_switched_while_running(
     """The charts, the throttling strip and the overview are drawn on the palette's base
     colour after a switch, not on the colour they were built with."""
     from gpuscope.telemetry.feed import demo_feed
-    from gpuscope.ui.telemetry_page import TelemetryPage
+    from gpuscope.ui.telemetry.page import TelemetryPage
 
     page = TelemetryPage()
     qtbot.addWidget(page)

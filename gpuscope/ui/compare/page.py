@@ -5,7 +5,7 @@ The table is `gpuscope.report.compare_table` (the cards and prices) and
 `gpuscope.report.compare_rows` (a cell per card and figure, with a colour role); this page draws
 it in the theme's colours and Qt's language, highlights the best value of each row, and lets
 the user add, import, remove and price cards. Under the table, the "What fits" panel
-(ui/what_fits.py) and a bar chart of one row.
+(ui/compare/what_fits.py) and a bar chart of one row.
 
 The knowledge tables are loaded once, off the GUI thread, when the page is made. A report file
 is read off the GUI thread by the Import button (and at most `MAX_REPORT_BYTES` of it);
@@ -68,10 +68,10 @@ from gpuscope.report.compare_table import (
     warm_knowledge,
 )
 from gpuscope.report.formatting import MISSING
+from gpuscope.ui.compare.what_fits import FitCard, FittedTable, WhatFitsPanel, tint, titled_column
 from gpuscope.ui.doctor_loader import BackgroundTask
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color
-from gpuscope.ui.what_fits import FitCard, FittedTable, WhatFitsPanel, tint, titled_column
 from gpuscope.ui.widgets import PlotPanel, make_label, plain_tooltip, scrolling_page
 
 MAX_PRICE_USD = 1_000_000

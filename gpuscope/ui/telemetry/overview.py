@@ -21,8 +21,8 @@ from gpuscope.metrics import Metric, series_name
 from gpuscope.telemetry.decimate import decimate_block
 from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
 from gpuscope.telemetry.frame import take
-from gpuscope.ui.telemetry_chart import HOST_COLOR, FastCurve
-from gpuscope.ui.telemetry_time import TimeAxis
+from gpuscope.ui.telemetry.chart import HOST_COLOR, FastCurve
+from gpuscope.ui.telemetry.time_axis import TimeAxis
 from gpuscope.ui.theme import MUTED_COLOR, gpu_color
 from gpuscope.ui.widgets import color_plot
 

@@ -56,7 +56,7 @@ from gpuscope.telemetry.feed import TelemetryFeed
 from gpuscope.ui.background import BackgroundTask
 from gpuscope.ui.doctor_loader import Diagnosis
 from gpuscope.ui.i18n import ENGLISH, QT_TRANSLATE_NOOP, installed_language
-from gpuscope.ui.report_render import REPORT_WIDTH_PX, paint_report, render_report_image
+from gpuscope.ui.report.render import REPORT_WIDTH_PX, paint_report, render_report_image
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import make_label, plain_tooltip
 
@@ -152,7 +152,7 @@ class ReportView(QWidget):
         self._height_px = 0
         if report is not None:
             # Measured once per report; painting runs the same layout at the view's scale.
-            from gpuscope.ui.report_render import report_height
+            from gpuscope.ui.report.render import report_height
 
             self._height_px = report_height(report)
         self.updateGeometry()

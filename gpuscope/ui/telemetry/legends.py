@@ -13,15 +13,15 @@ from gpuscope.metrics import Metric, ProcessSnapshot, series_name
 from gpuscope.telemetry.feed import FeedDevice, ProcessFeed, TelemetryFeed
 from gpuscope.telemetry.frame import FrameModel
 from gpuscope.ui.i18n import core_text, translate
-from gpuscope.ui.telemetry_chart import (
+from gpuscope.ui.telemetry.chart import (
     LegendRow,
     TelemetryChart,
     format_ago,
     format_value,
     nice_ceiling,
 )
-from gpuscope.ui.telemetry_processes import ProcessRow, ProcessTable, process_rows
-from gpuscope.ui.telemetry_texts import device_label, device_short_label
+from gpuscope.ui.telemetry.processes import ProcessRow, ProcessTable, process_rows
+from gpuscope.ui.telemetry.texts import device_label, device_short_label
 from gpuscope.ui.theme import MUTED_COLOR, gpu_color
 
 # Shown as the top of another chart's y range, not as charts of their own.

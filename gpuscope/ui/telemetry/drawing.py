@@ -14,7 +14,7 @@ import pyqtgraph as pg
 
 from gpuscope.telemetry.decimate import decimate_block
 from gpuscope.telemetry.frame import FloatArray, Points
-from gpuscope.ui.telemetry_chart import FastCurve, TelemetryChart
+from gpuscope.ui.telemetry.chart import FastCurve, TelemetryChart
 
 
 class CurveDrawing:

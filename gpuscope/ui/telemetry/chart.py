@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from gpuscope.metrics import CATALOGUE, Metric, MetricInfo
 from gpuscope.telemetry.feed import FeedDevice
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
-from gpuscope.ui.telemetry_time import TimeAxis
+from gpuscope.ui.telemetry.time_axis import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
 from gpuscope.ui.widgets import color_plot, panel_column
 

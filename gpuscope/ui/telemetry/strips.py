@@ -36,9 +36,9 @@ from gpuscope.telemetry.frame import FrameModel, take
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.telemetry.window_stats import row_means
 from gpuscope.ui.i18n import core_text, translate
-from gpuscope.ui.telemetry_chart import PlotHover, chart_header, format_value, time_plot
-from gpuscope.ui.telemetry_texts import device_short_label
-from gpuscope.ui.telemetry_time import TimeAxis
+from gpuscope.ui.telemetry.chart import PlotHover, chart_header, format_value, time_plot
+from gpuscope.ui.telemetry.texts import device_short_label
+from gpuscope.ui.telemetry.time_axis import TimeAxis
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
 from gpuscope.ui.widgets import color_plot
 

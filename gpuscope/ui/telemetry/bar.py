@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from gpuscope.telemetry.frame import TimeView
 from gpuscope.ui.i18n import translate
-from gpuscope.ui.telemetry_chart import window_label
+from gpuscope.ui.telemetry.chart import window_label
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
 
 WINDOWS_S: tuple[int, ...] = (60, 300, 900, 3600)

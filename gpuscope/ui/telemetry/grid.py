@@ -15,11 +15,11 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 from gpuscope.metrics import CATALOGUE, Metric, series_name
 from gpuscope.telemetry.feed import FeedDevice, TelemetryFeed
 from gpuscope.telemetry.ring import SeriesRing
-from gpuscope.ui.telemetry_chart import TelemetryChart
-from gpuscope.ui.telemetry_drawing import CurveDrawing
-from gpuscope.ui.telemetry_legends import initial_y_range
-from gpuscope.ui.telemetry_processes import ProcessTable
-from gpuscope.ui.telemetry_strips import PageStrips, StripChart
+from gpuscope.ui.telemetry.chart import TelemetryChart
+from gpuscope.ui.telemetry.drawing import CurveDrawing
+from gpuscope.ui.telemetry.legends import initial_y_range
+from gpuscope.ui.telemetry.processes import ProcessTable
+from gpuscope.ui.telemetry.strips import PageStrips, StripChart
 
 MIN_CHART_WIDTH = 380
 # Per device key, the (metric, series name) pairs charted from its ring.

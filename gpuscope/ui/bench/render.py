@@ -1,6 +1,6 @@
 """Render the Benchmarks page to PNG after a real run, offscreen.
 
-    python -m gpuscope.ui.bench_render --suite quick -o bench.png [--python PATH]
+    python -m gpuscope.ui.bench.render --suite quick -o bench.png [--python PATH]
         [--device cpu] [--theme dark] [--size 930x700] [--history FILE] [--window]
 
 It runs the suite with the real worker (as the Run button does), waits for it to end, and writes
@@ -20,7 +20,7 @@ DEFAULT_SIZE = (930, 700)  # the page's part of the 1100x750 window
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gpuscope.ui.bench_render",
+    parser = argparse.ArgumentParser(prog="python -m gpuscope.ui.bench.render",
                                      description="Render the Benchmarks page after a run.")
     parser.add_argument("-o", "--output", required=True, metavar="PNG")
     parser.add_argument("--suite", default="quick", help="quick (default), full, a family")
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from gpuscope.bench.history import RunHistory
     from gpuscope.ui.app import setup_application
-    from gpuscope.ui.bench_page import BenchPage
+    from gpuscope.ui.bench.page import BenchPage
     from gpuscope.ui.render import render_widget_png, wait_until
     from gpuscope.ui.theme import ThemeChoice, app_theme
 

@@ -39,8 +39,8 @@ from gpuscope.telemetry.feed import ReasonFeed, TelemetryFeed
 from gpuscope.telemetry.frame import MIN_VIEW_S, FrameModel, TimeRange, clamp_range
 from gpuscope.ui import pixmap_cache
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP
-from gpuscope.ui.telemetry_bar import ALL_BUTTON_ID, WINDOWS_S, LoadingPanel, TelemetryBar
-from gpuscope.ui.telemetry_chart import (
+from gpuscope.ui.telemetry.bar import ALL_BUTTON_ID, WINDOWS_S, LoadingPanel, TelemetryBar
+from gpuscope.ui.telemetry.chart import (
     HOST_COLOR,
     LEGEND_HEADERS,
     PAST_LEGEND_HEADERS,
@@ -56,9 +56,9 @@ from gpuscope.ui.telemetry_chart import (
     nice_ceiling,
     window_label,
 )
-from gpuscope.ui.telemetry_drawing import CurveDrawing
-from gpuscope.ui.telemetry_grid import ChartGrid
-from gpuscope.ui.telemetry_legends import (
+from gpuscope.ui.telemetry.drawing import CurveDrawing
+from gpuscope.ui.telemetry.grid import ChartGrid
+from gpuscope.ui.telemetry.legends import (
     REFERENCE_TOPS,
     apply_y_range,
     readout_values,
@@ -69,10 +69,10 @@ from gpuscope.ui.telemetry_legends import (
     warning_keys,
     when_text,
 )
-from gpuscope.ui.telemetry_loader import RecordingLoader
-from gpuscope.ui.telemetry_overview import OverviewStrip, overview_lines
-from gpuscope.ui.telemetry_strips import PageStrips, StripChart
-from gpuscope.ui.telemetry_texts import device_label, device_short_label, shown
+from gpuscope.ui.telemetry.loader import RecordingLoader
+from gpuscope.ui.telemetry.overview import OverviewStrip, overview_lines
+from gpuscope.ui.telemetry.strips import PageStrips, StripChart
+from gpuscope.ui.telemetry.texts import device_label, device_short_label, shown
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
 
 __all__ = [

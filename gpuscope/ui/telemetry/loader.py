@@ -22,7 +22,7 @@ from gpuscope.telemetry.feed_adapters import LoadProgress, load_recording_feed
 from gpuscope.telemetry.recorder import LoadCancelled, RecordingError
 from gpuscope.telemetry.texts import LabelText
 from gpuscope.ui.loader import THREAD_NAME_PREFIX
-from gpuscope.ui.telemetry_texts import shown
+from gpuscope.ui.telemetry.texts import shown
 
 log = logging.getLogger(__name__)
 

@@ -78,10 +78,10 @@ from gpuscope.knowledge.specs import gpu_spec
 from gpuscope.model import OriginKind
 from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
 from gpuscope.ui.background import BackgroundTask, Relay
-from gpuscope.ui.bench_chart import BenchChart
-from gpuscope.ui.bench_history import BenchHistoryPanel
-from gpuscope.ui.bench_table import COLUMNS as COLUMNS
-from gpuscope.ui.bench_table import BenchResultsTable
+from gpuscope.ui.bench.chart import BenchChart
+from gpuscope.ui.bench.history import BenchHistoryPanel
+from gpuscope.ui.bench.table import COLUMNS as COLUMNS
+from gpuscope.ui.bench.table import BenchResultsTable
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import css_color, make_label, plain_tooltip
 

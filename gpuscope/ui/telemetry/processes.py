@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from gpuscope.metrics import ProcessSnapshot
 from gpuscope.telemetry.feed import FeedDevice
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
-from gpuscope.ui.telemetry_texts import device_label, device_short_label, feed_reason
+from gpuscope.ui.telemetry.texts import device_label, device_short_label, feed_reason
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR
 from gpuscope.ui.widgets import panel_column
 

@@ -20,7 +20,7 @@ from gpuscope.bench.assess import ResultAssessment, RunAssessment
 from gpuscope.bench.catalog import spec as catalog_spec
 from gpuscope.bench.results import BenchmarkResult, BenchTelemetry, ResultStatus
 from gpuscope.bench.run_telemetry import telemetry_words
-from gpuscope.ui.bench_history import format_value
+from gpuscope.ui.bench.history import format_value
 from gpuscope.ui.i18n import core_text, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import plain_tooltip

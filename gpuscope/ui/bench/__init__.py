@@ -1,0 +1,1 @@
+"""The Benchmarks page: runs, results against the datasheet, the chart and past runs."""

@@ -1,0 +1,1 @@
+"""The Compare page: cards side by side, and what fits on each."""

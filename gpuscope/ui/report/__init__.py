@@ -1,0 +1,1 @@
+"""The Report page and the report drawn as a picture."""
