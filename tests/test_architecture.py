@@ -66,6 +66,19 @@ def test_every_module_under_ui_is_a_view() -> None:
             lazy.append(str(path.relative_to(ROOT)))
     assert lazy == [], f"Qt-free modules under ui/ (move them below it): {lazy}"
 
+
+def test_every_package_folder_is_installed() -> None:
+    """pyproject lists the packages by hand (resources/ installs as gpuscope.resources); a
+    folder missing there works in the editable install the tests use and is absent from a
+    real one."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())
+                 ["tool"]["setuptools"]["packages"])
+    folders = {".".join(path.parent.relative_to(ROOT).parts)
+               for path in (ROOT / "gpuscope").rglob("__init__.py")}
+    assert folders - listed == set()
+
 def test_mypy_strict_passes() -> None:
     result = _run([sys.executable, "-m", "mypy", "gpuscope"], timeout_s=600)
     assert result.returncode == 0, result.stdout[-6000:]
