@@ -535,14 +535,18 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
 
 
 def _display_problem() -> str | None:
-    """Why a window cannot open here, or None. Qt itself aborts the process without one."""
-    if os.environ.get("QT_QPA_PLATFORM"):
+    """Why a window cannot open here, or None. Qt itself aborts the process without a
+    display, or without the system libraries of its X11 plugin."""
+    from gpuscope.app.desktop import x11_problem
+
+    chosen = os.environ.get("QT_QPA_PLATFORM")
+    if chosen and not chosen.startswith("xcb"):
         return None
-    if sys.platform.startswith("linux") and not (
+    if not chosen and sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     ):
         return "no display found (DISPLAY and WAYLAND_DISPLAY are unset)"
-    return None
+    return x11_problem(os.environ)
 
 
 def _cmd_gui(args: argparse.Namespace) -> int:

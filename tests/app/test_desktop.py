@@ -1,0 +1,128 @@
+"""The X11 check before Qt loads: a missing library of Qt's X11 plugin is named with the
+command that installs it, instead of Qt aborting the process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuscope.app.desktop import (
+    debian_package,
+    missing_libraries,
+    x11_problem,
+    xcb_plugin_path,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# ldd's answer on a fresh Debian 12 without the README's X11 packages (shape of a real run:
+# found libraries with their path, missing ones "=> not found").
+LDD_MISSING = """\
+\tlinux-vdso.so.1 (0x00007ffd8a5f2000)
+\tlibQt6XcbQpa.so.6 => /venv/lib/python3.11/site-packages/PySide6/Qt/lib/libQt6XcbQpa.so.6
+\tlibxkbcommon-x11.so.0 => not found
+\tlibxcb-cursor.so.0 => not found
+\tlibxcb-icccm.so.4 => not found
+\tlibxcb-keysyms.so.1 => not found
+\tlibxcb-cursor.so.0 => not found
+\tlibxcb.so.1 => /lib/x86_64-linux-gnu/libxcb.so.1 (0x00007f)
+"""
+X11 = {"DISPLAY": ":0"}
+
+
+def answering(stdout: str) -> Any:
+    def run(args: list[str], **_kwargs: Any) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(args, 0, stdout=stdout, stderr="")
+    return run
+
+
+def test_the_missing_libraries_are_read_from_ldd_once_each() -> None:
+    assert missing_libraries(LDD_MISSING) == [
+        "libxkbcommon-x11.so.0", "libxcb-cursor.so.0", "libxcb-icccm.so.4",
+        "libxcb-keysyms.so.1"]
+
+
+@pytest.mark.parametrize(("library", "package"), [
+    ("libxcb-cursor.so.0", "libxcb-cursor0"),
+    ("libxcb-icccm.so.4", "libxcb-icccm4"),
+    ("libxcb-keysyms.so.1", "libxcb-keysyms1"),
+    ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),
+    ("libxcb-render-util.so.0", "libxcb-render-util0"),
+])
+def test_a_library_is_named_by_its_debian_package(library: str, package: str) -> None:
+    assert debian_package(library) == package
+
+
+def test_missing_x11_libraries_are_named_with_the_apt_command(tmp_path: Path) -> None:
+    problem = x11_problem(X11, platform="linux", plugin=tmp_path / "libqxcb.so",
+                          run=answering(LDD_MISSING))
+    assert problem is not None
+    assert problem.endswith("sudo apt install libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 "
+                            "libxcb-keysyms1")
+    assert "libxcb-cursor.so.0" in problem and "abort" in problem
+
+
+@pytest.mark.parametrize("environ", [
+    {},  # no display at all: said elsewhere
+    {"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"},  # Qt takes Wayland
+    {"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"},
+])
+def test_nothing_is_checked_where_qt_does_not_use_x11(environ: dict[str, str],
+                                                      tmp_path: Path) -> None:
+    assert x11_problem(environ, platform="linux", plugin=tmp_path / "libqxcb.so",
+                       run=answering(LDD_MISSING)) is None
+
+
+def test_an_explicit_xcb_choice_is_checked_even_beside_wayland(tmp_path: Path) -> None:
+    environ = {"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0", "QT_QPA_PLATFORM": "xcb"}
+    assert x11_problem(environ, platform="linux", plugin=tmp_path / "libqxcb.so",
+                       run=answering(LDD_MISSING)) is not None
+
+
+def test_no_answer_from_ldd_is_no_verdict(tmp_path: Path) -> None:
+    def broken(args: list[str], **_kwargs: Any) -> subprocess.CompletedProcess[str]:
+        raise subprocess.TimeoutExpired(args, 10)
+
+    assert x11_problem(X11, platform="linux", plugin=tmp_path / "x", run=broken) is None
+    assert x11_problem(X11, platform="win32", plugin=tmp_path / "x",
+                       run=answering(LDD_MISSING)) is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("ldd") is None,
+                    reason="ldd reads Linux shared libraries")
+def test_the_real_plugin_is_found_and_read_by_the_real_ldd() -> None:
+    """This venv's PySide6 has libqxcb.so; what the real ldd says missing is what the check
+    says."""
+    plugin = xcb_plugin_path()
+    assert plugin is not None and plugin.name == "libqxcb.so"
+    answer = subprocess.run(["ldd", str(plugin)], capture_output=True, text=True, timeout=10,
+                            check=False)
+    assert "libQt6XcbQpa" in answer.stdout
+    missing = missing_libraries(answer.stdout)
+    problem = x11_problem(X11, platform="linux", plugin=plugin)
+    if missing:
+        assert problem is not None and missing[0] in problem
+    else:
+        assert problem is None
+
+
+def test_the_window_command_says_what_to_install_instead_of_aborting(tmp_path: Path) -> None:
+    """`gpuscope` on an X11 display where ldd finds a library missing: exit 1 with the apt
+    line, before Qt is loaded (a fake ldd first on PATH stands for the bare machine)."""
+    fake_ldd = tmp_path / "ldd"
+    fake_ldd.write_text("#!/bin/sh\ncat <<'EOF'\n" + LDD_MISSING + "EOF\n")
+    fake_ldd.chmod(0o755)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(DISPLAY=":99", PATH=f"{tmp_path}{os.pathsep}{env.get('PATH', '')}")
+    result = subprocess.run([sys.executable, "-m", "gpuscope"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 1, result.stderr
+    assert "sudo apt install libxkbcommon-x11-0 libxcb-cursor0" in result.stderr
+    assert "gpuscope info" in result.stderr  # the command line still works
