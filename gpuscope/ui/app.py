@@ -4,10 +4,14 @@ main window."""
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
+from typing import Any
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 from gpuscope import __version__
 from gpuscope.app.settings import DEFAULT_TELEMETRY_HZ, SettingsStore
@@ -22,6 +26,8 @@ ORGANISATION = "gpuscope"
 # The light and dark palettes are only honoured in full by Fusion: native Windows and macOS
 # styles draw some controls from the OS theme, which would mix light and dark in one window.
 STYLE = "Fusion"
+# How often the interpreter wakes in Qt's event loop to run a signal handler (Ctrl+C).
+SIGNAL_POLL_MS = 200
 
 __all__ = ["APP_NAME", "DEFAULT_TELEMETRY_HZ", "ORGANISATION", "app_icon", "run_gui",
            "setup_application"]
@@ -107,6 +113,36 @@ def run_gui(
     if outcome is not None and outcome.machine is not None:
         window.show_imported(outcome.machine, outcome.ignored)
     window.show()
-    code = app.exec()
+    with _ClosingOnSignals(window):
+        code = app.exec()
     window.shutdown()
     return int(code)
+
+
+class _ClosingOnSignals:
+    """Ctrl+C (SIGINT) and SIGTERM close `window` as its close button does: its settings are
+    saved, the sampler stops and the workers end. Python runs a signal handler only between
+    bytecodes and Qt's event loop runs in C++, so a timer wakes the interpreter meanwhile."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, window: QWidget) -> None:
+        self._window = window
+        self._timer = QTimer()
+        self._timer.setInterval(SIGNAL_POLL_MS)
+        self._timer.timeout.connect(lambda: None)
+        self._previous: dict[int, Any] = {}  # what was there before, put back on exit
+
+    def _close(self, signum: int, _frame: FrameType | None) -> None:
+        log.info("closing on signal %d", signum)
+        QTimer.singleShot(0, self._window.close)
+
+    def __enter__(self) -> None:
+        for number in self.SIGNALS:
+            self._previous[number] = signal.signal(number, self._close)
+        self._timer.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self._timer.stop()
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
