@@ -173,6 +173,16 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("-q", "--quiet", action="store_true",
                         help="no progress lines on standard error")
 
+    entry = commands.add_parser(
+        "desktop-entry", help="put gpuscope in the desktop's application menu for this user "
+                              "(Linux: a .desktop file and icon in ~/.local/share), or take "
+                              "it out")
+    action = entry.add_mutually_exclusive_group(required=True)
+    action.add_argument("--install", action="store_true",
+                        help="write ~/.local/share/applications/gpuscope.desktop and its icon")
+    action.add_argument("--uninstall", action="store_true",
+                        help="remove the menu entry and icon written by --install")
+
     screenshot = commands.add_parser(
         "screenshot", help="render every page of the window and the report to PNG files, "
                            "offscreen (no display needed)")
@@ -534,6 +544,27 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_desktop_entry(args: argparse.Namespace) -> int:
+    from gpuscope.app.desktop import (
+        DesktopEntryError,
+        install_desktop_entry,
+        uninstall_desktop_entry,
+    )
+
+    try:
+        if args.install:
+            paths = install_desktop_entry(os.environ)
+            print(f"Wrote {paths.desktop_file} and {paths.icon}: gpuscope is in the "
+                  f"application menu (under System). Undo: gpuscope desktop-entry --uninstall")
+        else:
+            removed = uninstall_desktop_entry(os.environ)
+            print("Removed " + " and ".join(str(path) for path in removed) if removed
+                  else "No gpuscope menu entry was installed for this user.")
+    except DesktopEntryError as exc:
+        raise CliError(str(exc)) from exc
+    return 0
+
+
 def _display_problem() -> str | None:
     """Why a window cannot open here, or None. Qt itself aborts the process without a
     display, or without the system libraries of its X11 plugin."""
@@ -589,7 +620,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, "doctor": _cmd_doctor,
                 "record": _cmd_record, "export": _cmd_export, "bench": _cmd_bench,
-                "report": _cmd_report, "screenshot": _cmd_screenshot, None: _cmd_gui}
+                "report": _cmd_report, "screenshot": _cmd_screenshot,
+                "desktop-entry": _cmd_desktop_entry, None: _cmd_gui}
     try:
         _check_global_options(args)
         return handlers[args.command](args)

@@ -1,17 +1,28 @@
-"""Whether the window can open on this desktop, asked before Qt is loaded: when Qt's X11
+"""The desktop around the window, Qt-free.
+
+Whether the window can open on this desktop, asked before Qt is loaded: when Qt's X11
 platform plugin cannot load its system libraries, Qt aborts the whole process (SIGABRT and a
 core dump, after "Could not load the Qt platform plugin xcb"). So the libraries the plugin
 lacks are found first, with `ldd`, and named with the command that installs them.
+
+The menu entry (`gpuscope desktop-entry --install`): the packaged gpuscope.desktop and icon,
+written into the user's XDG data folders so that the app appears in the desktop's menu after a
+`pip install`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.resources
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 # PySide6's X11 platform plugin, inside the PySide6 package.
@@ -82,3 +93,123 @@ def x11_problem(environ: Mapping[str, str], *, platform: str = sys.platform,
             f"{'is' if len(missing) == 1 else 'are'} not installed, and Qt would abort. "
             f"Install {'it' if len(missing) == 1 else 'them'} (Debian, Ubuntu): "
             f"sudo apt install {packages}")
+
+
+# ----------------------------------------------------------------------------- menu entry
+
+DESKTOP_FILE_NAME = "gpuscope.desktop"
+ICON_FILE_NAME = "gpuscope.svg"
+RESOURCE_PACKAGE = "gpuscope.resources"
+
+
+class DesktopEntryError(Exception):
+    """The menu entry cannot be installed or removed here (one line, for the CLI)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DesktopEntryPaths:
+    desktop_file: Path  # <data home>/applications/gpuscope.desktop
+    icon: Path  # <data home>/icons/hicolor/scalable/apps/gpuscope.svg
+
+
+def desktop_entry_paths(environ: Mapping[str, str]) -> DesktopEntryPaths:
+    """Where the XDG base directory specification puts a user's menu entry and icon:
+    $XDG_DATA_HOME, else ~/.local/share."""
+    data_home = environ.get("XDG_DATA_HOME") or ""
+    base = Path(data_home) if os.path.isabs(data_home) else Path.home() / ".local" / "share"
+    return DesktopEntryPaths(base / "applications" / DESKTOP_FILE_NAME,
+                             base / "icons" / "hicolor" / "scalable" / "apps" / ICON_FILE_NAME)
+
+
+def launcher_command(python: str = sys.executable) -> tuple[str, ...]:
+    """How the menu starts the window: the `gpuscope` script installed beside this Python
+    (a virtual environment's bin/ is not on the desktop's PATH, so the path is absolute),
+    else this Python with `-m gpuscope`."""
+    script = Path(python).parent / "gpuscope"
+    if script.is_file() and os.access(script, os.X_OK):
+        return (str(script),)
+    return (python, "-m", "gpuscope")
+
+
+def _exec_quoted(argument: str) -> str:
+    """An Exec argument as the desktop entry specification writes it: quoted where it holds
+    a reserved character (with \\ before ", `, $ and \\), then string-escaped (every \\
+    doubled), the two rules the specification applies in turn."""
+    if not re.search(r'[\s"\'\\><~|&;$*?#()`]', argument):
+        return argument
+    quoted = argument
+    for special in ("\\", '"', "`", "$"):
+        quoted = quoted.replace(special, "\\" + special)
+    return ('"' + quoted + '"').replace("\\", "\\\\")
+
+
+def desktop_entry_text(command: Sequence[str]) -> str:
+    """The packaged gpuscope.desktop with Exec and TryExec pointing at `command`."""
+    template = importlib.resources.files(RESOURCE_PACKAGE).joinpath(DESKTOP_FILE_NAME)
+    lines = []
+    for line in template.read_text(encoding="utf-8").splitlines():
+        if line.startswith("Exec="):
+            line = "Exec=" + " ".join(_exec_quoted(part) for part in command)
+        elif line.startswith("TryExec="):
+            line = "TryExec=" + command[0]
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def install_desktop_entry(environ: Mapping[str, str], command: Sequence[str] | None = None,
+                          *, platform: str = sys.platform) -> DesktopEntryPaths:
+    """Write the menu entry and the icon for this user. Raises DesktopEntryError."""
+    if not platform.startswith("linux"):
+        raise DesktopEntryError("menu entries are for Linux desktops (the XDG menu)")
+    paths = desktop_entry_paths(environ)
+    icon = importlib.resources.files(RESOURCE_PACKAGE).joinpath(ICON_FILE_NAME)
+    try:
+        _write_atomically(paths.icon, icon.read_bytes())
+        _write_atomically(paths.desktop_file,
+                          desktop_entry_text(command or launcher_command()).encode("utf-8"))
+    except OSError as exc:
+        raise DesktopEntryError(f"cannot write {exc.filename or paths.desktop_file}: "
+                                f"{exc.strerror or exc}") from exc
+    _refresh_menu(paths.desktop_file.parent)
+    return paths
+
+
+def uninstall_desktop_entry(environ: Mapping[str, str]) -> list[Path]:
+    """Remove the menu entry and the icon; the files that were there. Raises
+    DesktopEntryError when one cannot be removed."""
+    paths = desktop_entry_paths(environ)
+    removed = []
+    for path in (paths.desktop_file, paths.icon):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise DesktopEntryError(f"cannot remove {path}: {exc.strerror or exc}") from exc
+        removed.append(path)
+    _refresh_menu(paths.desktop_file.parent)
+    return removed
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.",
+                                     delete=False) as handle:
+        handle.write(data)
+        temporary = Path(handle.name)
+    try:
+        temporary.chmod(0o644)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _refresh_menu(applications: Path) -> None:
+    """Let the desktop see the change at once where it keeps a cache (best effort)."""
+    tool = shutil.which("update-desktop-database")
+    if tool is None or not applications.is_dir():
+        return
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run([tool, str(applications)], capture_output=True, timeout=LDD_TIMEOUT_S,
+                       check=False)

@@ -13,8 +13,13 @@ from typing import Any
 import pytest
 
 from gpuscope.app.desktop import (
+    DesktopEntryError,
     debian_package,
+    desktop_entry_paths,
+    install_desktop_entry,
+    launcher_command,
     missing_libraries,
+    uninstall_desktop_entry,
     x11_problem,
     xcb_plugin_path,
 )
@@ -126,3 +131,77 @@ def test_the_window_command_says_what_to_install_instead_of_aborting(tmp_path: P
     assert result.returncode == 1, result.stderr
     assert "sudo apt install libxkbcommon-x11-0 libxcb-cursor0" in result.stderr
     assert "gpuscope info" in result.stderr  # the command line still works
+
+
+# ----------------------------------------------------------------------------- menu entry
+
+RESOURCES = ROOT / "resources"
+
+
+def validated(path: Path) -> None:
+    tool = shutil.which("desktop-file-validate")
+    if tool is None:
+        return  # the key checks of the caller still ran (apt install desktop-file-utils)
+    result = subprocess.run([tool, str(path)], capture_output=True, text=True, timeout=30,
+                            check=False)
+    assert result.returncode == 0 and "error" not in result.stdout.lower(), result.stdout
+
+
+def test_the_menu_entry_is_installed_for_this_user_and_removed_again(tmp_path: Path) -> None:
+    environ = {"XDG_DATA_HOME": str(tmp_path)}
+    paths = install_desktop_entry(environ, ("/opt/gpu tools/bin/gpuscope",), platform="linux")
+    assert paths.desktop_file == tmp_path / "applications" / "gpuscope.desktop"
+    assert paths.icon.read_bytes() == (RESOURCES / "gpuscope.svg").read_bytes()
+    entry = dict(line.split("=", 1) for line in paths.desktop_file.read_text().splitlines()
+                 if "=" in line)
+    assert entry["Exec"] == '"/opt/gpu tools/bin/gpuscope"'  # quoted: it holds a space
+    assert entry["TryExec"] == "/opt/gpu tools/bin/gpuscope"
+    assert entry["Icon"] == "gpuscope" and entry["Name"] == "gpuscope"
+    validated(paths.desktop_file)
+    assert uninstall_desktop_entry(environ) == [paths.desktop_file, paths.icon]
+    assert not paths.desktop_file.exists() and not paths.icon.exists()
+    assert uninstall_desktop_entry(environ) == []
+
+
+def test_an_exec_line_with_reserved_characters_is_quoted_and_escaped(tmp_path: Path) -> None:
+    command = ("/home/a b/$venv/bin/python", "-m", "gpuscope")
+    paths = install_desktop_entry({"XDG_DATA_HOME": str(tmp_path)}, command, platform="linux")
+    [exec_line] = [line for line in paths.desktop_file.read_text().splitlines()
+                   if line.startswith("Exec=")]
+    assert exec_line == 'Exec="/home/a b/\\\\$venv/bin/python" -m gpuscope'
+    validated(paths.desktop_file)
+
+
+def test_the_launcher_is_the_script_beside_this_python_else_python_m(tmp_path: Path) -> None:
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    assert launcher_command(str(python)) == (str(python), "-m", "gpuscope")
+    script = python.parent / "gpuscope"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    assert launcher_command(str(python)) == (str(script),)
+
+
+def test_the_default_data_home_is_dot_local_share() -> None:
+    assert desktop_entry_paths({}).desktop_file == (
+        Path.home() / ".local" / "share" / "applications" / "gpuscope.desktop")
+    # The XDG specification ignores a relative $XDG_DATA_HOME.
+    assert desktop_entry_paths({"XDG_DATA_HOME": "relative"}) == desktop_entry_paths({})
+
+
+def test_elsewhere_than_linux_the_menu_entry_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(DesktopEntryError, match="Linux"):
+        install_desktop_entry({"XDG_DATA_HOME": str(tmp_path)}, ("gpuscope",),
+                              platform="win32")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG menus are Linux's")
+def test_the_command_installs_the_entry(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "gpuscope", "desktop-entry", "--install"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    desktop_file = tmp_path / "applications" / "gpuscope.desktop"
+    assert str(desktop_file) in result.stdout and "--uninstall" in result.stdout
+    validated(desktop_file)
