@@ -114,6 +114,8 @@ _STACK_FIELDS: tuple[tuple[str, str], ...] = (
     ("nvml_library_version", "NVML library"), ("amdsmi_library_version", "amdsmi library"),
     ("rocm_path", "ROCm path"),
 )
+# The versions a reader looks for first: their absence is said, not left out.
+_SAID_WHEN_ABSENT = frozenset({"rocm_version", "nvidia_driver_version"})
 _STACK_EXTRAS: tuple[tuple[str, str], ...] = (
     ("cuda_toolkit_version", "CUDA toolkit"), ("rocm_version_full", "ROCm (full)"),
 )
@@ -138,6 +140,8 @@ def _stack(diagnosis: Mapping[str, Any]) -> tuple[tuple[tuple[str, str], ...],
         rows.append(("Kernel", kernel))
     for key, label in _STACK_FIELDS:
         text = _scalar_text(stack.get(key))
+        if text is None and key in _SAID_WHEN_ABSENT:
+            text = "not found"  # on this machine, or in the outputs pasted
         if text is not None:
             rows.append((label, text))
     extras = _dict(stack.get("extras"))

@@ -136,3 +136,12 @@ def test_the_planted_snapshot_holds_the_names() -> None:
     """The fixture plants what the export tests look for."""
     text = (SNAPSHOTS_DIR / "rx7900xtx_rocm.json").read_text()
     assert "alice" in text and PLANTED_USER not in text and PLANTED_HOST not in text
+
+
+def test_the_versions_say_what_is_absent() -> None:
+    """A reader looks for the ROCm and NVIDIA driver versions first: where there is none, the
+    Stack table says so instead of leaving the row out."""
+    nvidia = dict(_prepared(SNAPSHOTS_DIR / "nvidia_h200.json").report.stack)
+    assert nvidia["NVIDIA driver"] == "580.159.04" and nvidia["ROCm"] == "not found"
+    amd = dict(_prepared(SNAPSHOTS_DIR / "rx7900xtx_rocm.json").report.stack)
+    assert amd["ROCm"] != "not found" and amd["NVIDIA driver"] == "not found"
