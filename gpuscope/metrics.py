@@ -246,3 +246,12 @@ def reason_in_force(changes: Iterable[tuple[float, str]], time_s: float) -> str 
             break
         reason = text or None
     return reason
+
+
+# Units as results store them (ASCII, part of the JSON contracts) -> as people read them.
+_SHOWN_UNITS = {"us": "µs"}
+
+
+def shown_unit(unit: str) -> str:
+    """A unit as it is shown: microseconds are stored "us" and shown "µs"."""
+    return _SHOWN_UNITS.get(unit, unit)

@@ -56,6 +56,7 @@ from gpuscope.bench.session import (
     SessionEvent,
     live_machine,
 )
+from gpuscope.metrics import shown_unit
 from gpuscope.model import JsonValue, to_jsonable
 
 EXIT_OK = 0
@@ -102,8 +103,8 @@ def _result_row(result: BenchmarkResult, assessment: ResultAssessment | None) ->
             percent += f" of {format_value(assessment.peak.value)}"
         verdict = assessment.level_word
     return [result.id, result.status.value, format_value(result.value),
-            result.unit if result.value is not None else "", spread, error, percent, verdict,
-            result.math_library or "", note]
+            shown_unit(result.unit) if result.value is not None else "", spread, error, percent,
+            verdict, result.math_library or "", note]
 
 
 def format_run_text(run: BenchRun, assessment: RunAssessment | None = None) -> str:
@@ -268,7 +269,8 @@ class ProgressBar:
             self._write(text.ljust(78)[:100])
         elif isinstance(event, ResultReceived):
             result = event.result
-            value = (f"{format_value(result.value)} {result.unit}" if result.value is not None
+            value = (f"{format_value(result.value)} {shown_unit(result.unit)}"
+                     if result.value is not None
                      else f"{result.status.value}: {result.reason or ''}")
             self._write("\r" + f"  {result.id}: {value}"[:100].ljust(78) + "\n")
         elif isinstance(event, ErrorRaised):

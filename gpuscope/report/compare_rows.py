@@ -12,6 +12,7 @@ import datetime as _dt
 from gpuscope.bench.results import ResultStatus
 from gpuscope.knowledge.compare import CardProfile
 from gpuscope.knowledge.specs import GpuSpec
+from gpuscope.metrics import shown_unit
 from gpuscope.report.compare_table import (
     QT_TRANSLATE_NOOP,
     Better,
@@ -263,7 +264,7 @@ def _measured_row(key: str, benchmark_id: str, label: str, unit: str) -> Row:
             reason = result.reason or translate("ComparePage", "no reason given")
             return Cell(word, tooltip=f"{shown_label} {word}: {reason}",
                         role=ColorRole.MUTED if unsupported else ColorRole.ERROR)
-        text = f"{format_figure(result.value)} {result.unit or unit}"
+        text = f"{format_figure(result.value)} {shown_unit(result.unit or unit)}"
         lines = [translate("ComparePage", "Measured {value} ({label})").format(
             value=text, label=shown_label)]
         if result.percent_of_peak is not None and result.peak is not None:

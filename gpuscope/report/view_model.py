@@ -11,7 +11,7 @@ from gpuscope.bench.results import BenchRun
 from gpuscope.doctor.layers import LayerState
 from gpuscope.knowledge.bench_expectations import VerdictLevel
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
-from gpuscope.metrics import Metric
+from gpuscope.metrics import Metric, shown_unit
 from gpuscope.model import Gpu, GpuKind, OriginKind, PcieLink, Vendor, format_bytes
 from gpuscope.report.formatting import format_number, format_percent, format_unix, format_utc
 from gpuscope.report.redact import Replacement
@@ -296,13 +296,13 @@ class BenchRow:
     def value_text(self) -> str:
         if self.value is None:
             return self.status
-        return f"{format_number(self.value)} {self.unit}"
+        return f"{format_number(self.value)} {shown_unit(self.unit)}"
 
     @property
     def peak_text(self) -> str:
         if self.peak_value is None:
             return "–"
-        return f"{format_number(self.peak_value)} {self.unit}"
+        return f"{format_number(self.peak_value)} {shown_unit(self.unit)}"
 
     @property
     def percent_text(self) -> str:

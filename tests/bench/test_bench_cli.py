@@ -128,7 +128,7 @@ def test_text_output_and_the_output_file(tmp_path: Path) -> None:
     assert "ran on the CPU: this torch build has no GPU support" in text
     assert "3 of 3 benchmarks reported" in text
     lines = {line.split()[0]: line for line in text.splitlines()[3:] if line.strip()}
-    assert " ok " in lines["latency.launch"] and " us " in lines["latency.launch"]
+    assert " ok " in lines["latency.launch"] and " µs " in lines["latency.launch"]
     assert "unsupported" in lines["latency.sync"] and "no GPU" in lines["latency.sync"]
     assert "TF32 is an NVIDIA tensor-core mode" in lines["matmul.tf32"]
     saved = run_from_json(json.loads(out.read_text()))

@@ -139,7 +139,7 @@ def test_a_real_quick_run_on_the_cpu_fills_the_table_chart_and_history(
         assert row["telemetry"].startswith("CPU 93%"), row
         assert "(n=" in row["spread"]
     assert rows[0]["value"].endswith(" TFLOPS") and rows[0]["error"]
-    assert rows[3]["value"].endswith(" GB/s") and rows[5]["value"].endswith(" us")
+    assert rows[3]["value"].endswith(" GB/s") and rows[5]["value"].endswith(" µs")
     assert page.error_text() == ""
     assert page.overall_label.text().startswith("Done: 6 benchmarks")
     assert page.overall_bar.value() == 1000

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from gpuscope.bench.assess import RunAssessment
 from gpuscope.bench.results import BenchRun, ResultStatus
 from gpuscope.knowledge.bench_expectations import BENCHMARKS as EXPECTATIONS
+from gpuscope.metrics import shown_unit
 from gpuscope.ui.theme import MUTED_COLOR, gpu_color
 from gpuscope.ui.widgets import PlotPanel, make_label
 
@@ -47,7 +48,7 @@ def chart_bars(run: BenchRun, assessment: RunAssessment) -> list[ChartBar]:
         label = EXPECTATIONS[benchmark].label if benchmark in EXPECTATIONS else benchmark
         bars.append(ChartBar(benchmark, label, result.value, peak,
                              judged.percent_of_peak if judged is not None else None,
-                             result.unit))
+                             shown_unit(result.unit)))
     return bars
 
 

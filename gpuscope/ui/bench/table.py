@@ -20,6 +20,7 @@ from gpuscope.bench.assess import ResultAssessment, RunAssessment
 from gpuscope.bench.catalog import spec as catalog_spec
 from gpuscope.bench.results import BenchmarkResult, BenchTelemetry, ResultStatus
 from gpuscope.bench.run_telemetry import telemetry_words
+from gpuscope.metrics import shown_unit
 from gpuscope.ui.bench.history import format_value
 from gpuscope.ui.i18n import core_text, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
@@ -98,7 +99,7 @@ class BenchResultsTable(QTableWidget):
             catalog = catalog_spec(result.id)
             title = core_text(catalog.title) if catalog is not None else result.id
             ok = result.status is ResultStatus.OK and result.value is not None
-            value = (f"{format_value(result.value)} {result.unit}" if ok
+            value = (f"{format_value(result.value)} {shown_unit(result.unit)}" if ok
                      else core_text(result.status.value))
             spread = ""
             if ok and result.spread is not None:
