@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QWidget
 
 from gpuscope import __version__
@@ -28,6 +28,10 @@ ORGANISATION = "gpuscope"
 STYLE = "Fusion"
 # How often the interpreter wakes in Qt's event loop to run a signal handler (Ctrl+C).
 SIGNAL_POLL_MS = 200
+# Qt's offscreen platform says this of every window that sets size limits; nothing is wrong,
+# and it would be all that 'gpuscope screenshot' or a PNG report prints besides its progress.
+OFFSCREEN_NOISE = "This plugin does not support propagateSizeHints()"
+_noise_filtered = False
 
 __all__ = ["APP_NAME", "DEFAULT_TELEMETRY_HZ", "ORGANISATION", "app_icon", "run_gui",
            "setup_application"]
@@ -52,7 +56,29 @@ def setup_application(argv: Sequence[str] | None = None,
     if not icon.isNull():
         app.setWindowIcon(icon)
     setup_language(language_setting)  # before any widget: widgets take their texts once
+    if app.platformName() == "offscreen":
+        quiet_offscreen_noise()
     return app
+
+
+def quiet_offscreen_noise() -> None:
+    """Drop Qt's offscreen size-hints warning; every other Qt message goes where it went
+    before (Qt's own output, or the handler installed earlier). Once per process."""
+    global _noise_filtered
+    if _noise_filtered:
+        return
+    _noise_filtered = True
+    previous: Any = None
+
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        if message == OFFSCREEN_NOISE:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
 
 
 def run_gui(

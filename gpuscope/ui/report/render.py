@@ -599,4 +599,9 @@ def ensure_gui_application() -> QGuiApplication:
         return existing
     # A picture needs no screen: offscreen works with or without a display.
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    return QGuiApplication(["gpuscope"])
+    app = QGuiApplication(["gpuscope"])
+    if app.platformName() == "offscreen":
+        from gpuscope.ui.app import quiet_offscreen_noise
+
+        quiet_offscreen_noise()
+    return app
