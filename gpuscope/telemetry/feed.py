@@ -96,6 +96,12 @@ class TelemetryFeed(Protocol):
     def live(self) -> bool: ...
 
     @property
+    def pausable(self) -> bool:
+        """Whether pausing means anything: new samples of this machine arrive (not a
+        recording, nor a replay repeating what a snapshot captured)."""
+        ...
+
+    @property
     def label(self) -> LabelText:
         """"Live, 2 Hz" / "Recording r.sqlite, 2026-11-22 10:00–10:05"."""
         ...
@@ -233,6 +239,10 @@ class RingFeed:
 
     @property
     def live(self) -> bool:
+        return self._live
+
+    @property
+    def pausable(self) -> bool:
         return self._live
 
     @property

@@ -42,8 +42,9 @@ class SamplerFeed:
 
     def __init__(self, sampler: Sampler, gpus: Sequence[Gpu],
                  label: LabelText | str | None = None,
-                 report_label: str | None = None) -> None:
+                 report_label: str | None = None, *, repeats_capture: bool = False) -> None:
         self._sampler = sampler
+        self._repeats_capture = repeats_capture  # a replay: captured values, repeated
         self._gpus = tuple(gpus)
         self._label = (label if not isinstance(label, str) else
                        verbatim(label) if label else None)
@@ -75,6 +76,10 @@ class SamplerFeed:
     @property
     def live(self) -> bool:
         return True
+
+    @property
+    def pausable(self) -> bool:
+        return not self._repeats_capture
 
     @property
     def label(self) -> LabelText:

@@ -499,7 +499,8 @@ class MainWindow(QMainWindow):
         if isinstance(self._system, ReplaySystem):
             label = LabelText("MainWindow", REPLAY_FEED_LABEL, (
                 ("source", self._system.source or ""), ("rate", f"{sampler.rate_hz:g}")))
-        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label))
+        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label,
+                                                 repeats_capture=label is not None))
 
     def _on_sampler_failed(self, message: str) -> None:
         self.session.start_failed()

@@ -574,6 +574,8 @@ def test_live_telemetry_starts_after_the_probes_and_stops_with_the_window(
     feed = window.telemetry_page.feed
     label = feed.label.english()
     assert feed.live and "Replay of" in label and "not live" in label
+    # The replay repeats captured values: nothing new arrives, so there is no Pause.
+    assert not feed.pausable and window.telemetry_page.pause_button.isHidden()
     assert {d.key for d in feed.devices()} == {"0000:03:00.0", "host"}
     qtbot.waitUntil(lambda: feed.latest("0000:03:00.0/temp_edge_c") is not None, timeout=10000)
     sampler = window.session.sampler

@@ -561,8 +561,9 @@ class TelemetryPage(QWidget):
             self.source_label.setText(shown(feed.label))
             self.stack.setCurrentWidget(self.scroll_area)
         self.pause_button.setEnabled(feed is not None)
-        # A recording holds still by itself: nothing arrives to pause.
-        self.pause_button.setVisible(feed is None or feed.live)
+        # A recording holds still by itself, and a replay repeats the same values: nothing
+        # new arrives to pause.
+        self.pause_button.setVisible(feed is None or feed.pausable)
         for button in self.window_buttons.buttons():
             button.setEnabled(feed is not None)
         self.overview.setVisible(feed is not None)
