@@ -117,8 +117,10 @@ SAVED_RUN_DEVICES = 2
 
 def latest_saved_runs(history_path: str | None = None,
                       devices: int = SAVED_RUN_DEVICES) -> tuple[tuple[BenchRun, ...], str | None]:
-    """(the newest run of each of the `devices` most recently benchmarked devices in the
-    history of past runs (`gpuscope bench` keeps it), why none could be read or None)."""
+    """(the newest successful run of each of the `devices` most recently benchmarked devices
+    in the history of past runs (`gpuscope bench` keeps it), why none could be read or None).
+    A failed run (no torch, a crash, a hang, a failed benchmark) stays in the history only: a
+    report shows what the card does, not what went wrong once."""
     from gpuscope.bench.history import HistoryError, RunHistory
 
     history = RunHistory(history_path)
@@ -126,7 +128,7 @@ def latest_saved_runs(history_path: str | None = None,
         stored = history.list(limit=50)
         chosen: dict[str, int] = {}
         for entry in stored:  # newest first
-            if entry.device not in chosen and len(chosen) < devices:
+            if entry.ok and entry.device not in chosen and len(chosen) < devices:
                 chosen[entry.device] = entry.id
         runs = tuple(history.load(run_id) for run_id in chosen.values())
     except HistoryError as exc:
