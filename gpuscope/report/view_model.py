@@ -401,11 +401,12 @@ class ShareReport:
                 sum(1 for f in self.findings if f.severity == "warning"))
 
     def verdict_line(self) -> str:
+        """The report's headline. Without a GPU the title and the GPUs section already say
+        "no GPU found": the headline gives the findings that may say why, if any."""
         errors, warnings = self.counts()
-        if not self.gpus:
-            return "No GPU found."
         if errors == 0 and warnings == 0:
-            return "The doctor found nothing wrong."
+            return ("The doctor has no GPU to judge." if not self.gpus
+                    else "The doctor found nothing wrong.")
         parts = [f"{n} {w}{'s' if n != 1 else ''}" for n, w in
                  ((errors, "error"), (warnings, "warning")) if n]
         return "The doctor found " + " and ".join(parts) + "."

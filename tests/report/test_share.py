@@ -3,6 +3,7 @@ back the same (a report re-imported for Compare is the same kind of object)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -145,3 +146,14 @@ def test_the_versions_say_what_is_absent() -> None:
     assert nvidia["NVIDIA driver"] == "580.159.04" and nvidia["ROCm"] == "not found"
     amd = dict(_prepared(SNAPSHOTS_DIR / "rx7900xtx_rocm.json").report.stack)
     assert amd["ROCm"] != "not found" and amd["NVIDIA driver"] == "not found"
+
+
+def test_without_a_gpu_the_headline_does_not_repeat_the_title() -> None:
+    """The title and the GPUs section say "no GPU found"; the headline says what the doctor
+    made of it, and with findings their counts, which may say why."""
+    report = _prepared(SNAPSHOTS_DIR / "dev_container_live.json").report
+    assert not report.gpus and not report.findings
+    assert report.verdict_line() == "The doctor has no GPU to judge."
+    warned = dataclasses.replace(report, findings=(
+        *report.findings, *_prepared(SNAPSHOTS_DIR / "amd_kfd_no_access.json").report.findings))
+    assert warned.verdict_line().startswith("The doctor found ")

@@ -657,10 +657,9 @@ class ReportPage(QWidget):
     def _verdict_words(self, report: ShareReport) -> str:
         """`ShareReport.verdict_line` in the language installed."""
         errors, warnings = report.counts()
-        if not report.gpus:
-            return self.tr("No GPU found.")
         if errors == 0 and warnings == 0:
-            return self.tr("The doctor found nothing wrong.")
+            return (self.tr("No GPU found.") if not report.gpus
+                    else self.tr("The doctor found nothing wrong."))
         if errors and warnings:
             return self.tr("The doctor found {errors} error(s) and {warnings} warning(s).").format(
                 errors=errors, warnings=warnings)
