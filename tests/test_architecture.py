@@ -79,6 +79,30 @@ def test_every_package_folder_is_installed() -> None:
                for path in (ROOT / "gpuscope").rglob("__init__.py")}
     assert folders - listed == set()
 
+
+def test_the_gpuscope_process_loads_no_worker_module_that_imports_torch() -> None:
+    """The worker folders run in the user's Python with torch; gpuscope's own process may
+    share a constant with them only through a module of theirs without torch in it (not even
+    in a program text run in a child), as probes/framework_probe/limits.py is."""
+    import ast
+    import re
+
+    workers = ("gpuscope/bench/worker", "gpuscope/probes/framework_probe", "gpuscope/child")
+    torch_import = re.compile(r"^\s*(?:import|from)\s+torch\b", re.MULTILINE)
+    offenders = []
+    for path in sorted((ROOT / "gpuscope").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith(workers):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), relative)):
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            target = ROOT / (node.module.replace(".", "/") + ".py")
+            if target.as_posix().split(f"{ROOT.as_posix()}/", 1)[-1].startswith(workers) \
+                    and torch_import.search(target.read_text()):
+                offenders.append(f"{relative}:{node.lineno} imports {node.module}")
+    assert offenders == []
+
 def test_mypy_strict_passes() -> None:
     result = _run([sys.executable, "-m", "mypy", "gpuscope"], timeout_s=600)
     assert result.returncode == 0, result.stdout[-6000:]

@@ -40,7 +40,7 @@ from gpuscope.model import json_bool as _bool
 from gpuscope.model import json_dict as _dict
 from gpuscope.model import json_int as _int
 from gpuscope.model import json_list as _list
-from gpuscope.probes.framework_probe.children import SMOKE_HANG_S
+from gpuscope.probes.framework_probe.limits import SMOKE_HANG_S
 from gpuscope.probes.worker_process import (
     JsonLineReader,
     WorkerProcess,

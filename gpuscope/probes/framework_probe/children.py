@@ -14,14 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ...child.jsonlines import describe
+from .limits import SMOKE_HANG_S
 from .recording import log
 
 STDERR_TAIL_LINES = 30
 STDERR_TAIL_CHARS = 3000
-# A smoke test killed sooner than this was cut short by the inspection's time budget, not shown
-# to hang: a first CUDA or HIP context (with cuBLAS) can take seconds on a large GPU in a VM
-# (an H200 needed more than the 3 s a 10 s budget left it). It is "unfinished", not "failed".
-SMOKE_HANG_S = 30.0
 
 SMOKE_OK = "GPUSCOPE_SMOKE_OK"
 SMOKE_WRONG = "GPUSCOPE_SMOKE_WRONG"
