@@ -2,8 +2,8 @@
 real files: a directory tree laid out as sysfs and hwmon (8 cards, each behind its own on-board
 PCIe switch, with hwmon files, built in a temporary directory on the RX 7900 XTX fixture's
 pattern), read through the live evidence reader (`LiveSystem`) rooted there, so a tick makes
-the system calls a live one makes: one pread per reading where `LiveSystem.open_file` keeps
-the files open, else an open, read and close per reading (`config.gpu_reads` says which).
+the system calls a live one makes: one pread per reading of a file `LiveSystem.open_file`
+keeps open.
 
 A tick is `Sampler.tick()`: every GPU source asked on its own worker thread, one after the
 other, the host inline, one row per device into the ring buffers and the latest readings
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gpuscope.evidence import LiveSystem, ReplaySystem, Snapshot
+from gpuscope.evidence import ReplaySystem, Snapshot
 from gpuscope.inventory import collect_inventory
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import SourceSet, build_sources, host_source
@@ -86,10 +86,7 @@ def measure(ticks: int, warmup: int, gpus: int) -> dict[str, Any]:
         sources = build_sources(RootedLiveSystem(root), inventory, use_libraries=False)
         result = _measure(sources, ticks, warmup)
     result["config"]["sysfs_files_on_disk"] = files
-    result["config"]["gpu_reads"] = (
-        "files kept open, one pread per reading (LiveSystem.open_file)"
-        if hasattr(LiveSystem, "open_file")
-        else "an open, read and close per reading (LiveSystem.read_text)")
+    result["config"]["gpu_reads"] = "files kept open, one pread per reading (LiveSystem.open_file)"
     return result
 
 

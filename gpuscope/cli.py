@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpuscope import __version__
+from gpuscope.app.machine import snapshot_meta as _snapshot_meta
 from gpuscope.app.machine import system_for
 from gpuscope.evidence import RecordingSystem, SnapshotError, System
-from gpuscope.evidence import snapshot_meta as _snapshot_meta
 from gpuscope.untrusted import UntrustedInputError, clean_text, one_line
 
 if TYPE_CHECKING:

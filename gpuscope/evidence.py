@@ -11,7 +11,6 @@ Every answer is a value: a missing file is `FileRead(error="ENOENT")`, not an ex
 
 from __future__ import annotations
 
-import datetime as _dt
 import errno as _errno
 import gzip
 import json
@@ -24,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -118,25 +118,16 @@ class System(Protocol):
 
     @property
     def origin_kind(self) -> OriginKind: ...
-
     def read_text(self, path: str) -> FileRead: ...
-
+    def open_file(self, path: str) -> OpenFile: ...
     def list_dir(self, path: str) -> DirListing: ...
-
     def stat(self, path: str) -> StatInfo: ...
-
     def can_open(self, path: str, write: bool = False) -> bool: ...
-
     def realpath(self, path: str) -> str: ...
-
     def which(self, program: str) -> str | None: ...
-
     def run(self, argv: Sequence[str], timeout_s: float = 10.0) -> CommandResult: ...
-
     def env(self, name: str) -> str | None: ...
-
     def identity(self) -> Identity: ...
-
     def library(self, name: str, collect: Callable[[], JsonValue]) -> JsonValue: ...
 
 
@@ -144,6 +135,23 @@ def _errno_name(exc: OSError) -> str:
     if exc.errno is not None and exc.errno in _errno.errorcode:
         return _errno.errorcode[exc.errno]
     return type(exc).__name__
+
+
+class OpenFile(Protocol):
+    """A file kept open by the system and read afresh from its start by each `read`."""
+
+    def read(self) -> FileRead: ...
+    def close(self) -> None: ...
+
+
+class RereadFile:
+    """A file read through `system.read_text` each time: a replay's, a recording's."""
+
+    def __init__(self, system: System, path: str) -> None:
+        self.read = partial(system.read_text, path)
+
+    def close(self) -> None:
+        """Nothing is held open."""
 
 
 class LiveOpenFile:
@@ -428,6 +436,9 @@ class RecordingSystem:
     def origin_kind(self) -> OriginKind:
         return self._inner.origin_kind
 
+    def open_file(self, path: str) -> OpenFile:
+        return RereadFile(self, path)
+
     def read_text(self, path: str) -> FileRead:
         result = self._inner.read_text(path)
         with self._lock:
@@ -586,6 +597,9 @@ class ReplaySystem:
                 return True
         return False
 
+    def open_file(self, path: str) -> OpenFile:
+        return RereadFile(self, path)
+
     def read_text(self, path: str) -> FileRead:
         entry = self._lookup(self.snapshot.files, path)
         if not isinstance(entry, dict):
@@ -684,13 +698,3 @@ class ReplaySystem:
 
 def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, (bool, int)) else None
-
-
-def snapshot_meta(description: str | None = None) -> dict[str, Any]:
-    from gpuscope import __version__
-
-    return _drop_none({
-        "captured_utc": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "gpuscope_version": __version__,
-        "description": description,
-    })

@@ -37,11 +37,6 @@ class LiveSession:
         with self._lock:
             return self._inventory
 
-    def set_inventory(self, inventory: Inventory) -> None:
-        """The probes have answered (again)."""
-        with self._lock:
-            self._inventory = inventory
-
     @property
     def sampler(self) -> Sampler | None:
         with self._lock:

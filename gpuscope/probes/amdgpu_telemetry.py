@@ -15,10 +15,8 @@ import logging
 import posixpath
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from functools import partial
-from typing import Protocol
 
-from gpuscope.evidence import FileRead, System
+from gpuscope.evidence import FileRead, OpenFile, System
 from gpuscope.metrics import GPU_METRICS, Metric, Raw
 from gpuscope.model import pcie_generation
 from gpuscope.probes.amdgpu_sysfs import (
@@ -36,14 +34,6 @@ log = logging.getLogger(__name__)
 
 READER_NAME = "sysfs"
 _GPU_METRIC_IDS: tuple[str, ...] = tuple(m.value for m in GPU_METRICS)
-
-class OpenFile(Protocol):
-    """A file kept open by the system and read afresh from its start by each `read`."""
-
-    def read(self) -> FileRead: ...
-
-    def close(self) -> None: ...
-
 
 @dataclass(frozen=True, slots=True)
 class _SysfsEntry:
@@ -194,11 +184,8 @@ class AmdgpuSysfsReader:
 
     def _reader_of(self, path: str) -> Callable[[], FileRead]:
         """How a tick reads `path`: kept open and read from its start where the system can
-        (one system call a reading, as sysfs monitors do), else read afresh."""
-        open_file: Callable[[str], OpenFile] | None = getattr(self._system, "open_file", None)
-        if open_file is None:
-            return partial(self._system.read_text, path)
-        handle = open_file(path)
+        (one system call a reading, as sysfs monitors do)."""
+        handle = self._system.open_file(path)
         self._open_files.append(handle)
         return handle.read
 

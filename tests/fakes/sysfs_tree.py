@@ -12,9 +12,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from gpuscope.evidence import CommandResult, DirListing, FileRead, LiveSystem, Snapshot, StatInfo
+from gpuscope.evidence import (
+    CommandResult,
+    DirListing,
+    FileRead,
+    LiveOpenFile,
+    LiveSystem,
+    Snapshot,
+    StatInfo,
+)
 from gpuscope.model import JsonValue
 
 
@@ -46,17 +53,6 @@ def write_tree(snapshot: Snapshot, root: Path | str, prefixes: Sequence[str] = (
     return written
 
 
-class _ReadEachTime:
-    def __init__(self, system: RootedLiveSystem, path: str) -> None:
-        self._system, self._path = system, path
-
-    def read(self) -> FileRead:
-        return self._system.read_text(self._path)
-
-    def close(self) -> None:
-        """Nothing is held open."""
-
-
 class RootedLiveSystem(LiveSystem):
     """The live evidence reader, on the tree below `root` instead of the machine's /."""
 
@@ -66,12 +62,8 @@ class RootedLiveSystem(LiveSystem):
     def read_text(self, path: str) -> FileRead:
         return super().read_text(self.root + path)
 
-    def open_file(self, path: str) -> Any:
-        """The live kept-open file, where evidence.py has one; else a fresh read each time."""
-        live_open_file = getattr(LiveSystem, "open_file", None)
-        if live_open_file is None:
-            return _ReadEachTime(self, path)
-        return live_open_file(self, self.root + path)
+    def open_file(self, path: str) -> LiveOpenFile:
+        return super().open_file(self.root + path)
 
     def list_dir(self, path: str) -> DirListing:
         return super().list_dir(self.root + path)
