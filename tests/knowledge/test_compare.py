@@ -117,10 +117,9 @@ def test_unknown_price_or_figure_gives_none() -> None:
     assert not mi300x.price.is_launch_price
     priced = mi300x.with_price(15000)
     assert priced.price.usd_per_vram_gib == pytest.approx(15000 / 192)
-    rtx5090 = card_profile("RTX 5090")  # only an FP16-accumulate figure is known
-    assert rtx5090 is not None
-    assert rtx5090.price.usd_per_fp16_tflops is not None
-    assert rtx5090.price.usd_per_pytorch_fp16_tflops is None
+    rtx5090d = card_profile("RTX 5090 D")  # China only: no USD launch price
+    assert rtx5090d is not None
+    assert rtx5090d.price.price_usd is None and rtx5090d.price.usd_per_fp16_tflops is None
     spec = gpu_spec("RX 7900 XTX")
     assert spec is not None
     assert price_metrics(spec, 500).usd_per_vram_gib == pytest.approx(500 / 24)

@@ -107,7 +107,9 @@ def test_pci_ids_agree_with_the_device_table() -> None:
         for vendor, device in s.pci_ids:
             identity = identify_device(vendor, device)
             assert identity is not None, (s.name, device)
-            found = {gpu_spec(c, vendor_id=vendor, device_id=device) for c in identity.candidates}
+            # A name shared by two memory sizes (RX 9060 XT) needs the VRAM too.
+            found = {gpu_spec(c, vendor_id=vendor, device_id=device, vram_bytes=s.vram_bytes)
+                     for c in identity.candidates}
             assert s in found, (s.name, device, identity.candidates)
             checked += 1
     assert checked >= 45
@@ -130,6 +132,9 @@ def test_pci_ids_agree_with_the_device_table() -> None:
     ({"pci_ids": ["0x1002:0x744C"]}, "lower case"),
     ({"fp16_fp32acc_tflops": 60.0}, "needs fp16_accumulate"),
     ({"launch_year": 2022}, "unknown keys"),
+    ({"launch_date": "2022-13-01"}, "launch_date"),
+    ({"unsupported": ["fp4"]}, "unsupported may only list"),
+    ({"unsupported": ["int8"]}, "int8 is unsupported but int8_tops is given"),
     ({"gfx_target": "8.9"}, "bad gfx_target"),
 ])
 def test_malformed_rows_are_rejected(patch: dict[str, Any], message: str) -> None:
@@ -201,25 +206,28 @@ def test_rx_7900_figures() -> None:
 
 
 def test_figures_no_source_gives_are_absent() -> None:
-    rtx5090 = spec("RTX 5090")
-    assert rtx5090.fp16_tflops == 419.0
-    assert rtx5090.fp16_fp32acc_tflops is None  # not published
-    assert rtx5090.pytorch_fp16_tflops is None
-    assert spec("RX 6800 XT").int8_tops is None  # not published
+    # A GeForce row with only the FP16-accumulate rate has no figure to compare PyTorch with.
+    (geforce,) = parse_spec_table({
+        "sources": {"s": {"url": "https://example.com/rtx", "label": "x"}},
+        "gpu": [{"name": "GeForce RTX Test", "vendor": "NVIDIA", "fp16_tflops": 419.0,
+                 "fp16_accumulate": "fp16", "field_confidence": {"fp16_tflops": "secondary"},
+                 "sources": ["s"]}]})
+    assert geforce.fp16_tflops == 419.0 and geforce.pytorch_fp16_tflops is None
+    rx6800 = spec("RX 6800 XT")
+    assert rx6800.bf16_tflops is None and rx6800.unsupported_formats == ("bf16",)  # no BF16 rate
+    assert "BF16" in rx6800.notes
     assert spec("MI250X").tdp_w is None  # only a 500-560 W range, unverified
     assert spec("H100 SXM").launch_price_usd is None  # datacenter: not published
-    assert all(s.launch_date is None for s in all_specs())  # no source gives one
-    rx6700 = spec("RX 6700 XT")
-    assert (rx6700.vram_gib, rx6700.compute_units, rx6700.fp32_tflops) == (12.0, 40, None)
+    assert spec("H100 SXM").launch_date is None  # no source at hand gives one
+    assert spec("RX 7900 XTX").launch_date == "2022-12-13"
 
 
 def test_derived_and_unverified_figures_say_so() -> None:
     gre = spec("RX 7900 GRE")
     assert (gre.fp32_tflops, gre.confidence("fp32_tflops")) == (46.0, "derived")
     assert "2.245 GHz" in gre.notes  # the formula
-    rtx4060 = spec("RTX 4060 Ti 16GB")
-    assert rtx4060.confidence("fp32_tflops") == "unverified"
-    assert "no public source was re-read" in rtx4060.notes
+    assert gre.confidence("launch_price_usd") == "unverified"
+    assert "no public source at hand states $549" in gre.notes
     assert spec("H100 SXM").confidence("fp16_tflops") == "primary"
     assert spec("MI300X").confidence("tdp_w") == "unverified"
     assert spec("H100 SXM").confidence("launch_price_usd") is None  # no such figure
@@ -251,9 +259,9 @@ def test_7900_xt_never_matches_the_xtx(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", [
-    "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA GeForce RTX 4090 D", "RTX 4060 Ti",
+    "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA GeForce RTX 4090 Ti", "RTX 4060 Ti",
     "AMD Radeon Pro VII", "RX 7900", "AMD Radeon Graphics", "Navi 31 [Radeon RX 7900 XT/7900 XTX]",
-    "", "NVIDIA", "AMD Radeon PRO W7900 Dual Slot"])
+    "", "NVIDIA", "AMD Radeon PRO W7900 Triple Slot", "AMD Radeon RX 9060 XT"])
 def test_near_misses_match_nothing(name: str) -> None:
     assert gpu_spec(name) is None
 
@@ -297,3 +305,13 @@ def test_name_contradicting_the_pci_id_gives_none() -> None:
 def test_lookup_never_raises(name: str | None, vendor: str | None, device: str | None,
                              vram: int | None) -> None:
     gpu_spec(name, vendor_id=vendor, device_id=device, vram_bytes=vram)
+
+
+def test_rtx_40_super_prices_come_from_nvidias_announcement() -> None:
+    for name, price, date in (("RTX 4080 SUPER", 999, "2024-01-31"),
+                              ("RTX 4070 Ti SUPER", 799, "2024-01-24")):
+        card = spec(name)
+        assert (card.launch_price_usd, card.launch_date) == (price, date), name
+        assert card.confidence("launch_price_usd") == "secondary"
+        assert any(src.url == "https://nvidianews.nvidia.com/news/geforce-rtx-40-super-series"
+                   for src in card.sources), name
