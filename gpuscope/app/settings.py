@@ -28,6 +28,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from gpuscope.app.prices import PriceBook, price_book_from_json, price_book_to_json
+
 # The file's place is shared with the command line, which reads the added interpreters.
 from gpuscope.config import APP_DIR_NAME as APP_DIR_NAME
 from gpuscope.config import CONFIG_DIR_ENV as CONFIG_DIR_ENV
@@ -66,6 +68,7 @@ MAX_TELEMETRY_HZ = MAX_RATE_HZ
 DIR_IMPORT = "import"
 DIR_RECORDING = "recording"
 DIR_EXPORT = "export"
+COMPARE_PRICES_KEY = "compare_prices"
 
 
 def _empty_dirs() -> Mapping[str, str]:
@@ -78,7 +81,8 @@ class Settings:
     Qt's own opaque blobs (QWidget.saveGeometry, QMainWindow.saveState). `language` is
     "auto" (from the locale), "en" or "zh_CN"; $GPUSCOPE_LANG overrides it, and a change
     shows from the next start. `interpreters` are the Python interpreters the user added
-    on the Frameworks page; the window and `gpuscope doctor` inspect them by default."""
+    on the Frameworks page; the window and `gpuscope doctor` inspect them by default.
+    `compare_prices` are the prices typed on the Compare page and the currency chosen there."""
 
     theme: ThemeChoice = ThemeChoice.SYSTEM
     last_page: str | None = None
@@ -88,6 +92,7 @@ class Settings:
     dialog_dirs: Mapping[str, str] = field(default_factory=_empty_dirs)
     language: str = LANGUAGE_AUTO
     interpreters: tuple[str, ...] = ()
+    compare_prices: PriceBook = field(default_factory=PriceBook)
 
     def dialog_dir(self, key: str) -> str:
         """The last folder of the file dialog `key` ("" when there is none yet)."""
@@ -119,6 +124,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "dialog_dirs": dict(sorted(settings.dialog_dirs.items())),
         "language": settings.language,
         INTERPRETERS_KEY: list(settings.interpreters),
+        COMPARE_PRICES_KEY: price_book_to_json(settings.compare_prices),
     }
 
 
@@ -184,11 +190,14 @@ def settings_from_json(data: object) -> tuple[Settings, list[str]]:
 
     interpreters, interpreter_problems = interpreters_from_json(data.get(INTERPRETERS_KEY))
     problems.extend(interpreter_problems)
+    prices, price_problems = price_book_from_json(data.get(COMPARE_PRICES_KEY),
+                                                  COMPARE_PRICES_KEY)
+    problems.extend(price_problems)
 
     return Settings(theme=theme, last_page=last_page, window_geometry=geometry,
                     window_state=state, telemetry_rate_hz=rate_hz,
                     dialog_dirs=MappingProxyType(dirs), language=language,
-                    interpreters=interpreters), problems
+                    interpreters=interpreters, compare_prices=prices), problems
 
 
 def _optional_str(data: dict[str, Any], key: str, problems: list[str]) -> str | None:

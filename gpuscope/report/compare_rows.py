@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from gpuscope.bench.results import ResultStatus
+from gpuscope.i18n import localise
 from gpuscope.knowledge.compare import CardProfile
 from gpuscope.knowledge.specs import GpuSpec
 from gpuscope.metrics import shown_unit
@@ -64,12 +65,31 @@ def _missing_figure(card: CompareCard, what: str, translate: Translate) -> str:
                      "{name}.").format(what=what, name=spec.name) + note
 
 
+# The number formats a card may lack the hardware for (the spec table's `unsupported`).
+_FIGURE_FORMATS = {"fp16_tflops": "fp16", "bf16_tflops": "bf16", "int8_tops": "int8"}
+
+
+def _unsupported_cell(spec: GpuSpec | None, figure: str, what: str,
+                      translate: Translate) -> Cell | None:
+    """"✗ no native rate" for a format the card's hardware lacks (BF16 on RDNA2), with the
+    table's notes saying why; None for a figure that is merely not known."""
+    number_format = _FIGURE_FORMATS.get(figure)
+    if spec is None or number_format not in spec.unsupported_formats:
+        return None
+    why = translate("ComparePage", "The {name} has no native {what} rate: its hardware has no "
+                    "{what} matrix instructions.").format(name=spec.name,
+                                                          what=translate("ComparePage", what))
+    return Cell(translate("ComparePage", "✗ no native rate"),
+                tooltip=why + (f"\n{spec.notes}" if spec.notes else ""), role=ColorRole.MUTED)
+
+
 def _datasheet_row(key: str, label: str, figure: str, unit: str, what: str,
                    attribute: str, better: Better, tooltip: str) -> Row:
     def cell(card: CompareCard, profile: CardProfile, translate: Translate) -> Cell:
         value = getattr(profile.datasheet, attribute)
         if value is None:
-            return Cell(MISSING, tooltip=_missing_figure(card, what, translate))
+            return (_unsupported_cell(profile.spec, figure, what, translate)
+                    or Cell(MISSING, tooltip=_missing_figure(card, what, translate)))
         text = f"{format_figure(float(value))} {unit}"
         return Cell(text, float(value), _figure_tooltip(profile.spec, figure, what, text,
                                                     translate))
@@ -92,7 +112,8 @@ def _vram_cell(card: CompareCard, profile: CardProfile, translate: Translate) ->
 def _fp16_cell(card: CompareCard, profile: CardProfile, translate: Translate) -> Cell:
     spec, value = profile.spec, profile.datasheet.fp16_tflops
     if value is None:
-        return Cell(MISSING, tooltip=_missing_figure(card, "FP16", translate))
+        return (_unsupported_cell(spec, "fp16_tflops", "FP16", translate)
+                or Cell(MISSING, tooltip=_missing_figure(card, "FP16", translate)))
     text = f"{format_figure(value)} TFLOPS"
     tooltip = _figure_tooltip(spec, "fp16_tflops",
                               QT_TRANSLATE_NOOP("ComparePage", "FP16 (dense matrix)"), text,
@@ -131,6 +152,16 @@ def _architecture_cell(card: CompareCard, profile: CardProfile, translate: Trans
     return Cell(" · ".join(parts), tooltip=f"{profile.vendor} {' · '.join(parts)}")
 
 
+def _launch_cell(card: CompareCard, profile: CardProfile, translate: Translate) -> Cell:
+    spec = profile.spec
+    if spec is None or not spec.launch_date:
+        return Cell(MISSING, tooltip=_missing_figure(
+            card, QT_TRANSLATE_NOOP("ComparePage", "launch date"), translate))
+    return Cell(spec.launch_date, tooltip=_figure_tooltip(
+        spec, "launch_date", QT_TRANSLATE_NOOP("ComparePage", "Launched"), spec.launch_date,
+        translate))
+
+
 def _not_there(translate: Translate, other_vendor: bool, other_vendor_text: str,
                unknown_text: str, name: str) -> Cell:
     """The cell of a figure a card lacks: a thing of the other vendor's cards, or one not
@@ -167,7 +198,7 @@ def _rocm_cell(os_name: str) -> CellMaker:
         if status.level == "unsupported" and status.latest_release_listing:
             text = translate("ComparePage", "✗ dropped after {release}").format(
                 release=status.latest_release_listing)
-        return Cell(text, tooltip=status.note + "\n" + translate(
+        return Cell(text, tooltip=localise(status.note) + "\n" + translate(
             "ComparePage", "Source: {source}").format(source=status.source), role=role)
 
     return cell
@@ -188,7 +219,7 @@ def _override_cell(card: CompareCard, profile: CardProfile, translate: Translate
                         "code for {target}, so it runs as {pretends}.").format(
                             assignment=advice.assignment, target=eco.gfx_target,
                             pretends=advice.pretends_to_be)
-                    + f"\n{advice.caveat}\n"
+                    + f"\n{localise(advice.caveat)}\n"
                     + translate("ComparePage", "Source: {source}").format(source=advice.source),
                     role=ColorRole.WARNING)
     linux = eco.rocm_linux
@@ -272,7 +303,8 @@ def _measured_row(key: str, benchmark_id: str, label: str, unit: str) -> Row:
             lines.append(translate("ComparePage", "{percent}% of the {peak} {unit} {what} peak "
                                    "({note})").format(
                 percent=f"{result.percent_of_peak:.0f}", peak=format_figure(result.peak.value),
-                unit=result.peak.unit, what=result.peak.label, note=result.peak.note))
+                unit=result.peak.unit, what=localise(result.peak.label),
+                note=localise(result.peak.note)))
         else:
             lines.append(translate("ComparePage", "No datasheet peak to compare it with."))
         worker = " ".join(p for p in (
@@ -367,6 +399,9 @@ ROWS: tuple[Row, ...] = (
                    QT_TRANSLATE_NOOP("ComparePage", "board power"), "tdp_w", Better.LOWER,
                    QT_TRANSLATE_NOOP("ComparePage", "Total board power: what the power supply "
                                      "and cooling must handle. Lower is highlighted.")),
+    Row("launch", QT_TRANSLATE_NOOP("ComparePage", "Launched"), "Datasheet",
+        QT_TRANSLATE_NOOP("ComparePage", "When the card came out (its launch or first "
+                          "availability), from the sources of its row."), _launch_cell),
     Row("architecture", QT_TRANSLATE_NOOP("ComparePage", "Architecture"), "Ecosystem",
         QT_TRANSLATE_NOOP("ComparePage", "The GPU architecture and, for AMD, the gfx target "
                           "ROCm builds code for."), _architecture_cell),

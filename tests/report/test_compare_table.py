@@ -109,3 +109,17 @@ def test_rows_sit_under_their_section_titles() -> None:
     positions = row_positions()
     assert positions[ROWS[0].key] == 1  # row 0 is the first section's title
     assert sorted(positions.values()) == list(positions.values())
+
+
+def test_a_format_the_hardware_lacks_says_so_instead_of_a_dash() -> None:
+    table = _table("RX 6700 XT", "RTX 3060 12GB")
+    bf16, ampere = table.cells(ROW["bf16"])
+    assert bf16.text == "✗ no native rate" and bf16.value is None
+    assert "no native BF16 rate" in bf16.tooltip and "emulated" in bf16.tooltip.lower()
+    assert ampere.value is not None  # Ampere has BF16 tensor cores
+
+
+def test_the_launch_date_row_shows_the_sourced_date() -> None:
+    table = _table("RX 7900 XTX", "RTX 4090")
+    assert _texts(table, "launch") == ["2022-12-13", "2022-10-12"]
+    assert "Sources:" in table.cells(ROW["launch"])[0].tooltip

@@ -13,8 +13,11 @@ import pytest
 from fixture_paths import SNAPSHOTS_DIR, TESTS_DIR
 from PySide6.QtCore import Qt
 
+from gpuscope.app.compare_defaults import hobbyist_pair, spec_peers
 from gpuscope.cli import main
+from gpuscope.knowledge.specs import gpu_spec
 from gpuscope.model import Gpu, Vendor
+from gpuscope.report.compare_rows import CONFIDENCE_WORDS
 from gpuscope.report.compare_table import CardOrigin
 from gpuscope.report.what_fits import FitState
 from gpuscope.ui.compare.page import ComparePage
@@ -158,5 +161,108 @@ def test_datasheet_tooltips_name_public_sources_and_no_internal_markers(
     assert "https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html" in tip
     tdp = page.cell("tdp", 0)
     assert tdp is not None and "uncertain or conflicting sources" in tdp.toolTip()
-    unverified = page.cell("fp32", 1)
-    assert unverified is not None and "not re-read" in unverified.toolTip()
+    # Each figure's tooltip says how sure the table is of it, whichever word that is.
+    rtx = gpu_spec("RTX 4060 Ti 16GB")
+    confidence = rtx.confidence("fp32_tflops") if rtx is not None else None
+    fp32 = page.cell("fp32", 1)
+    assert confidence is not None and fp32 is not None
+    assert CONFIDENCE_WORDS[confidence] in fp32.toolTip()
+
+
+# ----------------------------------------------------------------------------- before any input
+
+XTX_GPU = Gpu(index=0, vendor=Vendor.AMD, name="AMD Radeon RX 7900 XTX", pci_vendor_id="0x1002",
+              pci_device_id="0x744c", gfx_target="gfx1100", vram_total_bytes=25753026560)
+
+
+def test_without_a_gpu_the_page_starts_from_the_reference_pair(page: ComparePage) -> None:
+    assert page.cards == ()  # nothing until the machine's GPUs are known
+    page.set_machine_gpus([])
+    assert page.card_names() == [spec.name for spec in hobbyist_pair()]
+    assert all(page.is_suggested(i) for i in range(2)) and page.is_suggesting
+    assert all(card.origin is CardOrigin.KNOWLEDGE for card in page.cards)
+    assert "No GPU in this machine" in page.summary.text()
+    # What fits shows them too: a model column and three precisions per card.
+    assert page.what_fits.table.columnCount() == 1 + 2 * 3
+    heading = page.table.horizontalHeaderItem(0)
+    assert heading is not None and "suggested" in heading.text()
+    assert "largest VRAM" in heading.toolTip()
+
+
+def test_this_machines_card_comes_with_its_peers(page: ComparePage) -> None:
+    page.set_machine_gpus([])  # probes still running: the reference pair first
+    page.set_machine_gpus([XTX_GPU])
+    xtx = gpu_spec("RX 7900 XTX")
+    assert xtx is not None
+    assert page.card_names() == [xtx.name, *(spec.name for spec in spec_peers(xtx))]
+    assert page.cards[0].origin is CardOrigin.MACHINE and not page.is_suggested(0)
+    assert page.is_suggested(1) and page.is_suggested(2)
+    assert "2 suggested" in page.summary.text()
+    # Once the user picks a card, the page is theirs: the suggestions stay as plain cards
+    # and a new GPU list no longer brings others.
+    assert page.add_card("RTX 3090") is None
+    assert not page.is_suggesting and not page.is_suggested(1)
+    shown = page.card_names()[1:]
+    page.set_machine_gpus([])
+    assert page.card_names() == shown  # the machine's card goes, nothing comes
+
+
+def test_the_table_and_what_fits_fill_the_width(page: ComparePage, qtbot: Any) -> None:
+    page.set_machine_gpus([XTX_GPU])
+    for width in (900, 1700):
+        page.resize(width, 900)
+        qtbot.waitUntil(lambda width=width: page.table.width() > width - 100)
+        for table in (page.table, page.what_fits.table):
+            used = sum(table.columnWidth(c) for c in range(table.columnCount()))
+            assert used == table.viewport().width(), (width, table)
+        # The cards' columns are as wide as each other.
+        assert len({page.table.columnWidth(c) for c in range(3)}) == 1
+
+
+# ----------------------------------------------------------------------------- currencies
+
+
+def test_prices_in_another_currency_are_remembered_and_never_converted(
+        page: ComparePage, qtbot: Any) -> None:
+    page.add_card("RX 7900 XTX")
+    page.add_card("RTX 4090")
+    with qtbot.waitSignal(page.prices_changed) as changed:
+        page.price_controls.currency_box.setCurrentIndex(
+            page.price_controls.currency_box.findData("CNY"))
+    assert page.currency == "CNY" and changed.args[0].currency == "CNY"
+    # No CNY price yet: the launch prices (USD) still rank, in their own currency.
+    assert page.cell_text("price", 1) == "$1,599"
+    assert page.price_box(1).text() == "launch $1,599"
+    page.price_box(0).setValue(7999)  # typed in the box, in CNY
+    assert page.cell_text("price", 0) == "¥7,999"
+    assert page.cell_text("usd_per_gb", 0) == "¥333" and page.cell_text("usd_per_gb", 1) == "$66.62"
+    assert not page.is_best("usd_per_gb", 0) and not page.is_best("usd_per_gb", 1)
+    assert "does not convert" in page.price_note_text()
+    label = page.table.verticalHeaderItem(page.row_index("usd_per_gb"))
+    assert label is not None and label.text() == "Price per GB of VRAM"
+    page.chart.set_metric("usd_per_gb")
+    assert page.chart.values() == [None, None]
+    assert "several currencies" in page.chart.better_label.text()
+
+    page.set_price(1, 12999)
+    assert page.price_note_text() == ""
+    # The rows are redrawn under the boxes; the boxes stay, showing the prices.
+    assert page.table.cellWidget(page.row_index("price"), 1) is page.price_box(1)
+    assert page.price_box(1).text() == "¥ 12,999"
+    assert page.is_best("usd_per_gb", 0)
+    label = page.table.verticalHeaderItem(page.row_index("usd_per_gb"))
+    assert label is not None and label.text() == "¥ per GB of VRAM"
+    assert page.chart.values() == pytest.approx([7999 / 24, 12999 / 24])
+
+    # Another page (the next start) given the book the window kept shows the same prices.
+    book = page.price_book
+    again = ComparePage()
+    qtbot.addWidget(again)
+    again.add_card("RX 7900 XTX")
+    again.set_price_book(book)
+    assert again.currency == "CNY" and again.cell_text("price", 0) == "¥7,999"
+    assert again.price_controls.currency == "CNY"
+    # Back in USD the launch prices show; the CNY ones are kept for later.
+    again.set_currency("USD")
+    assert again.cell_text("price", 0) == "$999"
+    assert again.price_book.typed("AMD Radeon RX 7900 XTX", "CNY") == 7999

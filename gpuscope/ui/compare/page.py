@@ -5,7 +5,13 @@ The table is `gpuscope.report.compare_table` (the cards and prices) and
 `gpuscope.report.compare_rows` (a cell per card and figure, with a colour role); this page draws
 it in the theme's colours and Qt's language, highlights the best value of each row, and lets
 the user add, import, remove and price cards. Under the table, the "What fits" panel
-(ui/compare/what_fits.py) and a bar chart of one row.
+(ui/compare/what_fits.py) and a bar chart of one row (ui/compare/chart.py).
+
+Before the user picks anything the page shows this machine's cards and the two cards most
+worth comparing them with, or a reference pair without a GPU (`gpuscope.app.compare_defaults`
+says how they are chosen). Prices are in the currency the user picks
+(`gpuscope.app.prices`); `price_book` and `prices_changed` let the window keep them in the
+settings file.
 
 The knowledge tables are loaded once, off the GUI thread, when the page is made. A report file
 is read off the GUI thread by the Import button (and at most `MAX_REPORT_BYTES` of it);
@@ -16,26 +22,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtGui import (
-    QBrush,
     QColor,
-    QFont,
-    QFontMetrics,
-    QIcon,
     QKeySequence,
     QPalette,
-    QPixmap,
     QShortcut,
 )
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QCompleter,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QMenu,
     QPushButton,
     QSpinBox,
@@ -43,6 +41,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuscope.app.compare_defaults import suggested_specs
+from gpuscope.app.price_rows import (
+    PRICE_ROW,
+    PRICE_ROW_KEYS,
+    PriceView,
+    mixed_currency_note,
+    price_row_label,
+)
+from gpuscope.app.prices import USD, PriceBook
 from gpuscope.knowledge.compare import card_profile
 from gpuscope.model import Gpu
 from gpuscope.report.compare_import import (
@@ -52,15 +59,14 @@ from gpuscope.report.compare_import import (
     ImportedReport,
     read_compare_report,
 )
-from gpuscope.report.compare_rows import CHART_ROWS, ROWS, SECTION_TITLES, price_cell, row_positions
+from gpuscope.report.compare_rows import ROWS, SECTION_TITLES, row_positions
 from gpuscope.report.compare_table import (
     MAX_CARDS,
-    Better,
-    ColorRole,
+    CardOrigin,
+    Cell,
     CompareCard,
     CompareTable,
     Row,
-    best_columns,
     card_tooltip,
     import_message,
     row_label,
@@ -68,25 +74,16 @@ from gpuscope.report.compare_table import (
     warm_knowledge,
 )
 from gpuscope.report.formatting import MISSING
-from gpuscope.ui.compare.what_fits import FitCard, FittedTable, WhatFitsPanel, tint, titled_column
+from gpuscope.ui.compare.card_table import BEST_ROLE, CardTable
+from gpuscope.ui.compare.chart import BarChart
+from gpuscope.ui.compare.price_editor import PriceControls, edited_amount, price_box
+from gpuscope.ui.compare.what_fits import FitCard, WhatFitsPanel
 from gpuscope.ui.doctor_loader import BackgroundTask
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
-from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color
-from gpuscope.ui.widgets import PlotPanel, make_label, plain_tooltip, scrolling_page
+from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, WARN_COLOR, gpu_color
+from gpuscope.ui.widgets import make_label, plain_tooltip, scrolling_page
 
-MAX_PRICE_USD = 1_000_000
-PRICE_STEP_USD = 50
 REPORT_FILTER = QT_TRANSLATE_NOOP("ComparePage", "gpuscope reports (*.json);;All files (*)")
-_LABEL_WIDTH = 232
-_CARD_WIDTH = 168
-_MAX_CARD_WIDTH = 260
-_HEADER_PADDING = 40  # the colour swatch, its gap and the section's margins
-_ROW_HEIGHT = 26
-CHART_HEIGHT = 230
-ROLE_COLORS: dict[ColorRole, QColor] = {
-    ColorRole.OK: OK_COLOR, ColorRole.WARNING: WARN_COLOR, ColorRole.ERROR: ERROR_COLOR,
-    ColorRole.MUTED: MUTED_COLOR,
-}
 
 
 def _button(row: QHBoxLayout, text: str, slot: Callable[[], object],
@@ -99,106 +96,26 @@ def _button(row: QHBoxLayout, text: str, slot: Callable[[], object],
     return button
 
 
-def _swatch(color: QColor, size: int = 12) -> QIcon:
-    pixmap = QPixmap(size, size)
-    pixmap.fill(color)
-    return QIcon(pixmap)
-
-
-# ----------------------------------------------------------------------------- the chart
-
-
-class BarChart(PlotPanel):
-    """One row of the table as bars, one per card in its colour."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        column, header = titled_column(self, self.tr("Chart"))
-        self.metric_box = QComboBox()
-        for row in ROWS:
-            if row.key in CHART_ROWS:
-                self.metric_box.addItem(row_label(row, translate), row.key)
-        self.metric_box.setCurrentIndex(max(0, self.metric_box.findData("fp16_pytorch")))
-        header.addWidget(self.metric_box)
-        self.better_label = make_label("", color=MUTED_COLOR, wrap=False)
-        header.addWidget(self.better_label)
-        header.addStretch(1)
-        column.addLayout(header)
-        self.plot = pg.PlotWidget()
-        self.plot.setFixedHeight(CHART_HEIGHT)
-        self.plot.setMenuEnabled(False)
-        self.plot.hideButtons()
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.getPlotItem().showGrid(x=False, y=True, alpha=0.18)
-        column.addWidget(self.plot)
-        self._bars: list[tuple[str, QColor, float | None, str]] = []
-        self._unit = ""
-        self._apply_palette()
-
-    @property
-    def chart_metric(self) -> str:
-        data = self.metric_box.currentData()
-        return str(data) if data is not None else CHART_ROWS[0]
-
-    def set_metric(self, key: str) -> None:
-        index = self.metric_box.findData(key)
-        if index < 0:
-            raise ValueError(f"no chart for {key!r}; one of {CHART_ROWS}")
-        self.metric_box.setCurrentIndex(index)
-
-    def set_bars(self, bars: Sequence[tuple[str, QColor, float | None, str]], unit: str,
-                 better: Better) -> None:
-        """(label, colour, value or None, value text) per card."""
-        self._bars = list(bars)
-        self._unit = unit
-        self.better_label.setText({Better.HIGHER: self.tr("higher is better"),
-                                   Better.LOWER: self.tr("lower is better")}.get(better, ""))
-        self._draw()
-
-    def values(self) -> list[float | None]:
-        return [value for _, _, value, _ in self._bars]
-
-    def _draw(self) -> None:
-        plot = self.plot.getPlotItem()
-        plot.clear()
-        bars = self._bars
-        foreground = self.palette().color(QPalette.ColorRole.Text)
-        known = [value for _, _, value, _ in bars if value is not None]
-        top = max(known) if known else 1.0
-        for index, (_label, color, value, text) in enumerate(bars):
-            if value is None:
-                label = pg.TextItem(MISSING + " " + self.tr("no figure"), color=MUTED_COLOR,
-                                    anchor=(0.5, 1.0))
-                label.setPos(index, top * 0.02)
-                plot.addItem(label)
-                continue
-            item = pg.BarGraphItem(x=[index], height=[value], width=0.6, brush=color,
-                                   pen=pg.mkPen(color.darker(130)))
-            plot.addItem(item)
-            label = pg.TextItem(text, color=foreground, anchor=(0.5, 1.0))
-            label.setPos(index, value)
-            plot.addItem(label)
-        axis = plot.getAxis("bottom")
-        axis.setTicks([[(i, label) for i, (label, _, _, _) in enumerate(bars)]])
-        plot.getAxis("left").setLabel(self._unit)
-        plot.setXRange(-0.6, max(0, len(bars) - 1) + 0.6, padding=0)
-        plot.setYRange(0, top * 1.18, padding=0)
-
-
-# ----------------------------------------------------------------------------- the page
-
-
 class ComparePage(QWidget):
-    """Cards side by side. `set_machine_gpus` puts this machine's cards first; `add_card`
-    adds one from the knowledge base; `import_report` adds the cards of a shared report."""
+    """Cards side by side. `set_machine_gpus` puts this machine's cards first, with suggested
+    peers until the user picks cards; `add_card` adds one from the knowledge base;
+    `import_report` adds the cards of a shared report. `prices_changed` carries the
+    `PriceBook` whenever a price or the currency changes (the window keeps it)."""
 
     cards_changed = Signal()
+    prices_changed = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._table = CompareTable()
+        self._book = PriceBook()
         self._price_boxes: dict[str, QSpinBox] = {}
         self._catalogue: tuple[tuple[str, str], ...] = ()
+        # Until the user adds, removes or imports a card, the page shows suggestions: card
+        # key -> why it is shown. `_machine_known`: set_machine_gpus has been called.
+        self._suggesting = True
+        self._suggested: dict[str, str] = {}
+        self._machine_known = False
 
         self.scroll_area, column, self.summary = scrolling_page(self, self.tr("Compare"))
         column.setSpacing(10)
@@ -228,10 +145,6 @@ class ComparePage(QWidget):
         self.remove_button = _button(picker_row, self.tr("Remove card"), self.remove_selected,
                                      self.tr("Remove the selected cards (click a column's "
                                              "heading to select it; Delete)."))
-        self.reset_prices_button = _button(picker_row, self.tr("Launch prices"),
-                                           self.reset_prices, self.tr(
-                                               "Put every price back to the card's launch "
-                                               "price."))
         self.clear_button = _button(picker_row, self.tr("Clear"), self.clear)
         column.addLayout(picker_row)
 
@@ -245,31 +158,23 @@ class ComparePage(QWidget):
         self.message.hide()
         self.notes.hide()
 
-        self.table = FittedTable()
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectColumns)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setWordWrap(False)
-        self.table.setAlternatingRowColors(False)
-        self.table.setShowGrid(False)
-        vertical = self.table.verticalHeader()
-        vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vertical.setDefaultSectionSize(_ROW_HEIGHT)
-        vertical.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        vertical.setFixedWidth(_LABEL_WIDTH)
-        horizontal = self.table.horizontalHeader()
-        horizontal.setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
-        horizontal.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        horizontal.setDefaultSectionSize(_CARD_WIDTH)
-        horizontal.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        horizontal.customContextMenuRequested.connect(self._header_menu)
+        self.table = CardTable()
+        self.table.horizontalHeader().customContextMenuRequested.connect(self._header_menu)
         selection = self.table.selectionModel()
         selection.selectionChanged.connect(self._on_selection)
         column.addWidget(self.table)
-        self.footnote = make_label(self.tr(
+        self.price_controls = PriceControls(self.tr(
             "Best value of each row highlighted. — : not known (hover for why). * GeForce "
-            "datasheets quote FP16 with FP16 accumulate."), color=MUTED_COLOR)
-        column.addWidget(self.footnote)
+            "datasheets quote FP16 with FP16 accumulate."))
+        self.footnote = self.price_controls.footnote
+        self.reset_prices_button = self.price_controls.reset_button
+        self.price_controls.currency_changed.connect(self.set_currency)
+        self.price_controls.reset_requested.connect(self.reset_prices)
+        column.addWidget(self.price_controls)
+        # Why the price rows are not ranked, when the cards are priced in several currencies.
+        self.price_note = make_label("", color=WARN_COLOR)
+        self.price_note.hide()
+        column.addWidget(self.price_note)
 
         self.what_fits = WhatFitsPanel()
         column.addSpacing(6)
@@ -317,9 +222,52 @@ class ComparePage(QWidget):
 
     def set_machine_gpus(self, gpus: Sequence[Gpu]) -> None:
         """Put this machine's GPUs first (identical GPUs as one card), replacing the machine
-        cards shown before; unchanged GPUs leave the page as it is."""
-        if self._table.set_machine_gpus(gpus):
+        cards shown before; unchanged GPUs leave the page as it is. Until the user picks
+        cards, the suggested peers follow the machine's cards (none: a reference pair)."""
+        changed = self._table.set_machine_gpus(gpus)
+        first = not self._machine_known
+        self._machine_known = True
+        if self._suggesting and (changed or first):
+            self._suggest()
+            changed = True
+        if changed:
             self._changed()
+
+    @property
+    def is_suggesting(self) -> bool:
+        """Whether the cards beside this machine's are still the page's suggestions."""
+        return self._suggesting
+
+    def is_suggested(self, index: int) -> bool:
+        return 0 <= index < len(self._cards) and self._cards[index].key in self._suggested
+
+    def _suggest(self) -> None:
+        self._table.remove([i for i, card in enumerate(self._cards)
+                            if card.key in self._suggested])
+        self._suggested = {}
+        machine = [card.profile for card in self._cards if card.origin is CardOrigin.MACHINE]
+        known = next((profile for profile in machine if profile.spec is not None), None)
+        if not machine:
+            why = self.tr("Shown while this machine has no GPU: of the largest VRAM both "
+                          "vendors sell on consumer cards, each vendor's fastest card.")
+        else:
+            why = self.tr("Suggested beside the {name}: the nearest cards in VRAM, launch "
+                          "price, FP16 rate and launch date, one from the other vendor and "
+                          "one from another generation.").format(
+                name=(known or machine[0]).name)
+        for spec in suggested_specs(machine):
+            profile = card_profile(spec)
+            if (profile is None or self._table.column_of(profile) is not None
+                    or len(self._cards) >= MAX_CARDS):
+                continue
+            self._table.add_knowledge_card(profile)
+            self._suggested[self._cards[-1].key] = why
+
+    def _user_changed(self) -> None:
+        """The user changed the cards: what is shown is theirs from now on."""
+        self._suggesting = False
+        self._suggested = {}
+        self._changed()
 
     def add_card(self, name: str) -> str | None:
         """Add the card the knowledge base calls `name` ("RX 7900 XTX", "RTX 4090"); the
@@ -345,7 +293,7 @@ class ComparePage(QWidget):
             return reason
         self._table.add_knowledge_card(profile)
         self._show_message(None)
-        self._changed()
+        self._user_changed()
         return None
 
     def import_report(self, path: str) -> str | None:
@@ -362,7 +310,7 @@ class ComparePage(QWidget):
     def remove_card(self, index: int) -> None:
         if 0 <= index < len(self._cards):
             self._table.remove([index])
-            self._changed()
+            self._user_changed()
 
     def remove_selected(self) -> None:
         columns = self._selected_columns()
@@ -372,29 +320,64 @@ class ComparePage(QWidget):
             return
         self._table.remove(columns)
         self._show_message(None)
-        self._changed()
+        self._user_changed()
 
     def clear(self) -> None:
         self._table.clear()
         self._show_message(None)
         self.notes.hide()
-        self._changed()
+        self._user_changed()
 
-    def set_price(self, index: int, price_usd: float | None) -> None:
-        """The price of card `index` (None: back to its launch price)."""
-        card = self._cards[index]
-        self._table.set_price(card.key, price_usd)
-        box = self._price_boxes.get(card.key)
-        if box is not None:
-            box.blockSignals(True)
-            box.setValue(round(self._table.priced(card).price.price_usd or 0))
-            box.blockSignals(False)
+    # ------------------------------------------------------------------ prices
+
+    @property
+    def price_book(self) -> PriceBook:
+        """The prices typed and the currency chosen (what the window keeps in settings)."""
+        return self._book
+
+    @property
+    def currency(self) -> str:
+        return self._book.currency
+
+    def set_price_book(self, book: PriceBook) -> None:
+        """Show the prices of `book` (from the settings file); says nothing back."""
+        self._book = book
+        self.price_controls.show_currency(book.currency)
+        self._render_table()
+        self._update_chart()
+
+    def set_currency(self, currency: str) -> None:
+        """Show and type prices in `currency` ("USD", "EUR", "CNY"); ValueError for another."""
+        if currency == self._book.currency:
+            return
+        self._set_book(self._book.with_currency(currency))
+        self.price_controls.show_currency(currency)
+        self._render_table()
+        self._update_chart()
+
+    def set_price(self, index: int, amount: float | None) -> None:
+        """The price of card `index` in the chosen currency (None: back to its launch price;
+        0: no price)."""
+        self._set_book(self._book.with_price(self._cards[index].profile.name, amount))
+        self._sync_price_boxes(None)
         self._refresh_price_rows()
 
     def reset_prices(self) -> None:
-        self._table.prices.clear()
+        """Forget the prices typed in the chosen currency for the cards shown."""
+        self._set_book(self._book.without_prices(self.card_names()))
         self._render_table()
         self._update_chart()
+
+    def price_note_text(self) -> str:
+        return self.price_note.text() if not self.price_note.isHidden() else ""
+
+    def _set_book(self, book: PriceBook) -> None:
+        if book != self._book:
+            self._book = book
+            self.prices_changed.emit(book)
+
+    def _price_view(self) -> PriceView:
+        return PriceView.of(self._book, self._cards)
 
     def price_box(self, index: int) -> QSpinBox:
         return self._price_boxes[self._cards[index].key]
@@ -412,7 +395,7 @@ class ComparePage(QWidget):
 
     def is_best(self, key: str, index: int) -> bool:
         item = self.cell(key, index)
-        return bool(item is not None and item.data(Qt.ItemDataRole.UserRole + 1))
+        return bool(item is not None and item.data(BEST_ROLE))
 
     # ------------------------------------------------------------------ the table
 
@@ -424,15 +407,37 @@ class ComparePage(QWidget):
         count = len(self._cards)
         self.empty_label.setVisible(count == 0)
         self.table.setVisible(count > 0)
-        self.footnote.setVisible(count > 0)
+        self.price_controls.setVisible(count > 0)
         self.chart.setVisible(count > 0)
         self.remove_button.setEnabled(count > 0)
         self.clear_button.setEnabled(count > 0)
         self.reset_prices_button.setEnabled(count > 0)
-        self.summary.setText(self._table.summary(translate))
         self._render_table()
         self._update_what_fits()
         self._update_chart()
+
+    def _summary(self) -> str:
+        count = len(self._cards)
+        if count == 0:
+            return self._table.summary(translate)
+        imported = sum(1 for c in self._cards if c.origin is CardOrigin.IMPORTED)
+        # The counting words are compare_table's own.
+        words = (translate("ComparePage", "{count} cards") if count != 1
+                 else translate("ComparePage", "{count} card")).format(count=count)
+        if imported:
+            words += translate("ComparePage", ", {count} from imported reports").format(
+                count=imported)
+        if self._suggested and len(self._suggested) == count:
+            words = self.tr("No GPU in this machine: {count} cards to start from, until you "
+                            "pick your own").format(count=count)
+        elif self._suggested:
+            words += self.tr(", {count} suggested until you pick your own").format(
+                count=len(self._suggested))
+        if self._book.currency == USD:
+            return self.tr("{cards}. Prices in USD: launch prices until you type yours.").format(
+                cards=words)
+        return self.tr("{cards}. Prices in {currency} where you typed them, else launch prices "
+                       "in USD.").format(cards=words, currency=self._book.currency)
 
     def _render_table(self) -> None:
         table = self.table
@@ -443,114 +448,97 @@ class ComparePage(QWidget):
         positions = row_positions()
         table.setColumnCount(len(cards))
         table.setRowCount(max(positions.values()) + 1 if positions else 0)
-        palette = self.palette()
-        section_brush = QBrush(palette.color(QPalette.ColorRole.AlternateBase))
-        bold = QFont(table.font())
-        bold.setBold(True)
-
-        metrics = QFontMetrics(bold)
-        for index, card in enumerate(cards):
-            # A column as wide as its heading (a long report file name is cut in the middle,
-            # in full in the tooltip).
-            room = _MAX_CARD_WIDTH - _HEADER_PADDING
-            lines = [metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, room)
-                     for text in (card.short_name, card.origin_label(translate))]
-            header = QTableWidgetItem("\n".join(lines))
-            header.setIcon(_swatch(gpu_color(index)))
-            header.setToolTip(plain_tooltip(card_tooltip(card, translate)))
-            header.setFont(bold)
-            table.setHorizontalHeaderItem(index, header)
-            needed = max(metrics.horizontalAdvance(line) for line in lines) + _HEADER_PADDING
-            table.setColumnWidth(index, max(_CARD_WIDTH, min(_MAX_CARD_WIDTH, needed)))
-
+        headings: list[tuple[str, str, str]] = []
+        for card in cards:
+            why = self._suggested.get(card.key)
+            tooltip = card_tooltip(card, translate)
+            headings.append((card.short_name, self.tr("suggested") if why
+                             else card.origin_label(translate),
+                             f"{why}\n{tooltip}" if why else tooltip))
+        widths = table.set_headings(headings)
         section = None
+        view = self._price_view()
         for spec in ROWS:
             if spec.section != section:
                 section = spec.section
-                row = positions[spec.key] - 1
-                title = QTableWidgetItem(self.tr(SECTION_TITLES[section]))
-                title.setFont(bold)
-                title.setBackground(section_brush)
-                table.setVerticalHeaderItem(row, title)
-                for column in range(len(cards)):
-                    filler = QTableWidgetItem("")
-                    filler.setBackground(section_brush)
-                    filler.setFlags(Qt.ItemFlag.NoItemFlags)
-                    table.setItem(row, column, filler)
-                if len(cards) > 1:
-                    table.setSpan(row, 0, 1, len(cards))
+                table.section_row(positions[spec.key] - 1, self.tr("Price (editable)")
+                                  if section == "Price" else self.tr(SECTION_TITLES[section]))
             label = QTableWidgetItem(row_label(spec, translate))
             label.setToolTip(plain_tooltip(row_tooltip(spec, translate)))
             table.setVerticalHeaderItem(positions[spec.key], label)
-            self._fill_row(spec, positions[spec.key])
+            table.fill_row(spec, positions[spec.key], self._cells(spec, view))
         for index, card in enumerate(cards):
-            table.setCellWidget(positions["price"], index, self._make_price_box(card))
-        table.fit_height()
+            name, launch = card.profile.name, card.profile.datasheet.launch_price_usd
+            box = price_box(name, launch, self._book, self._price_tooltip(index, view),
+                            self._on_price_edited)
+            self._price_boxes[card.key] = box
+            table.setCellWidget(positions[PRICE_ROW], index, box)
+        self._show_price_state(view)
+        table.set_column_widths(widths)
 
-    def _fill_row(self, spec: Row, row: int) -> None:
-        cells = self._table.cells(spec, translate)
-        best = best_columns([c.value for c in cells], spec.better)
-        best_brush = tint(OK_COLOR, 56)
-        for column, cell in enumerate(cells):
-            item = QTableWidgetItem(cell.text)
-            item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-            if cell.tooltip:
-                item.setToolTip(plain_tooltip(cell.tooltip))
-            role = cell.shown_role
-            if role is not None:
-                item.setForeground(QBrush(ROLE_COLORS[role]))
-            if column in best:
-                item.setBackground(best_brush)
-                font = QFont(self.table.font())
-                font.setBold(True)
-                item.setFont(font)
-                item.setData(Qt.ItemDataRole.UserRole + 1, True)
-                best_words = (self.tr("Best of the cards shown (higher is better)")
-                              if spec.better is Better.HIGHER
-                              else self.tr("Best of the cards shown (lower is better)"))
-                item.setToolTip(plain_tooltip(best_words + "\n" + cell.tooltip))
-            self.table.setItem(row, column, item)
+    def _cells(self, spec: Row, view: PriceView) -> list[Cell]:
+        if spec.key in PRICE_ROW_KEYS:
+            return view.cells(spec.key, self._cards, translate)
+        return self._table.cells(spec, translate)
 
-    def _make_price_box(self, card: CompareCard) -> QSpinBox:
-        box = QSpinBox()
-        box.setRange(0, MAX_PRICE_USD)
-        box.setSingleStep(PRICE_STEP_USD)
-        box.setPrefix("$ ")
-        box.setGroupSeparatorShown(True)
-        box.setSpecialValueText(self.tr("no price"))
-        box.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        box.setFrame(False)
-        price = self._table.priced(card).price.price_usd
-        box.setValue(round(price) if price is not None else 0)
-        box.setToolTip(self._price_tooltip(card))
-        box.setKeyboardTracking(True)  # every keystroke recomputes the rows below
-        key = card.key
-        box.valueChanged.connect(lambda value, key=key: self._on_price_edited(key, value))
-        self._price_boxes[key] = box
-        return box
+    def _price_tooltip(self, index: int, view: PriceView) -> str:
+        cell = view.cells(PRICE_ROW, self._cards, translate)[index]
+        return plain_tooltip(cell.tooltip + "\n" + (
+            self.tr("Type your price; 0 means no price.") if self._book.currency == USD
+            else self.tr("Type your price in {currency}; 0 goes back to the launch price "
+                         "(USD).").format(currency=self._book.currency)))
 
-    def _price_tooltip(self, card: CompareCard) -> str:
-        return plain_tooltip(price_cell(card, self._table.priced(card), translate).tooltip
-                             + "\n" + self.tr("Type your price; 0 means no price."))
-
-    def _on_price_edited(self, key: str, value: int) -> None:
-        card = next((c for c in self._cards if c.key == key), None)
+    def _on_price_edited(self, name: str, value: int) -> None:
+        card = next((c for c in self._cards if c.profile.name == name), None)
         if card is None:
             return
-        self._table.edit_price(key, value)
-        box = self._price_boxes.get(key)
-        if box is not None:
-            box.setToolTip(self._price_tooltip(card))
+        amount = edited_amount(value, card.profile.datasheet.launch_price_usd,
+                               self._book.currency)
+        self._set_book(self._book.with_price(name, amount))
+        self._sync_price_boxes(name)
         self._refresh_price_rows()
+
+    def _sync_price_boxes(self, edited: str | None) -> None:
+        """Show the book's prices in the boxes, but the one being typed in (card `edited`)."""
+        for card in self._cards:
+            box = self._price_boxes.get(card.key)
+            if box is None or (card.profile.name == edited and box.hasFocus()):
+                continue
+            typed = self._book.typed(card.profile.name)
+            launch = card.profile.datasheet.launch_price_usd
+            value = typed if typed is not None else (
+                launch if self._book.currency == USD and launch else 0)
+            if box.value() != round(value or 0):
+                box.blockSignals(True)
+                box.setValue(round(value or 0))
+                box.blockSignals(False)
 
     def _refresh_price_rows(self) -> None:
         positions = row_positions()
+        view = self._price_view()
         for spec in ROWS:
-            if spec.price_dependent and spec.key != "price":
-                self._fill_row(spec, positions[spec.key])
-        if self.chart.chart_metric in {r.key for r in ROWS if r.price_dependent}:
+            if spec.key in PRICE_ROW_KEYS:
+                self.table.fill_row(spec, positions[spec.key], self._cells(spec, view))
+        for index, card in enumerate(self._cards):
+            box = self._price_boxes.get(card.key)
+            if box is not None:
+                box.setToolTip(self._price_tooltip(index, view))
+        self._show_price_state(view)
+        if self.chart.chart_metric in PRICE_ROW_KEYS:
             self._update_chart()
+
+    def _show_price_state(self, view: PriceView) -> None:
+        """The price rows' labels in the cards' currency, the note when they mix currencies,
+        and the summary line that says which prices are shown."""
+        positions = row_positions()
+        for key in PRICE_ROW_KEYS:
+            label = self.table.verticalHeaderItem(positions[key])
+            if label is not None:
+                label.setText(price_row_label(key, view, translate))
+        note = mixed_currency_note(view, translate)
+        self.price_note.setText(note)
+        self.price_note.setVisible(bool(note) and bool(self._cards))
+        self.summary.setText(self._summary())
 
     # ------------------------------------------------------------------ selection, menus
 
@@ -591,12 +579,19 @@ class ComparePage(QWidget):
     def _update_chart(self) -> None:
         key = self.chart.chart_metric
         spec = next(r for r in ROWS if r.key == key)
+        view = self._price_view()
+        self.chart.set_labels({k: price_row_label(k, view, translate) for k in PRICE_ROW_KEYS})
         bars: list[tuple[str, QColor, float | None, str]] = []
-        for index, card in enumerate(self._cards):
-            cell = spec.cell(card, self._table.priced(card), translate)
+        for index, (card, cell) in enumerate(zip(self._cards, self._cells(spec, view),
+                                                 strict=True)):
             text = cell.text.split(" · ")[0] if cell.value is not None else MISSING
             bars.append((card.short_name, gpu_color(index), cell.value, text))
-        self.chart.set_bars(bars, spec.unit, spec.better)
+        unit, note = spec.unit, ""
+        if key in PRICE_ROW_KEYS:
+            unit = view.currency or ""
+            if not view.comparable:
+                note = self.tr("not compared: prices in several currencies")
+        self.chart.set_bars(bars, unit, spec.better, note)
 
     # ------------------------------------------------------------------ importing
 
@@ -633,7 +628,7 @@ class ComparePage(QWidget):
             self.notes.show()
         else:
             self.notes.hide()
-        self._changed()
+        self._user_changed()
         return None
 
     # ------------------------------------------------------------------ misc

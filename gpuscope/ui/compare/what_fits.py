@@ -132,14 +132,46 @@ def titled_column(panel: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]
 
 
 class FittedTable(QTableWidget):
-    """A table as tall as its rows (the page scrolls, not the table); it scrolls sideways
-    when its columns are wider than the page, and grows by the scroll bar then."""
+    """A table as tall as its rows (the page scrolls, not the table) and as wide as the page:
+    columns from `stretch_from` on share the room their least widths leave
+    (`set_column_widths`); narrower than those, it scrolls sideways and grows by the scroll
+    bar."""
 
     def __init__(self, rows: int = 0, columns: int = 0, parent: QWidget | None = None) -> None:
         super().__init__(rows, columns, parent)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setSizeAdjustPolicy(QAbstractItemView.SizeAdjustPolicy.AdjustIgnored)
+        self._least_widths: list[int] = []
+        self._stretch_from = 0
+
+    def set_column_widths(self, widths: Sequence[int], stretch_from: int = 0) -> None:
+        """The least width of each column; columns from `stretch_from` on grow to fill."""
+        self._least_widths = list(widths)
+        self._stretch_from = stretch_from
+        self._spread()
+        self.fit_height()
+
+    def _spread(self) -> None:
+        widths = list(self._least_widths)
+        if len(widths) != self.columnCount():
+            return
+        fixed, growing = widths[:self._stretch_from], widths[self._stretch_from:]
+        room = self.viewport().width() - sum(fixed)
+        if growing and room > sum(growing):
+            # Level the growing columns up: the narrow ones widen first, to equal widths.
+            level, wide = room / len(growing), sorted(growing, reverse=True)
+            for count in range(len(wide)):
+                level = (room - sum(wide[:count])) / (len(wide) - count)
+                if level >= wide[count]:
+                    break
+            grown = [max(width, int(level)) for width in growing]
+            for index in range(room - sum(grown)):  # the pixels rounding left over
+                grown[index % len(grown)] += 1
+            widths = fixed + grown
+        for column, width in enumerate(widths):
+            if self.columnWidth(column) != width:
+                self.setColumnWidth(column, width)
 
     def fit_height(self) -> None:
         height = content_height(self)
@@ -150,6 +182,7 @@ class FittedTable(QTableWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._spread()
         self.fit_height()
 
 
@@ -330,14 +363,14 @@ class WhatFitsPanel(QWidget):
                  for line in cell.text().split("\n")]
         cell_width = max([_CELL_WIDTH, *(metrics.horizontalAdvance(t) + 16 for t in texts)])
         names = [model_row.model.name for model_row in models]
-        table.setColumnWidth(0, max([_MODEL_COLUMN_WIDTH,
-                                     *(metrics.horizontalAdvance(n) + 16 for n in names)]))
-        for column in range(1, table.columnCount()):
-            table.setColumnWidth(column, cell_width)
+        model_width = max([_MODEL_COLUMN_WIDTH, *(metrics.horizontalAdvance(n) + 16
+                                                  for n in names)])
         for row in range(table.rowCount()):
             table.setRowHeight(row, 24)
         table.setRowHeight(1, metrics.lineSpacing() * 2 + 8)
-        table.fit_height()
+        # The cards' cells share the page's width; the model names keep theirs.
+        table.set_column_widths([model_width] + [cell_width] * (table.columnCount() - 1),
+                                stretch_from=1)
 
 
 def tint(color: QColor, alpha: int) -> QBrush:
