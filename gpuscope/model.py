@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from gpuscope.i18n import message
+
 JsonValue: TypeAlias = (
     bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 )
@@ -100,8 +102,9 @@ class ProbeStatus:
 
     def summary(self) -> str:
         if self.available:
-            return "available" if not self.reason else f"available: {self.reason}"
-        return f"unavailable: {self.reason or self.state.value}"
+            return (message("available") if not self.reason
+                    else message("available: {reason}", reason=self.reason))
+        return message("unavailable: {reason}", reason=self.reason or self.state.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,10 +457,12 @@ class Origin:
     @property
     def label(self) -> str:
         if self.kind is OriginKind.LIVE:
-            return "Live"
+            return message("Live")
         if self.kind is OriginKind.REPLAY:
-            return f"Replay of {self.source}" if self.source else "Replay"
-        return f"Imported from {self.source}" if self.source else "Imported"
+            return (message("Replay of {source}", source=self.source) if self.source
+                    else message("Replay"))
+        return (message("Imported from {source}", source=self.source) if self.source
+                else message("Imported"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ https://github.com/notofonts/noto-cjk/releases. Writes resources/fonts/gpuscope-
 {regular,bold}.otf.
 
 The characters kept:
-- every character of every translation in resources/i18n/*.ts (so the UI's own text always
+- every character of every translation in resources/i18n/*.po (so the UI's own text always
   has its glyphs; tests/ui/test_i18n.py checks it against the fonts shipped);
 - the 3,755 hanzi of GB 2312 level 1, the most common characters of Simplified Chinese,
   so that names that come from the machine or from imported files show too;
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,11 +54,14 @@ def gb2312_level1() -> set[str]:
 def translation_chars() -> set[str]:
     """The characters the translations add to their English sources (a "✓" kept from the
     source is drawn by the UI font, as in English)."""
+    from babel.messages.pofile import read_po
+
     chars: set[str] = set()
-    for ts in sorted(I18N_DIR.glob("*.ts")):
-        for message in ET.parse(ts).getroot().iter("message"):
-            source = set(message.findtext("source") or "")
-            chars.update(set(message.findtext("translation") or "") - source)
+    for po in sorted(I18N_DIR.glob("*.po")):
+        with po.open("rb") as handle:
+            for message in read_po(handle):
+                if message.id:
+                    chars.update(set(str(message.string or "")) - set(str(message.id)))
     return chars
 
 

@@ -1,15 +1,15 @@
-"""Languages: English (the source) and Simplified Chinese, chosen from the locale, and the CJK
-font that shows Chinese on machines that have none.
+"""Languages in the window: English (the source) and Simplified Chinese, chosen from the
+locale, and the CJK font that shows Chinese on machines that have none.
 
     GPUSCOPE_LANG=zh_CN gpuscope        # this run in Chinese, whatever the locale says
     LANG=zh_CN.UTF-8 gpuscope           # Chinese from the locale
     GPUSCOPE_LANG=en gpuscope           # English
 
-The translations are Qt translation files: `resources/i18n/gpuscope_zh_CN.ts` is the source
-(Qt Linguist XML), `gpuscope_zh_CN.qm` its compiled form, which is what ships and loads.
-`tools/update_translations.py` extracts the strings (`self.tr(...)`, `translate(ctx, ...)`,
-`QT_TRANSLATE_NOOP(ctx, ...)`) from `gpuscope/ui/**/*.py` (and the Qt-free modules it names)
-and compiles the .qm.
+The window and the Qt-free core share one gettext catalogue (`gpuscope.i18n`,
+`resources/i18n/<language>.po`, compiled to `.mo`): a QTranslator answers Qt's lookups from it,
+the Qt context being the entry's msgctxt. `tools/update_translations.py` extracts the strings
+(`self.tr(...)`, `translate(ctx, ...)`, `QT_TRANSLATE_NOOP(ctx, ...)` here; `message(...)`,
+`N_(...)` in the core) and compiles the catalogue.
 
 The bundled font (`resources/fonts/`, a subset of Noto Sans CJK SC made by
 `tools/subset_cjk_font.py`) is added to the application font's families after the UI font, so
@@ -17,15 +17,14 @@ that text in the UI font's script uses it, and only characters the UI font lacks
 come from the CJK font. It is loaded in every language: a GPU or a folder can have a Chinese
 name in an English UI too.
 
-Text that comes from the Qt-free core (metric labels, probe titles, layer names) stays
-English there; `core_text()` looks it up in the "core" context, where the strings the UI
-shows are listed below with `QT_TRANSLATE_NOOP` so that the extraction finds them.
+Texts of the core (findings, metric labels, probe titles, layer names) are shown through
+`core_text()`, which localises them (`gpuscope.i18n.localise`); the fixed names the window
+shows are also listed below with `QT_TRANSLATE_NOOP("core", ...)` ("core": no msgctxt).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -35,33 +34,28 @@ from PySide6.QtCore import (
     QCoreApplication,
     QLibraryInfo,
     QLocale,
+    QObject,
     QTranslator,
 )
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication
 
+from gpuscope import i18n as core_i18n
 from gpuscope.app.settings import ENGLISH as ENGLISH
 from gpuscope.app.settings import LANGUAGE_AUTO as LANGUAGE_AUTO
 from gpuscope.app.settings import LANGUAGE_CHOICES as LANGUAGE_CHOICES
 from gpuscope.app.settings import LANGUAGES as LANGUAGES
 from gpuscope.app.settings import SIMPLIFIED_CHINESE as SIMPLIFIED_CHINESE
-from gpuscope.doctor.verdicts import FrameworkVerdict, VerdictReason
+from gpuscope.doctor.layers import verdict_row_text as layer_verdict_text
+from gpuscope.doctor.verdicts import FrameworkVerdict
+from gpuscope.i18n import LANGUAGE_ENV as LANGUAGE_ENV
+from gpuscope.i18n import normalise_language as normalise_language
 
 log = logging.getLogger(__name__)
 
-LANGUAGE_ENV = "GPUSCOPE_LANG"
-
-RESOURCE_PACKAGE = "gpuscope.resources"
-TRANSLATION_RESOURCE = "i18n/gpuscope_{language}.qm"
+RESOURCE_PACKAGE = core_i18n.RESOURCE_PACKAGE
 FONT_RESOURCES: tuple[str, ...] = ("fonts/gpuscope-cjk-sc-regular.otf",
                                    "fonts/gpuscope-cjk-sc-bold.otf")
 CORE_CONTEXT = "core"
-
-# POSIX order of precedence for the language of messages (LANGUAGE is read after them, as
-# GNU gettext does, unless the locale is C).
-_LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
-_C_LOCALES = frozenset({"c", "posix"})
-# Chinese written in Traditional characters: not this translation.
-_TRADITIONAL = frozenset({"tw", "hk", "mo", "hant"})
 
 
 def QT_TRANSLATE_NOOP(context: str, text: str) -> str:
@@ -79,82 +73,48 @@ def translate(context: str, text: str) -> str:
 
 
 def core_text(text: str) -> str:
-    """A string of the Qt-free core (a metric label, a probe title, a layer name) in the
-    language installed, when the "core" context has it; unchanged otherwise."""
-    return QCoreApplication.translate(CORE_CONTEXT, text) if text else text
+    """A text of the Qt-free core (a finding, a metric label, a probe title, a layer name)
+    in the language installed, when the catalogue has it; unchanged otherwise."""
+    return core_i18n.localise(text) if text else text
 
 
 # ----------------------------------------------------------------------------- choosing
-
-
-def normalise_language(tag: str) -> str | None:
-    """The supported language a locale name or language tag asks for: "zh_CN.UTF-8",
-    "zh-Hans-CN", "zh_SG" and "zh" -> "zh_CN"; "en_US", "C" and "POSIX" -> "en"; None for
-    any other language (Traditional Chinese included) or an empty tag."""
-    name = tag.strip().split(".", 1)[0].split("@", 1)[0].replace("-", "_")
-    if not name:
-        return None
-    if name.lower() in _C_LOCALES:
-        return ENGLISH
-    parts = [part.lower() for part in name.split("_")]
-    language, rest = parts[0], parts[1:]
-    if language == "en":
-        return ENGLISH
-    if language == "zh":
-        return None if any(part in _TRADITIONAL for part in rest) else SIMPLIFIED_CHINESE
-    return None
 
 
 def choose_language(
     environ: Mapping[str, str] | None = None, setting: str | None = None,
     system_languages: Sequence[str] | None = None,
 ) -> str:
-    """The language to show: $GPUSCOPE_LANG, else the setting (unless "auto"), else the
-    locale's language of messages (LC_ALL, LC_MESSAGES, LANG, then the LANGUAGE list), else
-    the system's UI languages (Windows and macOS set no locale variables), else English.
-    A language gpuscope has no translation for gives English."""
-    env = os.environ if environ is None else environ
-    override = env.get(LANGUAGE_ENV, "").strip()
-    if override:
-        chosen = normalise_language(override)
-        if chosen is not None:
-            return chosen
-        log.warning("%s=%r is not one of %s; using the locale", LANGUAGE_ENV, override,
-                    ", ".join(LANGUAGES))
-    if setting and setting != LANGUAGE_AUTO:
-        chosen = normalise_language(setting)
-        if chosen is not None:
-            return chosen
-        log.warning("language setting %r is not one of %s; using the locale", setting,
-                    ", ".join(LANGUAGE_CHOICES))
-    effective = next((env[name].strip() for name in _LOCALE_VARIABLES
-                      if env.get(name, "").strip()), "")
-    if effective:
-        if effective.split(".", 1)[0].split("@", 1)[0].lower() in _C_LOCALES:
-            return ENGLISH  # gettext ignores LANGUAGE under the C locale
-        for entry in env.get("LANGUAGE", "").split(":"):
-            chosen = normalise_language(entry)
-            if chosen is not None:
-                return chosen
-        return normalise_language(effective) or ENGLISH
+    """`gpuscope.i18n.choose_language`, with the system's UI languages from Qt (Windows and
+    macOS set no locale variables)."""
     languages = (system_languages if system_languages is not None
                  else QLocale.system().uiLanguages())
-    for entry in languages:
-        chosen = normalise_language(entry)
-        if chosen is not None:
-            return chosen
-    return ENGLISH
+    return core_i18n.choose_language(environ, setting, languages)
 
 
 # ----------------------------------------------------------------------------- installing
+
+
+class CatalogueTranslator(QTranslator):
+    """Qt's lookups answered from gpuscope's gettext catalogue (`gpuscope.i18n`): the Qt
+    context is the entry's msgctxt, "core" the core's texts (no msgctxt). None (no
+    translation) lets Qt show the source text."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+
+    def translate(self, context: str, source_text: str, disambiguation: str | None = None,
+                  n: int = -1) -> str | None:
+        return core_i18n.pgettext(None if context == CORE_CONTEXT else context, source_text)
+
+    def isEmpty(self) -> bool:
+        return core_i18n.current_language() == ENGLISH
 
 
 @dataclass
 class _Installed:
     language: str = ENGLISH
     translators: list[QTranslator] = field(default_factory=list)
-    # QTranslator.load(bytes) reads the data in place: keep it alive as long as it is used.
-    data: list[bytes] = field(default_factory=list)
     font_families: tuple[str, ...] | None = None
 
 
@@ -170,21 +130,17 @@ def read_resource(name: str) -> bytes | None:
         return None
 
 
-def translation_resource(language: str) -> str:
-    return TRANSLATION_RESOURCE.format(language=language)
-
-
 def installed_language() -> str:
     """The language `install_language` last installed ("en" before any)."""
     return _installed.language
 
 
 def install_language(language: str) -> bool:
-    """Make `language` the application's: remove the translators installed before, and for
-    a language other than English install gpuscope's and Qt's own (the texts of standard
-    dialogs and buttons). Needs a QCoreApplication; widgets built afterwards are in the new
-    language. Whether gpuscope's translation loaded (True for English); a translation that
-    cannot be loaded leaves the UI in English, with the reason logged."""
+    """Make `language` the application's and the core's: remove the translators installed
+    before, and for a language other than English install gpuscope's catalogue and Qt's own
+    translation (the texts of standard dialogs and buttons). Needs a QCoreApplication;
+    widgets built afterwards are in the new language. Whether gpuscope's catalogue loaded
+    (True for English); one that cannot be loaded leaves English, with the reason logged."""
     app = QCoreApplication.instance()
     if app is None:
         log.warning("no application: the %s translation is not installed", language)
@@ -193,19 +149,11 @@ def install_language(language: str) -> bool:
         app.removeTranslator(translator)
         translator.deleteLater()
     _installed.translators.clear()
-    _installed.data.clear()
     _installed.language = ENGLISH
+    if not core_i18n.set_language(language):
+        return False
     if language == ENGLISH:
         return True
-    if language not in LANGUAGES:
-        log.warning("no translation for %r: showing English", language)
-        return False
-    data = read_resource(translation_resource(language))
-    translator = QTranslator(app)
-    if data is None or not translator.load(data):
-        log.warning("cannot load the %s translation: showing English", language)
-        return False
-    _installed.data.append(data)
     qt_translator = QTranslator(app)
     qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     if qt_translator.load(f"qtbase_{language}", qt_dir):
@@ -214,6 +162,7 @@ def install_language(language: str) -> bool:
     else:
         log.info("Qt has no qtbase_%s.qm in %s: standard dialogs stay in English", language,
                  qt_dir)
+    translator = CatalogueTranslator(app)
     app.installTranslator(translator)  # installed last, so it is asked first
     _installed.translators.append(translator)
     _installed.language = language
@@ -284,20 +233,6 @@ CORE_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("core", "NVIDIA NVML"),
     QT_TRANSLATE_NOOP("core", "Host"),
     QT_TRANSLATE_NOOP("core", "Stack versions"),
-    # Layer names and fixed layer texts (gpuscope.doctor.layers)
-    QT_TRANSLATE_NOOP("core", "Kernel driver (amdgpu)"),
-    QT_TRANSLATE_NOOP("core", "Device nodes (/dev/kfd)"),
-    QT_TRANSLATE_NOOP("core", "ROCm runtime (KFD/HSA)"),
-    QT_TRANSLATE_NOOP("core", "Kernel driver (nvidia)"),
-    QT_TRANSLATE_NOOP("core", "Driver library (NVML)"),
-    QT_TRANSLATE_NOOP("core", "CUDA driver"),
-    QT_TRANSLATE_NOOP("core", "Framework (PyTorch)"),
-    QT_TRANSLATE_NOOP("core", "not checked"),
-    QT_TRANSLATE_NOOP("core", "this user can open them"),
-    QT_TRANSLATE_NOOP("core", "NVML answers"),
-    QT_TRANSLATE_NOOP("core", "the Windows driver serves the GPU here"),
-    QT_TRANSLATE_NOOP("core", "no /dev/kfd under WSL or Windows"),
-    QT_TRANSLATE_NOOP("core", "not checked (no rocminfo or KFD evidence)"),
     # Metric labels and units (gpuscope.metrics.CATALOGUE)
     QT_TRANSLATE_NOOP("core", "GPU utilization"),
     QT_TRANSLATE_NOOP("core", "VRAM used"),
@@ -385,69 +320,16 @@ CORE_TEXTS: tuple[str, ...] = (
 
 
 # ----------------------------------------------------------------------------- framework verdicts
-# The doctor's framework verdicts (`gpuscope.doctor.verdicts`) in the language installed: one
-# translation for the Frameworks page and the Stack page, so that both say the same. The engine
-# gives a reason code, its parameters and the English template; the templates are listed here
-# for the extraction and looked up at run time under the "Verdict" context.
-
-VERDICT_CONTEXT = "Verdict"
-# Every template the engine uses (REASON_TEXTS, DEVICE_TEXTS, BELOW_TEXTS), marked for the
-# extraction; a test checks that none is missing.
-TEMPLATES: tuple[str, ...] = (
-    QT_TRANSLATE_NOOP("Verdict", "yes"),
-    QT_TRANSLATE_NOOP("Verdict", "yes, but: {warning}"),
-    QT_TRANSLATE_NOOP("Verdict", "yes as device {device}"),
-    QT_TRANSLATE_NOOP("Verdict", "yes as device {device}, but: {warning}"),
-    QT_TRANSLATE_NOOP("Verdict",
-                      "it sees the GPU, not yet confirmed: the smoke test {result}"),
-    QT_TRANSLATE_NOOP("Verdict", "it sees the GPU as device {device}, not yet confirmed: the "
-                                 "smoke test {result}"),
-    QT_TRANSLATE_NOOP("Verdict", "not known: the framework could not be inspected"),
-    QT_TRANSLATE_NOOP("Verdict", "no: PyTorch is not installed in {python}"),
-    QT_TRANSLATE_NOOP("Verdict",
-                      "not checked: gpuscope checks AMD and NVIDIA GPUs, this is {vendor}"),
-    QT_TRANSLATE_NOOP("Verdict", "no: a CPU-only build never uses a GPU"),
-    QT_TRANSLATE_NOOP("Verdict", "no: a {build} build cannot use {vendor} GPUs"),
-    QT_TRANSLATE_NOOP("Verdict", "not known: a {build} build"),
-    QT_TRANSLATE_NOOP("Verdict", "no: the framework has no kernels for {target}"),
-    QT_TRANSLATE_NOOP("Verdict", "no: the smoke test {result}"),
-    QT_TRANSLATE_NOOP("Verdict", "no: the NVIDIA driver is too old for its CUDA {cuda}"),
-    QT_TRANSLATE_NOOP("Verdict", "no: {reason}"),
-    QT_TRANSLATE_NOOP("Verdict", "no: the build sees no GPU"),
-    QT_TRANSLATE_NOOP("Verdict", "no: the build sees no GPU (a layer below it blocks it)"),
-    QT_TRANSLATE_NOOP("Verdict", "not among the devices it lists (hidden by a "
-                                 "*_VISIBLE_DEVICES variable?)"),
-    QT_TRANSLATE_NOOP("Verdict", "not known: it did not say whether it sees a GPU"),
-    QT_TRANSLATE_NOOP("Verdict",
-                      "not known: it did not say whether it sees a GPU; the layers below it "
-                      "work"),
-)
-# Parameters that are words of gpuscope's own (vendor and build names), not machine data.
-_CORE_PARAMS = ("vendor", "build")
-
-
-class _Defaulting(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return "?"
 
 
 def verdict_text(verdict: FrameworkVerdict) -> str:
     """The verdict's words ("yes as device 0", "no: the smoke test failed: ...") in the
-    language installed."""
-    params = {key: core_text(value) if key in _CORE_PARAMS else value
-              for key, value in verdict.params.items()}
-    return translate(VERDICT_CONTEXT, verdict.template).format_map(_Defaulting(params))
+    language installed: one translation for the Frameworks page, the Stack page and the
+    doctor's text, so that all say the same."""
+    return core_text(verdict.text)
 
 
 def verdict_row_text(verdict: FrameworkVerdict) -> str:
     """The Stack page's framework layer: the framework it judges, then the verdict's words
     (the same words as on the Frameworks page)."""
-    words = verdict_text(verdict)
-    if verdict.reason is VerdictReason.NOT_INSTALLED or verdict.framework.version is None:
-        return words  # not installed, or known only from a pasted error
-    ref = verdict.framework
-    if ref.python:
-        return translate("Verdict", "PyTorch {version} in {python}: {verdict}").format(
-            version=ref.version or "?", python=ref.python, verdict=words)
-    return translate("Verdict", "PyTorch {version}: {verdict}").format(
-        version=ref.version or "?", verdict=words)
+    return core_text(layer_verdict_text(verdict))

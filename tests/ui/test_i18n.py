@@ -1,18 +1,21 @@
-"""The Simplified Chinese translation: the language chosen from the locale, the compiled .qm
-loaded and in step with its .ts and with the sources, the bundled CJK font covering every
+"""The Simplified Chinese translation: the language chosen from the locale, the compiled
+catalogue loaded and in step with its .po and with the sources, the bundled CJK font covering every
 translated character, and pages built under zh_CN in Chinese with no missing glyph."""
 
 from __future__ import annotations
 
 import ast
+import gettext
+import io
+import re
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from babel.messages.pofile import read_po
 from fixture_paths import SNAPSHOTS_DIR
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication, QRawFont, QTextLayout
@@ -32,9 +35,11 @@ from gpuscope.bench.assess import LEVEL_WORDS
 from gpuscope.bench.catalog import BENCHMARKS
 from gpuscope.bench.results import ResultStatus
 from gpuscope.evidence import ReplaySystem
+from gpuscope.i18n import language as core_language
 from gpuscope.inventory import PROBES
 from gpuscope.metrics import CATALOGUE, throttle_reason_names
 from gpuscope.model import GpuKind, ProbeState, Severity
+from gpuscope.report.telemetry_summary import shown as shown_in_report
 from gpuscope.telemetry.feed_adapters import recording_label
 from gpuscope.ui import i18n
 from gpuscope.ui.i18n import (
@@ -54,8 +59,8 @@ from gpuscope.ui.telemetry.texts import FEED_TEXTS
 from gpuscope.ui.telemetry.texts import shown as shown_text
 
 REPO = Path(__file__).resolve().parents[2]
-TS_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.ts"
-QM_PATH = REPO / "resources" / "i18n" / "gpuscope_zh_CN.qm"
+PO_PATH = REPO / "resources" / "i18n" / "zh_CN.po"
+MO_PATH = REPO / "resources" / "i18n" / "zh_CN.mo"
 UPDATE_SCRIPT = REPO / "tools" / "update_translations.py"
 CJK_FAMILY = "gpuscope CJK SC"
 
@@ -111,14 +116,10 @@ def has_chinese(text: str) -> bool:
 
 
 def translations() -> list[tuple[str, str, str]]:
-    """(context, source, translation) of every message of the .ts."""
-    out = []
-    for context in ET.parse(TS_PATH).getroot().iter("context"):
-        name = context.findtext("name") or ""
-        for message in context.iter("message"):
-            out.append((name, message.findtext("source") or "",
-                        message.findtext("translation") or ""))
-    return out
+    """(context, source, translation) of every message of the catalogue ("" the core's)."""
+    with PO_PATH.open("rb") as handle:
+        catalog = read_po(handle)
+    return [(m.context or "", str(m.id), str(m.string or "")) for m in catalog if m.id]
 
 
 # ----------------------------------------------------------------------------- choosing
@@ -183,7 +184,7 @@ def test_the_language_setting_is_kept_and_checked() -> None:
 # ----------------------------------------------------------------------------- loading
 
 
-def test_the_qm_loads_and_translates(chinese: None) -> None:
+def test_the_catalogue_loads_and_translates(chinese: None) -> None:
     assert i18n.installed_language() == SIMPLIFIED_CHINESE
     assert translate("OverviewPage", "Probes") == "探测"
     assert core_text("GPU utilization") == "GPU 利用率"
@@ -245,8 +246,6 @@ def test_the_fonts_ship_with_their_licence_and_stay_small() -> None:
 
 
 def test_translations_keep_their_placeholders() -> None:
-    import re
-
     placeholder = re.compile(r"\{[A-Za-z0-9_]*(?:[!:][^{}]*)?\}")
     for context, source, translation in translations():
         if translation:
@@ -258,20 +257,19 @@ def test_translations_keep_their_placeholders() -> None:
             assert translation.startswith("GPU {index}: "), (context, translation)
 
 
-def test_the_qm_is_compiled_from_the_ts(tmp_path: Path) -> None:
-    sys.path.insert(0, str(UPDATE_SCRIPT.parent))
-    try:
-        import update_translations
-    finally:
-        sys.path.remove(str(UPDATE_SCRIPT.parent))
-    fresh = tmp_path / "fresh.qm"
-    update_translations.lrelease(TS_PATH, fresh, quiet=True)
-    assert fresh.read_bytes() == QM_PATH.read_bytes(), "run tools/update_translations.py"
+def test_the_mo_is_compiled_from_the_po() -> None:
+    """What gettext reads from the shipped .mo is what the .po says, entry for entry."""
+    shipped = gettext.GNUTranslations(io.BytesIO(MO_PATH.read_bytes()))
+    entries = translations()
+    assert len(entries) > 800
+    for context, source, translation in entries:
+        found = shipped.pgettext(context, source) if context else shipped.gettext(source)
+        assert found == (translation or source), (context, source)  # untranslated: the source
 
 
 def test_every_ui_string_is_extracted_translated_and_compiled() -> None:
-    """lupdate over gpuscope/ui/**/*.py and the Compare table modules finds nothing the .ts
-    lacks, nothing is untranslated, and no tr() is given a text built at run time."""
+    """The extraction over gpuscope/ finds nothing the .po lacks, nothing is untranslated,
+    and no marker is given a text built at run time."""
     result = subprocess.run([sys.executable, str(UPDATE_SCRIPT), "--check"],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -298,13 +296,7 @@ def test_the_core_texts_the_ui_translates_are_the_cores() -> None:
                if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     assert {"better", "worse", "within spread"} <= changes
     shown |= changes
-    layers = ast.parse((REPO / "gpuscope" / "doctor" / "layers.py").read_text("utf-8"))
-    for node in ast.walk(layers):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in ("LayerRow", "_row")):
-            literal = [arg.value for arg in node.args
-                       if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
-            shown |= set(literal)
+    # (Layer names and texts are messages of gpuscope.doctor.layers itself.)
     assert set(shown) - set(CORE_TEXTS) == set()
     missing_from_core = set(CORE_TEXTS) - shown
     assert missing_from_core == set()
@@ -421,12 +413,17 @@ def test_pages_built_under_zh_cn_are_in_chinese_without_missing_glyphs(
                  + [(compare.chart.metric_box.itemText(i), compare.chart.metric_box.font())
                     for i in range(compare.chart.metric_box.count())])
 
-    # Report: the page's controls and summary are Chinese; the report itself stays English
-    # (it is posted for others to read).
+    # Report: the page and the report it writes are Chinese (the window's language; its
+    # "Report language" choice gives English); the JSON the report keeps stays English.
     assert report.summary.text().startswith("回放的快照 — 不是实时读数：")
     assert "诊断未发现任何问题。" in report.summary.text()
+    assert report.report_language == SIMPLIFIED_CHINESE
+    languages = [report.language_box.itemText(i) for i in range(report.language_box.count())]
+    assert languages == ["简体中文", "English"]
     assert report.report is not None and report.report.title.startswith("GPU report")
-    assert_drawn("ReportPage", table_texts(report.preview_table))
+    assert core_text(report.report.title).startswith("GPU 报告：")
+    assert_drawn("ReportPage", table_texts(report.preview_table)
+                 + [(text, report.language_box.font()) for text in languages])
 
 
 def test_view_language_keeps_the_choice_for_the_next_start(
@@ -461,10 +458,11 @@ def test_the_test_session_is_english_whatever_the_locale() -> None:
     assert choose_language({**os.environ, "LANG": "zh_CN.UTF-8"}) == ENGLISH
 
 
-def test_the_reports_telemetry_strip_stays_english_under_zh_cn(
+def test_the_reports_telemetry_strip_is_in_the_reports_language_under_zh_cn(
         chinese: None, qtbot: Any, make_window: Any) -> None:
     """The Telemetry page names its source in Chinese; the share report made from the same
-    feed says it in English (a report is read by others)."""
+    feed keeps the English (its JSON) and shows it in the report's language: Chinese, or
+    English when the report is written in English."""
     window = make_window(ReplaySystem.from_file(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"),
                          live_telemetry_hz=20.0)
     qtbot.waitUntil(lambda: window.telemetry_page.feed is not None, timeout=20000)
@@ -476,8 +474,90 @@ def test_the_reports_telemetry_strip_stays_english_under_zh_cn(
     assert strip is not None
     assert strip.source.startswith("Replay of ") and not has_chinese(strip.source)
     assert not any(has_chinese(device.label) for device in strip.devices)
+    assert shown_in_report(strip.source) == shown_text(feed.label)
+    assert any(has_chinese(shown_in_report(stat.label))
+               for device in strip.devices for stat in device.metrics)
+    with core_language(ENGLISH):
+        assert shown_in_report(strip.source) == strip.source
+        assert not any(has_chinese(shown_in_report(stat.label))
+                       for device in strip.devices for stat in device.metrics)
     span = (1_700_000_000.0, 1_700_000_300.0)
     assert has_chinese(shown_text(recording_label("r.sqlite", span, complete=False)))
     english = recording_label("r.sqlite", span, complete=False).english()
     assert english.startswith("Recording r.sqlite, ") and not has_chinese(english)
     assert english.endswith("(the recorder stopped without closing it)")
+
+
+# ----------------------------------------------------------------------------- English left
+
+
+# A word of running English: lower case after its first letter ("ROCm", "RX", "gfx1031",
+# "6700" and "HSA_OVERRIDE_GFX_VERSION" are not).
+_WORD = re.compile(r"[A-Za-z][a-z]{1,}")
+# What stays English by design: commands, paths, URLs, versions, ids and the like.
+_NOT_PROSE = re.compile(
+    r"https?://\S+|`[^`]*`|\$\w+|\S*[/\\]\S*|\S+\.(?:json|toml|csv|png|md|html|py|so)\b"
+    r"|\b(?:sudo|pip|python3?|export|apt|dnf|pacman|zypper|gpuscope|rocminfo|nvidia-smi"
+    r"|amd-smi|usermod|newgrp|modprobe|dmesg|journalctl|lspci|dkms|uname)\b[^。；，]*")
+# Names that are English words in every language: products, projects, units, file kinds.
+_NAME_WORDS = """
+    Radeon Instinct GeForce Quadro Tesla Ryzen Threadripper Ubuntu Debian Fedora Arch Linux
+    Windows Noto Sans Hugging Face Ollama Python PyTorch Torch Vulkan Llama Mistral Qwen
+    Gemma Phi Grafana Prometheus Docker Podman Flatpak Snap Mesa Wayland Nvidia Intel Arc
+    Xe Iris Pro Max Mini Super Ti Founders Edition Dual Slot Hellhound Spectral White Red
+    Devil Nitro Pulse Sapphire Gigabyte Asus Strix Tuf Gaming Eagle Windforce Aorus Zotac
+    Trinity Amp Airo Palit Gainward Phantom Ventus Suprim Liquid Tensor Matrix Core Cores
+    Compute Units
+"""
+_NAMES = frozenset(_NAME_WORDS.split())
+
+
+def english_runs(text: str, length: int = 3) -> list[str]:
+    """Runs of `length` or more words of running English in `text`, outside commands,
+    paths, URLs and names."""
+    prose = _NOT_PROSE.sub(" | ", text)
+    runs, current = [], []
+    for token in re.split(r"(\s+)", prose):
+        if token.isspace() or not token:
+            continue
+        word = token.strip(",.;:()[]\"'!?“”")
+        if _WORD.fullmatch(word) and word not in _NAMES and word.lower() != word.upper():
+            current.append(word)
+            if not token.endswith((",", ".", ";", ":", ")", "!", "?")):
+                continue
+        if len(current) >= length:
+            runs.append(" ".join(current))
+        current = []
+    if len(current) >= length:
+        runs.append(" ".join(current))
+    return runs
+
+
+def test_english_runs_finds_prose_and_leaves_commands() -> None:
+    assert english_runs("这个用户 cannot open the GPU device nodes") == [
+        "cannot open the"]
+    assert english_runs("运行：sudo usermod -aG render,video $USER") == []
+    assert english_runs("AMD Radeon RX 6700 XT (gfx1031) · ROCm 6.0.2") == []
+    assert english_runs("见 https://rocm.docs.amd.com/en/latest/reference/gpu-specs.html") == []
+
+
+@pytest.mark.parametrize("snapshot", ["amd_kfd_no_access.json", "rx7900xtx_rocm.json"])
+def test_no_page_under_zh_cn_shows_running_english(
+        chinese: None, qtbot: Any, make_window: Any, snapshot: str) -> None:
+    """Every page of the window in zh_CN, with a replay: no run of three or more English
+    words outside commands, names and units, in any label, button or table cell."""
+    window = make_window(ReplaySystem.from_file(SNAPSHOTS_DIR / snapshot))
+    qtbot.waitUntil(lambda: not window.loader.is_running, timeout=20000)
+    qtbot.waitUntil(lambda: window.compare_page.catalogue_ready, timeout=20000)
+    found: dict[str, list[str]] = {}
+    for name in window.page_names():
+        window.select_page(name)
+        qtbot.wait(50)
+        widget = window.pages.currentWidget()
+        texts = [text for text, _font in texts_of(widget)]
+        for table in widget.findChildren(QTableWidget):
+            texts += [text for text, _font in table_texts(table)]
+        runs = [run for text in texts for run in english_runs(text)]
+        if runs:
+            found[name] = sorted(set(runs))
+    assert not found, found
