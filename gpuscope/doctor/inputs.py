@@ -3,9 +3,10 @@ outputs) and the small helpers every rule module shares."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from gpuscope.i18n import message, prose
 from gpuscope.model import (
     DEVICE_TABLE_SOURCE,
     EvidenceRef,
@@ -101,7 +102,24 @@ def blocked_targets(data: DoctorInput) -> dict[str, list[Signal]]:
 
 
 def first_sentences(text: str, count: int) -> str:
+    """The first `count` sentences of a paragraph of the knowledge files, translatable
+    sentence by sentence (`gpuscope.i18n.prose`)."""
     sentences = text.replace("\n", " ").split(". ")
     short = ". ".join(sentences[:count]).strip()
-    return short if short.endswith(".") else short + "."
+    return prose(short if short.endswith(".") else short + ".")
 
+
+def or_list(names: Sequence[str]) -> str:
+    """"A or B or C", translatable ("{first} or {second}", folded from the left)."""
+    text = names[0] if names else ""
+    for name in names[1:]:
+        text = message("{first} or {second}", first=text, second=name)
+    return text
+
+
+def and_list(names: Sequence[str]) -> str:
+    """"A and B and C", translatable ("{first} and {last}", folded from the left)."""
+    text = names[0] if names else ""
+    for name in names[1:]:
+        text = message("{first} and {last}", first=text, last=name)
+    return text

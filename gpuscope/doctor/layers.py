@@ -14,12 +14,16 @@ from gpuscope.doctor.verdicts import (
     VerdictReason,
     gpu_framework_verdict,
 )
+from gpuscope.i18n import message
 from gpuscope.model import Finding, Gpu, Layer, Severity, Vendor
 
 __all__ = ["NOT_INSPECTED_TEXT", "LayerRow", "LayerState", "layers_for", "verdict_row_text"]
 
 # The CLI's words; the Stack page says where to inspect in the window instead.
-NOT_INSPECTED_TEXT = "no PyTorch inspected (doctor --python PATH)"
+NOT_INSPECTED_TEXT = message("no PyTorch inspected ({command})",
+                             command="doctor --python PATH")
+_NOT_CHECKED = message("not checked")
+_FRAMEWORK = message("Framework (PyTorch)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +75,19 @@ def verdict_row_text(verdict: FrameworkVerdict) -> str:
     ref = verdict.framework
     if verdict.reason is VerdictReason.NOT_INSTALLED or ref.version is None:
         return verdict.text  # not installed, or known only from a pasted error
-    where = f" in {ref.python}" if ref.python else ""
-    return f"PyTorch {ref.version}{where}: {verdict.text}"
+    if ref.python:
+        return message("PyTorch {version} in {python}: {verdict}", version=ref.version,
+                       python=ref.python, verdict=verdict.text)
+    return message("PyTorch {version}: {verdict}", version=ref.version, verdict=verdict.text)
 
 
 def _framework_row(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> LayerRow:
     verdict = gpu_framework_verdict(data, findings, gpu)
     if verdict is None:
-        return LayerRow("Framework (PyTorch)", LayerState.UNKNOWN, NOT_INSPECTED_TEXT)
+        return LayerRow(_FRAMEWORK, LayerState.UNKNOWN, NOT_INSPECTED_TEXT)
     # A layer below blocks it: that layer's row shows the finding; this one names it.
     finding = verdict.finding if verdict.reason is not VerdictReason.LOWER_LAYER else None
-    return LayerRow("Framework (PyTorch)", verdict.state, verdict_row_text(verdict), finding,
+    return LayerRow(_FRAMEWORK, verdict.state, verdict_row_text(verdict), finding,
                     verdict)
 
 
@@ -93,40 +99,45 @@ def layers_for(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> list
                                    Layer.ROCM}) or gpu.kernel_driver == "amdgpu"
         runtime_seen = bool(seen & {Layer.KFD, Layer.ROCM})
         rows = [
-            LayerRow("Kernel driver (amdgpu)", LayerState.NOT_APPLICABLE,
-                     "the Windows driver serves the GPU here")
+            LayerRow(message("Kernel driver (amdgpu)"), LayerState.NOT_APPLICABLE,
+                     message("the Windows driver serves the GPU here"))
             if wsl_or_windows else
-            _row("Kernel driver (amdgpu)", findings, gpu,
+            _row(message("Kernel driver (amdgpu)"), findings, gpu,
                  ("amdgpu.driver_not_loaded", "amdgpu.init_failed"), driver_seen,
-                 f"amdgpu serves it ({', '.join(sorted(x.value for x in seen))})",
-                 "not checked"),
-            LayerRow("Device nodes (/dev/kfd)", LayerState.NOT_APPLICABLE,
-                     "no /dev/kfd under WSL or Windows")
+                 message("amdgpu serves it ({layers})",
+                         layers=", ".join(sorted(x.value for x in seen))),
+                 _NOT_CHECKED),
+            LayerRow(message("Device nodes (/dev/kfd)"), LayerState.NOT_APPLICABLE,
+                     message("no /dev/kfd under WSL or Windows"))
             if wsl_or_windows else
-            _row("Device nodes (/dev/kfd)", findings, gpu,
+            _row(message("Device nodes (/dev/kfd)"), findings, gpu,
                  ("kfd.permission_denied", "kfd.missing"),
                  (runtime_seen and not data.imported) or Layer.ROCM in seen,
-                 "this user can open them", "not checked"),
-            _row("ROCm runtime (KFD/HSA)", findings, gpu,
+                 message("this user can open them"), _NOT_CHECKED),
+            _row(message("ROCm runtime (KFD/HSA)"), findings, gpu,
                  ("rocm.runtime_missing", "kfd.device_unsupported", "kfd.pcie_atomics_missing",
                   "rocm.gfx_unsupported", "rocm.igpu_enumerated"),
-                 runtime_seen, f"sees {gpu.gfx_target or 'it'}",
-                 "not checked (no rocminfo or KFD evidence)"),
+                 runtime_seen,
+                 message("sees {target}", target=gpu.gfx_target) if gpu.gfx_target
+                 else message("sees it"),
+                 message("not checked (no rocminfo or KFD evidence)")),
         ]
     elif gpu.vendor is Vendor.NVIDIA:
         nvml = Layer.NVML in seen
         rows = [
-            _row("Kernel driver (nvidia)", findings, gpu,
+            _row(message("Kernel driver (nvidia)"), findings, gpu,
                  ("nvidia.driver_not_loaded", "nvidia.driver_library_mismatch"),
                  nvml or gpu.kernel_driver == "nvidia",
                  f"nvidia {data.inventory.stack.nvidia_driver_version or ''}".strip(),
-                 "not checked"),
-            _row("Driver library (NVML)", findings, gpu,
+                 _NOT_CHECKED),
+            _row(message("Driver library (NVML)"), findings, gpu,
                  ("nvidia.driver_library_mismatch", "nvidia.mig_enabled"), nvml,
-                 "NVML answers", "not checked"),
-            _row("CUDA driver", findings, gpu, ("nvidia.driver_too_old",),
+                 message("NVML answers"), _NOT_CHECKED),
+            _row(message("CUDA driver"), findings, gpu, ("nvidia.driver_too_old",),
                  data.inventory.stack.cuda_driver_version is not None,
-                 f"supports CUDA {data.inventory.stack.cuda_driver_version}", "not checked"),
+                 message("supports CUDA {version}",
+                         version=data.inventory.stack.cuda_driver_version),
+                 _NOT_CHECKED),
         ]
     else:
         rows = []

@@ -31,6 +31,7 @@ from gpuscope.doctor.rules_torch import (
     rule_smoke_failed,
     rule_torch_builds,
 )
+from gpuscope.i18n import message
 from gpuscope.model import Finding, Gpu, Layer, Severity, Vendor
 
 __all__ = ["RULES", "DoctorInput", "diagnose", "rule_usable"]
@@ -73,8 +74,10 @@ def rule_usable(data: DoctorInput, findings: Sequence[Finding]) -> list[Finding]
         if not seen or any(_blocks(f, gpu) for f in findings):
             continue
         usable.append(Finding(
-            "gpu.usable", Severity.OK, f"{gpu.name or 'GPU'} is usable",
-            detail=f"Seen by {', '.join(layer.value for layer in seen)}; nothing blocks it.",
+            "gpu.usable", Severity.OK,
+            message("{gpu} is usable", gpu=gpu.name) if gpu.name else message("GPU is usable"),
+            detail=message("Seen by {layers}; nothing blocks it.",
+                           layers=", ".join(layer.value for layer in seen)),
             gpu=gpu.index,
         ))
     return usable

@@ -18,6 +18,7 @@ from gpuscope.doctor.fixes import (
 )
 from gpuscope.doctor.inputs import DoctorInput, first_sentences, gpu_refs, refs, version_tuple
 from gpuscope.doctor.rules_platform import guest_without_gpu
+from gpuscope.i18n import join, message
 from gpuscope.knowledge.amdgpu_releases import DriverRelease, rocm_release_of_driver
 from gpuscope.knowledge.distros import wsl_gpu_support
 from gpuscope.knowledge.overrides import caveat_urls, hsa_override_for
@@ -95,7 +96,6 @@ def _never_built_finding(data: DoctorInput, dkms: list[Signal]) -> Finding:
     detail_text = dkms[0].detail or "amdgpu"
     module = _DKMS_MODULE.fullmatch(detail_text.partition(": ")[0])
     kernel = data.inventory.host.kernel
-    on_kernel = f" ({kernel})" if kernel else ""
     commands: tuple[str, ...] = ()
     if module is not None:
         name = f"{module.group(1)}/{module.group(2)}"
@@ -103,14 +103,18 @@ def _never_built_finding(data: DoctorInput, dkms: list[Signal]) -> Finding:
                     f"cat /var/lib/dkms/{name}/build/make.log")
     return Finding(
         "amdgpu.driver_not_loaded", Severity.ERROR,
-        "The amdgpu kernel driver is not loaded: dkms never built it",
-        detail=(f"dkms lists the ROCm kernel driver as \"{detail_text}\": it was never built "
-                "and installed for any kernel, so no amdgpu/KFD driver from it is running and "
-                "ROCm's runtime finds no GPU it can use."),
-        fix=(f"Build and install the module for the running kernel{on_kernel}. If the build "
-             "fails, this kernel is one the module does not support (its make.log says why): "
-             "boot a kernel that this ROCm release's install guide lists, then reinstall the "
-             "driver package so dkms builds it for that kernel."),
+        message("The amdgpu kernel driver is not loaded: dkms never built it"),
+        detail=message("dkms lists the ROCm kernel driver as \"{module}\": it was never built "
+                       "and installed for any kernel, so no amdgpu/KFD driver from it is running "
+                       "and ROCm's runtime finds no GPU it can use.", module=detail_text),
+        fix=join(" ", [
+            message("Build and install the module for the running kernel ({kernel}).",
+                    kernel=kernel) if kernel else
+            message("Build and install the module for the running kernel."),
+            message("If the build fails, this kernel is one the module does not support (its "
+                    "make.log says why): boot a kernel that this ROCm release's install guide "
+                    "lists, then reinstall the driver package so dkms builds it for that "
+                    "kernel.")]),
         fix_commands=commands,
         evidence=refs([*dkms, *data.signals_of("hsa.error"), *data.signals_of("kfd.not_loaded")]),
         sources=(ROCM_AMDGPU_INSTALL_URL,),
@@ -131,24 +135,29 @@ def rule_amdgpu_driver(data: DoctorInput) -> list[Finding]:
         on_host = in_container(data)
         findings.append(Finding(
             "amdgpu.driver_not_loaded", Severity.ERROR,
-            "The amdgpu kernel driver is not loaded",
-            detail=("ROCm's runtime found no KFD (\"ROCk module is NOT loaded\"): the amdgpu "
-                    "kernel driver is not running for any GPU, so nothing above it can work."
-                    + (" A container uses its host's kernel, so the driver must be loaded on "
-                       "the host." if on_host else "")),
-            fix=(("On the host (not in the container), " if on_host else "")
-                 + "load the amdgpu driver; if that fails, the kernel log says why. With "
-                 "amdgpu-dkms, reinstall it for the running kernel and reboot."),
+            message("The amdgpu kernel driver is not loaded"),
+            detail=join(" ", [message(
+                "ROCm's runtime found no KFD (\"ROCk module is NOT loaded\"): the amdgpu kernel "
+                "driver is not running for any GPU, so nothing above it can work."), *([message(
+                    "A container uses its host's kernel, so the driver must be loaded on the "
+                    "host.")] if on_host else [])]),
+            fix=(message("On the host (not in the container), load the amdgpu driver; if that "
+                         "fails, the kernel log says why. With amdgpu-dkms, reinstall it for "
+                         "the running kernel and reboot.") if on_host else
+                 message("load the amdgpu driver; if that fails, the kernel log says why. With "
+                         "amdgpu-dkms, reinstall it for the running kernel and reboot.")),
             fix_commands=("sudo modprobe amdgpu", "sudo dmesg | grep -i amdgpu"),
             evidence=refs(not_loaded), sources=(ROCM_AMDGPU_INSTALL_URL,),
         ))
     for signal in data.signals_of("amdgpu.init_failed"):
         findings.append(Finding(
-            "amdgpu.init_failed", Severity.ERROR, "The kernel log shows amdgpu failed to start",
-            detail=signal.detail or "amdgpu reported a fatal error while bringing the GPU up.",
-            fix=("Read the kernel log around this line: missing firmware (install your "
-                 "distribution's linux-firmware package), a kernel too old for the GPU, or a "
-                 "board fault are the usual causes."),
+            "amdgpu.init_failed", Severity.ERROR,
+            message("The kernel log shows amdgpu failed to start"),
+            detail=signal.detail or message(
+                "amdgpu reported a fatal error while bringing the GPU up."),
+            fix=message("Read the kernel log around this line: missing firmware (install your "
+                        "distribution's linux-firmware package), a kernel too old for the GPU, "
+                        "or a board fault are the usual causes."),
             fix_commands=("sudo dmesg | grep -iE 'amdgpu|drm'",),
             evidence=signal.evidence,
         ))
@@ -164,19 +173,20 @@ def _node_fix(node: DeviceNodeAccess | None, container: bool) -> tuple[str, tupl
     owner = _group_name(node.owner_group) if node is not None else None
     if node is not None and node.group_granted_not_active:
         group = owner or "render"
-        return (f"Log out and back in: your user was added to the {group} group after this "
-                "session started, so running programs do not have it yet (newgrp gives a "
-                "shell that has it now).", (f"newgrp {group}",))
+        return (message("Log out and back in: your user was added to the {group} group after "
+                        "this session started, so running programs do not have it yet (newgrp "
+                        "gives a shell that has it now).", group=group), (f"newgrp {group}",))
     if container:
-        return ("Inside a container, start it with --group-add video --group-add render (or "
-                "run as root); adding the user to groups inside the container does not change "
-                "what the host's device nodes allow. Add the flags to your own docker run "
-                "command; the line below is a complete example.", (DOCKER_RUN_AMD,))
+        return (message("Inside a container, start it with --group-add video --group-add render "
+                        "(or run as root); adding the user to groups inside the container does "
+                        "not change what the host's device nodes allow. Add the flags to your "
+                        "own docker run command; the line below is a complete example."),
+                (DOCKER_RUN_AMD,))
     other = owner if owner not in ("root", "render", "video") else None
     if other is not None:
-        return (f"Add your user to the {other} group that owns the node, then log out and "
-                "back in.", (f"sudo usermod -aG {other} $USER",))
-    return ("Add your user to the render and video groups, then log out and back in.",
+        return (message("Add your user to the {group} group that owns the node, then log out "
+                        "and back in.", group=other), (f"sudo usermod -aG {other} $USER",))
+    return (message("Add your user to the render and video groups, then log out and back in."),
             (GROUPS_COMMAND,))
 
 
@@ -192,14 +202,15 @@ def rule_kfd(data: DoctorInput) -> list[Finding]:
             and not _driver_not_loaded(data):
         present = bool(data.gpus_of(Vendor.AMD))
         findings.append(Finding(
-            "kfd.missing", Severity.ERROR, "/dev/kfd does not exist",
-            detail=(("The GPU is present but the KFD device node is missing, so ROCm cannot "
-                     "reach it" if present else
-                     "ROCm finds no GPU because the KFD device node is missing")
-                    + ": the amdgpu driver did not create it (not loaded, or built without "
-                    "KFD)."),
-            fix=("Load the amdgpu driver and look in the kernel log for why KFD did not start; "
-                 "in a container, pass the node in with --device=/dev/kfd."),
+            "kfd.missing", Severity.ERROR, message("/dev/kfd does not exist"),
+            detail=(message("The GPU is present but the KFD device node is missing, so ROCm "
+                            "cannot reach it: the amdgpu driver did not create it (not loaded, "
+                            "or built without KFD).") if present else
+                    message("ROCm finds no GPU because the KFD device node is missing: the "
+                            "amdgpu driver did not create it (not loaded, or built without "
+                            "KFD).")),
+            fix=message("Load the amdgpu driver and look in the kernel log for why KFD did not "
+                        "start; in a container, pass the node in with --device=/dev/kfd."),
             fix_commands=("sudo modprobe amdgpu", "sudo dmesg | grep -i kfd"),
             evidence=refs(data.signals_of("kfd.missing")) or (EvidenceRef("/dev/kfd"),),
             sources=(ROCM_DOCKER_URL,),
@@ -211,12 +222,13 @@ def rule_kfd(data: DoctorInput) -> list[Finding]:
     if denied_nodes or denied_signals:
         node = denied_nodes[0] if denied_nodes else None
         fix, commands = _node_fix(node, in_container(data))
-        detail = "; ".join(n.reason for n in denied_nodes if n.reason) or (
+        # The probes' own reasons (messages when live, English from a snapshot).
+        detail = join("; ", [n.reason for n in denied_nodes if n.reason]) or message(
             "ROCm could not open /dev/kfd read-write: this user is not allowed to use the GPU "
             "(on most distributions the render group, on older ones video).")
         findings.append(Finding(
             "kfd.permission_denied", Severity.ERROR,
-            "This user cannot open the GPU device nodes", detail=detail, fix=fix,
+            message("This user cannot open the GPU device nodes"), detail=detail, fix=fix,
             fix_commands=commands,
             evidence=refs(denied_signals) or tuple(EvidenceRef(n.path) for n in denied_nodes),
             sources=(ROCM_PERMISSIONS_URL,),
@@ -226,13 +238,15 @@ def rule_kfd(data: DoctorInput) -> list[Finding]:
         version = installed_rocm_version(data)
         findings.append(Finding(
             "kfd.permission_denied", Severity.ERROR,
-            "This user most likely cannot open /dev/kfd",
-            detail=(f"rocminfo of ROCm {version} stopped with HSA_STATUS_ERROR_OUT_OF_RESOURCES "
-                    "although the kernel driver is loaded. Before ROCm 3.5 rocminfo reported a "
-                    "/dev/kfd it was not allowed to open this way, and it checked only the "
-                    "video group, while newer udev rules give /dev/kfd to the render group. If "
-                    "the same command works with sudo, this is the cause; if it fails as root "
-                    "too, the kernel log (dmesg | grep kfd) names a device problem instead."),
+            message("This user most likely cannot open /dev/kfd"),
+            detail=message("rocminfo of ROCm {version} stopped with "
+                           "HSA_STATUS_ERROR_OUT_OF_RESOURCES although the kernel driver is "
+                           "loaded. Before ROCm 3.5 rocminfo reported a /dev/kfd it was not "
+                           "allowed to open this way, and it checked only the video group, "
+                           "while newer udev rules give /dev/kfd to the render group. If the "
+                           "same command works with sudo, this is the cause; if it fails as "
+                           "root too, the kernel log (dmesg | grep kfd) names a device problem "
+                           "instead.", version=version),
             fix=fix, fix_commands=commands, evidence=refs(old_denied),
             sources=(ROCM_PERMISSIONS_URL, ROCMINFO_RENDER_GROUP_URL),
         ))
@@ -270,26 +284,28 @@ def _kfd_kernel_findings(data: DoctorInput) -> list[Finding]:
         dkms = bool(data.inventory.stack.amdgpu_driver_version) or any(
             s.kind.startswith("dkms.") for s in data.signals)
         findings.append(Finding(
-            "kfd.device_unsupported", Severity.ERROR, "The KFD driver does not support this GPU",
+            "kfd.device_unsupported", Severity.ERROR,
+            message("The KFD driver does not support this GPU"),
             detail=unsupported[0].detail or "",
-            fix=("The KFD driver that is running does not know this device id. Build AMD's "
-                 "amdgpu-dkms module for the running kernel (it is often built for another "
-                 "kernel only), or use a newer kernel whose own KFD knows the GPU; GPUs older "
-                 "than ROCm's oldest supported generation are not handled by KFD at all."),
+            fix=message("The KFD driver that is running does not know this device id. Build "
+                        "AMD's amdgpu-dkms module for the running kernel (it is often built for "
+                        "another kernel only), or use a newer kernel whose own KFD knows the "
+                        "GPU; GPUs older than ROCm's oldest supported generation are not "
+                        "handled by KFD at all."),
             fix_commands=('sudo dkms autoinstall -k "$(uname -r)"',) if dkms else (),
             evidence=refs(unsupported),
         ))
     atomics = data.signals_of("kfd.pcie_atomics_missing")
     if atomics:
-        fix = ("The hypervisor does not give this virtual machine PCIe atomics: pass the GPU "
-               "through with its root port on a host whose CPU and slot support them, or run "
-               "on the host." if in_virtual_machine(data) else
-               "Move the card to a PCIe slot wired to the CPU (not behind the chipset or a "
-               "riser without atomics support), and enable Above 4G decoding and Resizable "
-               "BAR in the firmware setup.")
+        fix = (message("The hypervisor does not give this virtual machine PCIe atomics: pass the "
+                       "GPU through with its root port on a host whose CPU and slot support "
+                       "them, or run on the host.") if in_virtual_machine(data) else
+               message("Move the card to a PCIe slot wired to the CPU (not behind the chipset "
+                       "or a riser without atomics support), and enable Above 4G decoding and "
+                       "Resizable BAR in the firmware setup."))
         findings.append(Finding(
             "kfd.pcie_atomics_missing", Severity.ERROR,
-            "The GPU needs PCIe atomics that this slot does not give",
+            message("The GPU needs PCIe atomics that this slot does not give"),
             detail=atomics[0].detail or "", fix=fix, evidence=refs(atomics),
             sources=(ROCM_PCIE_ATOMICS_URL,),
         ))
@@ -303,10 +319,11 @@ def rule_runtime(data: DoctorInput) -> list[Finding]:
     command = ("sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms" if data.os == "wsl"
                else "sudo amdgpu-install -y --usecase=rocm")
     return [Finding(
-        "rocm.runtime_missing", Severity.ERROR, "The ROCm runtime is missing or broken",
-        detail=signals[0].detail or "The HSA runtime (libhsa-runtime64) could not be loaded.",
-        fix=("Install ROCm's runtime with AMD's amdgpu-install (after adding AMD's package "
-             "repository), or your distribution's rocm-hip-runtime package."),
+        "rocm.runtime_missing", Severity.ERROR, message("The ROCm runtime is missing or broken"),
+        detail=signals[0].detail or message(
+            "The HSA runtime (libhsa-runtime64) could not be loaded."),
+        fix=message("Install ROCm's runtime with AMD's amdgpu-install (after adding AMD's "
+                    "package repository), or your distribution's rocm-hip-runtime package."),
         fix_commands=(command,), evidence=refs(signals), sources=(ROCM_AMDGPU_INSTALL_URL,),
     )]
 
@@ -386,15 +403,19 @@ def _gfx_finding(data: DoctorInput, gpu: Gpu, target: str, os_name: str,
     driver = driver_rocm_release(data)
     rocm_version = driver.rocm if driver is not None else installed_rocm_version(data)
     advice = hsa_override_for(target)
-    release = verdict.release_checked or rocm_version or "the newest ROCm"
+    release = verdict.release_checked or rocm_version or message("the newest ROCm")
     installed = rocm_version or release
-    detail = (f"{target} is not on AMD's list of supported GPUs for ROCm {installed} "
-              f"on {os_name.capitalize()}"
-              + (f" (the ROCm release of the installed amdgpu-dkms {driver.driver_version} "
-                 "driver: no output here names the ROCm version itself)" if driver else
-                 "" if rocm_version else
-                 " (the ROCm version is unknown, so the newest release gpuscope knows was "
-                 "checked)") + ".")
+    values = {"target": target, "version": installed, "os": os_name.capitalize()}
+    detail = [
+        message("{target} is not on AMD's list of supported GPUs for ROCm {version} on {os} "
+                "(the ROCm release of the installed amdgpu-dkms {driver} driver: no output here "
+                "names the ROCm version itself).", driver=driver.driver_version, **values)
+        if driver else
+        message("{target} is not on AMD's list of supported GPUs for ROCm {version} on {os}.",
+                **values) if rocm_version else
+        message("{target} is not on AMD's list of supported GPUs for ROCm {version} on {os} "
+                "(the ROCm version is unknown, so the newest release gpuscope knows was "
+                "checked).", **values)]
     newer = _newer_release_lists(verdict.first_supported_release, rocm_version)
     fixes: list[str] = []
     commands: tuple[str, ...] = ()
@@ -403,30 +424,39 @@ def _gfx_finding(data: DoctorInput, gpu: Gpu, target: str, os_name: str,
         sources += driver.sources
     last = verdict.last_supported_release
     if newer:
-        fixes.append(f"ROCm {verdict.first_supported_release} and later list {target}: "
-                     "upgrading ROCm gives it official support.")
+        fixes.append(message("ROCm {version} and later list {target}: upgrading ROCm gives it "
+                             "official support.", version=verdict.first_supported_release,
+                             target=target))
     elif last is not None and _newer_release_lists(rocm_version, last):
-        fixes.append(f"ROCm {last} is the last release that lists {target}: use that "
-                     "release for official support.")
+        fixes.append(message("ROCm {version} is the last release that lists {target}: use "
+                             "that release for official support.", version=last,
+                             target=target))
     if advice is not None:
         commands = (f"export {advice.assignment}",)
-        detail += (f" The usual workaround runs it as {advice.pretends_to_be}: "
-                   f"{first_sentences(advice.caveat, 2)}")
-        fixes.append(f"Set {advice.assignment} in the environment before starting the "
-                     f"program, so ROCm runs the code built for {advice.pretends_to_be}.")
+        # The caveat is the knowledge table's text, cut to its first two sentences.
+        detail.append(message("The usual workaround runs it as {target}: {caveat}",
+                              target=advice.pretends_to_be,
+                              caveat=first_sentences(advice.caveat, 2)))
+        fixes.append(message("Set {assignment} in the environment before starting the "
+                             "program, so ROCm runs the code built for {target}.",
+                             assignment=advice.assignment, target=advice.pretends_to_be))
         sources += [*advice.urls, *caveat_urls()]
     if not fixes:
-        fixes.append(f"No ROCm release lists {target} and no override is known for it: only "
-                     "builds that include the target (some distributions build ROCm for more "
-                     "GPUs than AMD lists) can run it, or a GPU on AMD's list.")
+        fixes.append(message("No ROCm release lists {target} and no override is known for it: "
+                             "only builds that include the target (some distributions build "
+                             "ROCm for more GPUs than AMD lists) can run it, or a GPU on AMD's "
+                             "list.", target=target))
     if override:
-        detail += f" HSA_OVERRIDE_GFX_VERSION={override} is set in this environment."
-    title = (f"{target} is not officially supported by ROCm {installed}"
+        detail.append(message("HSA_OVERRIDE_GFX_VERSION={value} is set in this environment.",
+                              value=override))
+    title = (message("{target} is not officially supported by ROCm {version}", target=target,
+                     version=installed)
              if rocm_version else
-             f"{target} is not officially supported by ROCm (up to {release})")
+             message("{target} is not officially supported by ROCm (up to {version})",
+                     target=target, version=release))
     return Finding(
         "rocm.gfx_unsupported", Severity.WARNING, title,
-        detail=detail, fix=" ".join(fixes), gpu=gpu.index,
+        detail=join(" ", detail), fix=join(" ", fixes), gpu=gpu.index,
         evidence=gpu_refs(gpu, "gfx_target"), fix_commands=commands,
         sources=tuple(dict.fromkeys(sources)),
     )
@@ -446,18 +476,21 @@ def _wsl_gpu_findings(data: DoctorInput) -> list[Finding]:
         verdict = wsl_gpu_support(gpu.gfx_target)
         if verdict.supported is not False or not gpu.gfx_target:
             continue
-        name = gpu.name or "This GPU"
+        name = gpu.name or message("This GPU")
         findings.append(Finding(
-            "rocm.wsl", Severity.ERROR, f"{name} ({gpu.gfx_target}) is not supported by ROCm "
-            "on WSL",
-            detail=(f"AMD supports ROCm under WSL only for the GPUs on its WSL list, Radeon "
-                    f"RDNA3 and newer and some Ryzen APUs; no {gpu.gfx_target} GPU has been "
-                    "on it. Under WSL ROCm reaches the GPU through the Windows driver: "
-                    "rocminfo and PyTorch may list this GPU, but work on it hangs or fails, "
-                    "and HSA_OVERRIDE_GFX_VERSION does not change that."),
-            fix=("Run ROCm on a native Linux installation (for example a dual boot), where "
-                 "AMD's Linux list for the GPU applies; under Windows itself, use a route "
-                 "that supports this GPU (DirectML, or a Vulkan build of the program)."),
+            "rocm.wsl", Severity.ERROR,
+            message("{gpu} ({target}) is not supported by ROCm on WSL", gpu=name,
+                    target=gpu.gfx_target),
+            detail=message("AMD supports ROCm under WSL only for the GPUs on its WSL list, "
+                           "Radeon RDNA3 and newer and some Ryzen APUs; no {target} GPU has "
+                           "been on it. Under WSL ROCm reaches the GPU through the Windows "
+                           "driver: rocminfo and PyTorch may list this GPU, but work on it "
+                           "hangs or fails, and HSA_OVERRIDE_GFX_VERSION does not change that.",
+                           target=gpu.gfx_target),
+            fix=message("Run ROCm on a native Linux installation (for example a dual boot), "
+                        "where AMD's Linux list for the GPU applies; under Windows itself, use "
+                        "a route that supports this GPU (DirectML, or a Vulkan build of the "
+                        "program)."),
             gpu=gpu.index, evidence=gpu_refs(gpu, "gfx_target", "name"),
             sources=(verdict.source,) if verdict.source else (),
         ))
@@ -523,29 +556,34 @@ def rule_igpu(data: DoctorInput) -> list[Finding]:
                    and (v := target_support(data, g.gfx_target)) is not None
                    and v.supported is False]
     igpu, verdict = unsupported[0] if unsupported else (igpus[0], None)
-    detail = (f"ROCm lists {', '.join(g.name or g.gfx_target or 'the iGPU' for g in igpus)} "
-              f"as a device next to {', '.join(g.name or 'the dGPU' for g in dgpus)}. "
-              "Frameworks may pick it, split work onto it, or fail on its unsupported target.")
-    title = "The integrated GPU is enumerated beside the discrete one"
+    detail = [message(
+        "ROCm lists {igpus} as a device next to {dgpus}.",
+        igpus=join(", ", [g.name or g.gfx_target or message("the iGPU") for g in igpus]),
+        dgpus=join(", ", [g.name or message("the dGPU") for g in dgpus])), message(
+        "Frameworks may pick it, split work onto it, or fail on its unsupported target.")]
+    title = message("The integrated GPU is enumerated beside the discrete one")
     sources = [ROCM_GPU_ISOLATION_URL]
     if verdict is not None:
-        release = verdict.release_checked or "the newest release"
-        title = (f"The integrated GPU ({igpu.gfx_target}) is enumerated beside the discrete "
-                 "one, and ROCm does not support it")
+        release = verdict.release_checked or message("the newest release")
+        title = message("The integrated GPU ({target}) is enumerated beside the discrete one, "
+                        "and ROCm does not support it", target=igpu.gfx_target)
         unknown = installed_rocm_version(data) is None and driver_rocm_release(data) is None
-        detail += (f" {igpu.gfx_target} is not on AMD's list of supported GPUs for ROCm "
-                   f"{release}"
-                   + (" (the ROCm version is unknown: the newest release gpuscope knows was "
-                      "checked)" if unknown else "")
-                   + ": ROCm's libraries carry no code for it, so programs that use it fail; "
-                   "it is not a GPU to compute on here.")
+        detail.append(
+            message("{target} is not on AMD's list of supported GPUs for ROCm {version} (the "
+                    "ROCm version is unknown: the newest release gpuscope knows was checked): "
+                    "ROCm's libraries carry no code for it, so programs that use it fail; it is "
+                    "not a GPU to compute on here.", target=igpu.gfx_target, version=release)
+            if unknown else
+            message("{target} is not on AMD's list of supported GPUs for ROCm {version}: "
+                    "ROCm's libraries carry no code for it, so programs that use it fail; it is "
+                    "not a GPU to compute on here.", target=igpu.gfx_target, version=release))
         sources += [verdict.source] if verdict.source else []
     return [Finding(
         "rocm.igpu_enumerated", Severity.ERROR if verdict is not None else Severity.WARNING,
-        title, detail=detail,
-        fix=(f"Hide the integrated GPU from ROCm programs: HIP_VISIBLE_DEVICES={keep} keeps "
-             f"only the discrete GPU (ROCR_VISIBLE_DEVICES={keep} does the same one layer "
-             "lower); or disable the iGPU in the firmware setup."),
+        title, detail=join(" ", detail),
+        fix=message("Hide the integrated GPU from ROCm programs: HIP_VISIBLE_DEVICES={keep} "
+                    "keeps only the discrete GPU (ROCR_VISIBLE_DEVICES={keep} does the same one "
+                    "layer lower); or disable the iGPU in the firmware setup.", keep=keep),
         fix_commands=(f"export HIP_VISIBLE_DEVICES={keep}",),
         gpu=igpu.index,
         evidence=refs(s for s in data.signals_of("kfd.loaded")

@@ -15,6 +15,7 @@ from gpuscope.doctor.inputs import DoctorInput, refs, version_tuple
 from gpuscope.doctor.rules_nvidia_kernel import module_missing_finding, refusal_findings
 from gpuscope.doctor.rules_platform import guest_without_gpu
 from gpuscope.doctor.torch_fixes import install_fix
+from gpuscope.i18n import join, message
 from gpuscope.model import (
     EvidenceRef,
     Finding,
@@ -67,7 +68,7 @@ def rule_nvidia(data: DoctorInput) -> list[Finding]:
     return findings
 
 
-def _versions(data: DoctorInput, mismatch: Sequence[Signal]) -> str:
+def _versions(data: DoctorInput, mismatch: Sequence[Signal]) -> list[str]:
     """What the evidence says of the two versions: the signals' own words ("client 367.44,
     kernel module 367.35"), then the versions the stack shows that they do not name: the loaded
     module's (/proc/driver/nvidia/version, NVRM), the installed user-space driver's (its
@@ -82,43 +83,49 @@ def _versions(data: DoctorInput, mismatch: Sequence[Signal]) -> str:
             sources.get("nvidia_userspace_version"):
         loaded = None  # both read from the packages: what is installed, not what is loaded
     parts = []
-    for version, words in ((loaded, "the loaded kernel module is {}"),
-                           (str(userspace) if userspace is not None else None,
-                            "the installed user-space driver is {}"),
-                           (stack.nvml_library_version, "the installed libraries are {}")):
+    for version, words in (
+            (loaded, message("the loaded kernel module is {version}", version=loaded)),
+            (str(userspace) if userspace is not None else None,
+             message("the installed user-space driver is {version}", version=userspace)),
+            (stack.nvml_library_version, message("the installed libraries are {version}",
+                                                 version=stack.nvml_library_version))):
         if version and version not in named:
-            parts.append(words.format(version))
+            parts.append(words)
             named += " " + version
-    text = f" Versions seen: {'; '.join(said)}." if said else ""
+    sentences = ([message("Versions seen: {versions}.", versions="; ".join(said))]
+                 if said else [])
     if parts:
-        listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-        text += f" Here {listed}."
-    return text
+        listed = parts[0] if len(parts) == 1 else message(
+            "{first} and {last}", first=join(", ", parts[:-1]), last=parts[-1])
+        sentences.append(message("Here {versions}.", versions=listed))
+    return sentences
 
 
 def _mismatch_finding(data: DoctorInput, mismatch: Sequence[Signal]) -> Finding:
-    detail = ("The NVIDIA kernel module that is loaded is not the version of the installed "
-              "user-space libraries (libnvidia-ml): usually a driver update without a reboot."
-              + _versions(data, mismatch))
+    detail = [message("The NVIDIA kernel module that is loaded is not the version of the "
+                      "installed user-space libraries (libnvidia-ml): usually a driver update "
+                      "without a reboot."), *_versions(data, mismatch)]
+    title = message("NVIDIA driver and library versions do not match")
     if data.os == "wsl":
         return Finding(
-            "nvidia.driver_library_mismatch", Severity.ERROR,
-            "NVIDIA driver and library versions do not match",
-            detail=detail + " Under WSL both come from the Windows driver.",
-            fix=("Restart WSL after the Windows driver update: run wsl --shutdown in a Windows "
-                 "terminal, then open WSL again. Do not install a Linux NVIDIA driver inside "
-                 "WSL."),
+            "nvidia.driver_library_mismatch", Severity.ERROR, title,
+            detail=join(" ", [*detail, message("Under WSL both come from the Windows driver.")]),
+            fix=message("Restart WSL after the Windows driver update: run wsl --shutdown in a "
+                        "Windows terminal, then open WSL again. Do not install a Linux NVIDIA "
+                        "driver inside WSL."),
             evidence=refs(mismatch), sources=(NVIDIA_WSL_URL,),
         )
     container = in_container(data)
+    if container:
+        detail.append(message("A container gets both from its host."))
     return Finding(
-        "nvidia.driver_library_mismatch", Severity.ERROR,
-        "NVIDIA driver and library versions do not match",
-        detail=detail + (" A container gets both from its host." if container else ""),
-        fix=("Reboot the host (the container uses the host's driver), then start the "
-              "container again." if container else
-              "Reboot, so that the kernel module matches the updated libraries (unloading and "
-              "reloading the nvidia modules does the same when nothing uses the GPU)."),
+        "nvidia.driver_library_mismatch", Severity.ERROR, title,
+        detail=join(" ", detail),
+        fix=(message("Reboot the host (the container uses the host's driver), then start the "
+                     "container again.") if container else
+             message("Reboot, so that the kernel module matches the updated libraries "
+                     "(unloading and reloading the nvidia modules does the same when nothing "
+                     "uses the GPU).")),
         fix_commands=() if container else ("sudo reboot",),
         evidence=refs(mismatch),
     )
@@ -126,45 +133,53 @@ def _mismatch_finding(data: DoctorInput, mismatch: Sequence[Signal]) -> Finding:
 
 def _not_loaded_finding(data: DoctorInput, not_loaded: Sequence[Signal],
                         unbound: Sequence[Gpu]) -> Finding:
-    detail = ("nvidia-smi cannot talk to the driver" if not_loaded else
-              f"{unbound[0].name} is bound to {unbound[0].kernel_driver}, not nvidia")
+    detail = (message("nvidia-smi cannot talk to the driver.") if not_loaded else
+              message("{gpu} is bound to {driver}, not nvidia.", gpu=unbound[0].name,
+                      driver=unbound[0].kernel_driver))
     gpu = unbound[0].index if unbound else None
     if data.os == "wsl":
         return Finding(
-            "nvidia.driver_not_loaded", Severity.ERROR, "The NVIDIA driver is not reachable",
-            detail=detail + ". Under WSL the GPU is reached through the Windows driver.",
-            fix=("Install or update the NVIDIA driver on Windows (it provides the GPU to WSL) "
-                 "and restart WSL with wsl --shutdown; do not install a Linux NVIDIA driver "
-                 "inside WSL."),
+            "nvidia.driver_not_loaded", Severity.ERROR,
+            message("The NVIDIA driver is not reachable"),
+            detail=join(" ", [detail, message(
+                "Under WSL the GPU is reached through the Windows driver.")]),
+            fix=message("Install or update the NVIDIA driver on Windows (it provides the GPU "
+                        "to WSL) and restart WSL with wsl --shutdown; do not install a Linux "
+                        "NVIDIA driver inside WSL."),
             gpu=gpu, evidence=refs(not_loaded), sources=(NVIDIA_WSL_URL,),
         )
     other = unbound[0].kernel_driver if unbound and not not_loaded else None
     if other is not None:
         # Another driver holds the GPU (nouveau, vfio-pci): loading nvidia cannot take it over.
-        fix = (f"The GPU is bound to {other}, not to NVIDIA's driver. Install NVIDIA's driver "
-               "for the running kernel (on Ubuntu: sudo ubuntu-drivers install), which "
-               + ("blacklists nouveau, " if other == "nouveau" else
-                  f"needs {other} to release the GPU first, ")
-               + "then reboot.")
+        fix = (message("The GPU is bound to {driver}, not to NVIDIA's driver. Install NVIDIA's "
+                       "driver for the running kernel (on Ubuntu: sudo ubuntu-drivers "
+                       "install), which blacklists nouveau, then reboot.", driver=other)
+               if other == "nouveau" else
+               message("The GPU is bound to {driver}, not to NVIDIA's driver. Install NVIDIA's "
+                       "driver for the running kernel (on Ubuntu: sudo ubuntu-drivers "
+                       "install), which needs {driver} to release the GPU first, then reboot.",
+                       driver=other))
         commands: tuple[str, ...] = ()
     else:
-        fix = ("Load the nvidia module; if that fails, reinstall the driver for the running "
-               "kernel (on Ubuntu: sudo ubuntu-drivers install) and check that Secure Boot "
-               "accepts the module's signature.")
+        fix = message("Load the nvidia module; if that fails, reinstall the driver for the "
+                      "running kernel (on Ubuntu: sudo ubuntu-drivers install) and check that "
+                      "Secure Boot accepts the module's signature.")
         commands = ("sudo modprobe nvidia",)
     return Finding(
-        "nvidia.driver_not_loaded", Severity.ERROR, "The NVIDIA driver is not loaded",
-        detail=detail + ".", fix=fix, fix_commands=commands,
+        "nvidia.driver_not_loaded", Severity.ERROR, message("The NVIDIA driver is not loaded"),
+        detail=detail, fix=fix, fix_commands=commands,
         gpu=gpu, evidence=refs(not_loaded),
     )
 
 
 def _mig_finding(gpu: int | None, signals: Sequence[Signal]) -> Finding:
     return Finding(
-        "nvidia.mig_enabled", Severity.INFO, "MIG mode is on",
-        detail=("The GPU is split into MIG instances: CUDA programs see an instance, not the "
-                "whole GPU, and must be pointed at one by its UUID in CUDA_VISIBLE_DEVICES."),
-        fix="List the MIG instances and their UUIDs, then set CUDA_VISIBLE_DEVICES to one.",
+        "nvidia.mig_enabled", Severity.INFO, message("MIG mode is on"),
+        detail=message("The GPU is split into MIG instances: CUDA programs see an instance, not "
+                       "the whole GPU, and must be pointed at one by its UUID in "
+                       "CUDA_VISIBLE_DEVICES."),
+        fix=message("List the MIG instances and their UUIDs, then set CUDA_VISIBLE_DEVICES to "
+                    "one."),
         fix_commands=("nvidia-smi -L",),
         gpu=gpu, evidence=refs(signals), sources=(NVIDIA_MIG_URL,),
     )
@@ -180,16 +195,21 @@ def _toolkit_newer_than_driver(data: DoctorInput) -> list[Finding]:
     if driver_cuda is None or toolkit_version is None or toolkit_version[:2] <= driver_cuda[:2]:
         return []
     newer_major = toolkit_version[0] > driver_cuda[0]
+    cuda_wanted = ".".join(str(p) for p in toolkit_version[:2])
     return [Finding(
         "nvidia.driver_too_old", Severity.ERROR if newer_major else Severity.WARNING,
-        f"The CUDA toolkit ({toolkit}) is newer than the driver's CUDA "
-        f"({stack.cuda_driver_version})",
-        detail=("Programs built with this toolkit need a driver that supports its CUDA "
-                "version" + ("." if newer_major else "; within one major version they run "
-                             "through minor-version compatibility, without newer features.")),
-        fix="Update the NVIDIA driver to one that lists CUDA "
-            f"{'.'.join(str(p) for p in toolkit_version[:2])} or newer in nvidia-smi"
-            + (" (under WSL: the Windows driver)." if data.os == "wsl" else "."),
+        message("The CUDA toolkit ({toolkit}) is newer than the driver's CUDA ({driver_cuda})",
+                toolkit=toolkit, driver_cuda=stack.cuda_driver_version),
+        detail=(message("Programs built with this toolkit need a driver that supports its "
+                        "CUDA version.") if newer_major else
+                message("Programs built with this toolkit need a driver that supports its "
+                        "CUDA version; within one major version they run through "
+                        "minor-version compatibility, without newer features.")),
+        fix=(message("Update the NVIDIA driver to one that lists CUDA {version} or newer in "
+                     "nvidia-smi (under WSL: the Windows driver).", version=cuda_wanted)
+             if data.os == "wsl" else
+             message("Update the NVIDIA driver to one that lists CUDA {version} or newer in "
+                     "nvidia-smi.", version=cuda_wanted)),
         evidence=(EvidenceRef(stack.field_sources.get("cuda_toolkit_version", "nvcc")),),
         sources=(NVIDIA_CUDA_COMPATIBILITY_URL,),
     )]
@@ -207,26 +227,30 @@ def _driver_insufficient(data: DoctorInput) -> list[Finding]:
                and any(ref.source in files for ref in f.evidence)]
     torch = printed[0] if len(printed) == 1 else None
     stack = data.inventory.stack
-    supports = (f" It supports CUDA {stack.cuda_driver_version} at most."
-                if stack.cuda_driver_version else "")
-    line = (signals[0].evidence[0].text if signals[0].evidence else None) or signals[0].kind
-    words = ("Update the NVIDIA driver to one that supports the CUDA version of this PyTorch, "
-             "or install a PyTorch built for a CUDA this driver runs.")
+    detail = [message("PyTorch says so: \"{error}\"; it cannot use the GPU until the driver or "
+                      "PyTorch changes.",
+                      error=(signals[0].evidence[0].text if signals[0].evidence else None)
+                      or signals[0].kind)]
+    if stack.cuda_driver_version:
+        detail.append(message("It supports CUDA {version} at most.",
+                              version=stack.cuda_driver_version))
+    words = [message("Update the NVIDIA driver to one that supports the CUDA version of this "
+                     "PyTorch, or install a PyTorch built for a CUDA this driver runs.")]
     commands: tuple[str, ...] = ()
     sources: tuple[str, ...] = (NVIDIA_CUDA_COMPATIBILITY_URL,)
     # The driver's version, or the CUDA version it reports, chooses a wheel it can run.
     if stack.nvidia_driver_version or stack.cuda_driver_version:
         install = install_fix(data, Vendor.NVIDIA, torch.python if torch else None,
                               torch.python_version if torch else None, replace=True)
-        words += " " + install.fix
+        words.append(install.fix)
         commands = install.commands
         sources += install.sources
     return [Finding(
         "nvidia.driver_too_old", Severity.ERROR,
-        "The NVIDIA driver is too old for the CUDA of this PyTorch",
-        detail=(f"PyTorch says so: \"{line}\"; it cannot use the GPU until the driver or "
-                f"PyTorch changes.{supports}"),
-        fix=words + (" (Under WSL: the Windows driver.)" if data.os == "wsl" else ""),
+        message("The NVIDIA driver is too old for the CUDA of this PyTorch"),
+        detail=join(" ", detail),
+        fix=join(" ", [*words, message("(Under WSL: the Windows driver.)")]
+                 if data.os == "wsl" else words),
         fix_commands=commands, sources=tuple(dict.fromkeys(sources)),
         evidence=refs(signals), framework=FrameworkRef.of(torch) if torch else None,
     )]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from gpuscope.doctor.inputs import DoctorInput, refs
+from gpuscope.i18n import join, message
 from gpuscope.knowledge.cuda import has_gsp, kernel_module_urls
 from gpuscope.model import Finding, Gpu, Layer, Severity, Signal, Vendor
 
@@ -101,8 +102,12 @@ def _which(gpu: Gpu | None, signal: Signal) -> str:
     if gpu is not None and gpu.name and not gpu.name.startswith("NVIDIA GPU "):
         return gpu.name
     bus = gpu.pci_bus if gpu and gpu.pci_bus else signal.detail
-    device = f" (device id {gpu.pci_device_id})" if gpu and gpu.pci_device_id else ""
-    return f"the GPU at {bus}{device}" if bus else "this GPU"
+    if not bus:
+        return message("this GPU")
+    if gpu and gpu.pci_device_id:
+        return message("the GPU at {bus} (device id {device})", bus=bus,
+                       device=gpu.pci_device_id)
+    return message("the GPU at {bus}", bus=bus)
 
 
 def _legacy(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Finding:
@@ -110,12 +115,22 @@ def _legacy(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Finding:
     major = _major(branch)
     version = data.inventory.stack.nvidia_driver_version
     which = _which(gpu, signal)
-    detail = (f"The kernel log says {which} is supported only through NVIDIA's {branch} legacy "
-              f"drivers, and the installed {version + ' ' if version else ''}driver ignores it: "
-              "no NVIDIA driver drives this GPU, so neither CUDA nor nvidia-smi can use it. "
-              "Newer driver branches dropped this GPU generation; a newer driver does not help.")
-    fix = (f"Install NVIDIA's {branch} legacy driver in place of the "
-           f"{version + ' ' if version else 'current '}driver, then reboot.")
+    if version:
+        detail = message("The kernel log says {gpu} is supported only through NVIDIA's {branch} "
+                         "legacy drivers, and the installed {version} driver ignores it: no "
+                         "NVIDIA driver drives this GPU, so neither CUDA nor nvidia-smi can use "
+                         "it. Newer driver branches dropped this GPU generation; a newer driver "
+                         "does not help.", gpu=which, branch=branch, version=version)
+        fix = [message("Install NVIDIA's {branch} legacy driver in place of the {version} "
+                       "driver, then reboot.", branch=branch, version=version)]
+    else:
+        detail = message("The kernel log says {gpu} is supported only through NVIDIA's {branch} "
+                         "legacy drivers, and the installed driver ignores it: no NVIDIA driver "
+                         "drives this GPU, so neither CUDA nor nvidia-smi can use it. Newer "
+                         "driver branches dropped this GPU generation; a newer driver does not "
+                         "help.", gpu=which, branch=branch)
+        fix = [message("Install NVIDIA's {branch} legacy driver in place of the current driver, "
+                       "then reboot.", branch=branch)]
     commands: tuple[str, ...] = ()
     sources = [NVIDIA_LEGACY_GPUS_URL]
     distro = _distro(data)
@@ -123,24 +138,31 @@ def _legacy(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Finding:
     nixos = major is not None and major >= _NIXOS_OLDEST_LEGACY
     nix_line = ("hardware.nvidia.package = "
                 f"config.boot.kernelPackages.nvidiaPackages.legacy_{major};")
+    package = f"nvidia-driver-{major}"
     if distro == "ubuntu" and ubuntu:
-        fix += f" On Ubuntu its package is nvidia-driver-{major}."
+        fix.append(message("On Ubuntu its package is {package}.", package=package))
         commands = (f"sudo apt install nvidia-driver-{major}", "sudo reboot")
     elif distro == "nixos" and nixos:
-        fix += f" On NixOS set {nix_line} in configuration.nix, then run nixos-rebuild switch."
+        fix.append(message("On NixOS set {setting} in configuration.nix, then run nixos-rebuild "
+                           "switch.", setting=nix_line))
         sources.append(NIXOS_NVIDIA_URL)
     elif distro is None and (ubuntu or nixos):
-        examples = ([f"nvidia-driver-{major} on Ubuntu"] if ubuntu else []) + (
-            [f"{nix_line.rstrip(';')} on NixOS"] if nixos else [])
-        fix += (" Use your distribution's package of that branch (for example "
-                + " or ".join(examples) + ").")
+        examples = ([message("{package} on Ubuntu", package=package)] if ubuntu else []) + (
+            [message("{setting} on NixOS", setting=nix_line.rstrip(";"))] if nixos else [])
+        fix.append(message("Use your distribution's package of that branch (for example "
+                           "{examples}).",
+                           examples=examples[0] if len(examples) == 1 else message(
+                               "{first} or {second}", first=examples[0],
+                               second=examples[1])))
     if major is not None and major < _NOUVEAU_ERA:
-        fix += (" Legacy branches this old run only on old kernels and X servers; the "
-                "open-source nouveau driver still drives the display, but not CUDA.")
+        fix.append(message("Legacy branches this old run only on old kernels and X servers; the "
+                           "open-source nouveau driver still drives the display, but not CUDA."))
     return Finding(
         "nvidia.driver_not_loaded", Severity.ERROR,
-        f"The NVIDIA driver ignores this GPU: it needs the {branch} legacy driver",
-        detail=detail, fix=fix, fix_commands=commands, gpu=gpu.index if gpu else None,
+        message("The NVIDIA driver ignores this GPU: it needs the {branch} legacy driver",
+                branch=branch),
+        detail=detail, fix=join(" ", fix), fix_commands=commands,
+        gpu=gpu.index if gpu else None,
         evidence=refs([signal, *data.signals_of("nvidia.driver_not_loaded")]),
         sources=tuple(sources),
     )
@@ -153,15 +175,17 @@ def _open_without_gsp(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Fin
     if has_gsp(device):
         return Finding(
             "nvidia.driver_not_loaded", Severity.ERROR,
-            "The NVIDIA driver could not identify this GPU",
-            detail=(f"The open NVIDIA kernel module says {which} has no GSP (GPU System "
-                    f"Processor), but device id {device} is a Turing or later GPU, which has "
-                    "one: the driver could not read the chip at all. That happens when the GPU "
-                    "has dropped off the bus or lacks power, or in a virtual machine that does "
-                    "not get the whole device."),
-            fix=("Power the machine off completely and on again, and check the GPU's power "
-                 "cables and seating; in a virtual machine, check that the whole GPU is passed "
-                 "through (VFIO). Then read the kernel log again for this GPU's errors."),
+            message("The NVIDIA driver could not identify this GPU"),
+            detail=message("The open NVIDIA kernel module says {gpu} has no GSP (GPU System "
+                           "Processor), but device id {device} is a Turing or later GPU, which "
+                           "has one: the driver could not read the chip at all. That happens "
+                           "when the GPU has dropped off the bus or lacks power, or in a "
+                           "virtual machine that does not get the whole device.",
+                           gpu=which, device=device),
+            fix=message("Power the machine off completely and on again, and check the GPU's "
+                        "power cables and seating; in a virtual machine, check that the whole "
+                        "GPU is passed through (VFIO). Then read the kernel log again for this "
+                        "GPU's errors."),
             gpu=gpu.index if gpu else None, evidence=evidence, sources=kernel_module_urls(),
         )
     major = _major(data.inventory.stack.nvidia_driver_version)
@@ -171,16 +195,18 @@ def _open_without_gsp(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Fin
         commands = (f"sudo apt install nvidia-driver-{branch}", "sudo reboot")
     return Finding(
         "nvidia.driver_not_loaded", Severity.ERROR,
-        "The open NVIDIA kernel module cannot drive this GPU",
-        detail=(f"The kernel log says NVIDIA's open kernel module refuses {which}: the GPU has "
-                "no GSP (GPU System Processor), which the open modules require. They drive "
-                "only Turing (GeForce GTX 16xx, RTX 20xx) and newer GPUs; Maxwell, Pascal and "
-                "Volta GPUs need NVIDIA's proprietary kernel module."),
-        fix=("Replace the open kernel module with the proprietary one of a driver branch that "
-             f"supports this GPU ({_LAST_BRANCH_BEFORE_TURING} is the last branch for Maxwell, "
-             "Pascal and Volta GPUs), then reboot: for example "
-             f"nvidia-driver-{branch} instead of nvidia-driver-{branch}-open on Ubuntu and "
-             "Pop!_OS, or --kernel-module-type=proprietary with NVIDIA's .run installer."),
+        message("The open NVIDIA kernel module cannot drive this GPU"),
+        detail=message("The kernel log says NVIDIA's open kernel module refuses {gpu}: the GPU "
+                       "has no GSP (GPU System Processor), which the open modules require. They "
+                       "drive only Turing (GeForce GTX 16xx, RTX 20xx) and newer GPUs; Maxwell, "
+                       "Pascal and Volta GPUs need NVIDIA's proprietary kernel module.",
+                       gpu=which),
+        fix=message("Replace the open kernel module with the proprietary one of a driver branch "
+                    "that supports this GPU ({last_branch} is the last branch for Maxwell, "
+                    "Pascal and Volta GPUs), then reboot: for example nvidia-driver-{branch} "
+                    "instead of nvidia-driver-{branch}-open on Ubuntu and Pop!_OS, or "
+                    "--kernel-module-type=proprietary with NVIDIA's .run installer.",
+                    last_branch=_LAST_BRANCH_BEFORE_TURING, branch=branch),
         fix_commands=commands, gpu=gpu.index if gpu else None, evidence=evidence,
         sources=(*kernel_module_urls(), NVIDIA_MODULE_SWITCH_URL),
     )
@@ -192,14 +218,17 @@ def _open_required(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> Findin
     if _distro(data) == "ubuntu" and major and major >= _UBUNTU_OLDEST_OPEN_BRANCH:
         commands = (f"sudo apt install nvidia-driver-{major}-open", "sudo reboot")
     branch = major or _LAST_BRANCH_BEFORE_TURING
-    package = f"nvidia-driver-{branch}-open instead of nvidia-driver-{branch}"
     return Finding(
-        "nvidia.driver_not_loaded", Severity.ERROR, "This GPU needs NVIDIA's open kernel module",
-        detail=(f"The kernel log says the proprietary NVIDIA kernel module cannot drive "
-                f"{_which(gpu, signal)}: the newest GPUs (Blackwell, such as the GeForce RTX "
-                "50 series) are supported only by the open kernel modules."),
-        fix=(f"Install the open flavour of the driver, then reboot: for example {package} on "
-             "Ubuntu, or --kernel-module-type=open with NVIDIA's .run installer."),
+        "nvidia.driver_not_loaded", Severity.ERROR,
+        message("This GPU needs NVIDIA's open kernel module"),
+        detail=message("The kernel log says the proprietary NVIDIA kernel module cannot drive "
+                       "{gpu}: the newest GPUs (Blackwell, such as the GeForce RTX 50 series) "
+                       "are supported only by the open kernel modules.",
+                       gpu=_which(gpu, signal)),
+        fix=message("Install the open flavour of the driver, then reboot: for example "
+                    "nvidia-driver-{branch}-open instead of nvidia-driver-{branch} on Ubuntu, "
+                    "or --kernel-module-type=open with NVIDIA's .run installer.",
+                    branch=branch),
         fix_commands=commands, gpu=gpu.index if gpu else None,
         evidence=refs([signal, *data.signals_of("nvidia.driver_not_loaded")]),
         sources=(*kernel_module_urls(), NVIDIA_MODULE_SWITCH_URL),
@@ -210,14 +239,17 @@ def _unknown_to_release(data: DoctorInput, signal: Signal, gpu: Gpu | None) -> F
     version = data.inventory.stack.nvidia_driver_version
     return Finding(
         "nvidia.driver_not_loaded", Severity.ERROR,
-        "This NVIDIA driver release does not support this GPU",
-        detail=(f"The kernel log says {_which(gpu, signal)} is not supported by the "
-                f"{version + ' ' if version else ''}driver release, so the driver does not "
-                "take it; usually the GPU is newer than the driver."),
-        fix=("Install an NVIDIA driver branch that lists this GPU among its supported "
-             "products, usually a newer one (NVIDIA's driver download page finds the branch by "
-             "GPU model; a virtual GPU in a VM needs NVIDIA's vGPU guest driver instead), then "
-             "reboot."),
+        message("This NVIDIA driver release does not support this GPU"),
+        detail=message("The kernel log says {gpu} is not supported by the {version} driver "
+                       "release, so the driver does not take it; usually the GPU is newer than "
+                       "the driver.", gpu=_which(gpu, signal), version=version) if version else
+        message("The kernel log says {gpu} is not supported by the driver release, so the "
+                "driver does not take it; usually the GPU is newer than the driver.",
+                gpu=_which(gpu, signal)),
+        fix=message("Install an NVIDIA driver branch that lists this GPU among its supported "
+                    "products, usually a newer one (NVIDIA's driver download page finds the "
+                    "branch by GPU model; a virtual GPU in a VM needs NVIDIA's vGPU guest "
+                    "driver instead), then reboot."),
         gpu=gpu.index if gpu else None,
         evidence=refs([signal, *data.signals_of("nvidia.driver_not_loaded")]),
         sources=(NVIDIA_DRIVER_DOWNLOADS_URL,),
@@ -233,15 +265,12 @@ def module_missing_finding(data: DoctorInput, missing: list[Signal],
     driver was never built for this kernel, usually a kernel update its DKMS build missed.
     Loading it again cannot help; building it for this kernel, or booting the old one, does."""
     release = next((s.detail for s in missing if s.detail), None) or data.inventory.host.kernel
-    on_kernel = f" {release}" if release else ""
     reason = data.inventory.stack.missing_reasons.get("nvidia_driver_version")
-    detail = (("nvidia-smi cannot talk to the driver, and " if not_loaded else "")
-              + f"modprobe finds no NVIDIA kernel module for the running kernel{on_kernel}: "
-              "the driver was not built for the kernel that is running. That usually follows "
-              "a kernel update whose DKMS build of the NVIDIA module failed or never ran; the "
-              "module usually still exists for the previous kernel.")
+    detail = [_no_module_sentence(release, bool(not_loaded)), message(
+        "That usually follows a kernel update whose DKMS build of the NVIDIA module failed or "
+        "never ran; the module usually still exists for the previous kernel.")]
     if reason and "dkms" in reason:
-        detail += f" Here {reason}."
+        detail.append(message("Here {reason}.", reason=reason))
     word = release if release and _RELEASE_WORD.fullmatch(release) else '"$(uname -r)"'
     commands: list[str] = []
     distro = data.inventory.host.distro or ""
@@ -251,18 +280,43 @@ def module_missing_finding(data: DoctorInput, missing: list[Signal],
     commands += [f"sudo dkms autoinstall -k {word}", "dkms status"]
     return Finding(
         "nvidia.driver_not_loaded", Severity.ERROR,
-        f"The NVIDIA driver is not built for the running kernel{on_kernel}",
-        detail=detail,
-        fix=(f"Build the NVIDIA module for the running kernel{on_kernel}: install that "
-             "kernel's headers and let DKMS build the modules it knows for it (the lines "
-             "below), then reboot. If the build fails, this driver branch does not support "
-             "that kernel yet: boot the previous kernel from the boot menu, where the module "
-             "exists, and reinstall the distribution's NVIDIA driver package (or a newer "
-             "branch) so that it is built for the new kernel. If dkms status lists no NVIDIA "
-             "module at all, no driver is installed: install the distribution's NVIDIA driver "
-             "package. Loading the module again cannot help while it does not exist for this "
-             "kernel."),
+        message("The NVIDIA driver is not built for the running kernel {kernel}", kernel=release)
+        if release else message("The NVIDIA driver is not built for the running kernel"),
+        detail=join(" ", detail),
+        fix=join(" ", [
+            message("Build the NVIDIA module for the running kernel {kernel}: install that "
+                    "kernel's headers and let DKMS build the modules it knows for it (the "
+                    "lines below), then reboot.", kernel=release) if release else
+            message("Build the NVIDIA module for the running kernel: install that kernel's "
+                    "headers and let DKMS build the modules it knows for it (the lines below), "
+                    "then reboot."),
+            message("If the build fails, this driver branch does not support that kernel yet: "
+                    "boot the previous kernel from the boot menu, where the module exists, and "
+                    "reinstall the distribution's NVIDIA driver package (or a newer branch) so "
+                    "that it is built for the new kernel. If dkms status lists no NVIDIA module "
+                    "at all, no driver is installed: install the distribution's NVIDIA driver "
+                    "package. Loading the module again cannot help while it does not exist for "
+                    "this kernel.")]),
         fix_commands=tuple(commands),
         evidence=refs([*not_loaded, *missing]),
         sources=(DKMS_MANUAL_URL, NVIDIA_MODULE_SWITCH_URL),
     )
+
+
+def _no_module_sentence(release: str | None, not_loaded: bool) -> str:
+    """modprobe found no module for the running kernel (named when known), after nvidia-smi's
+    own failure when it was pasted too."""
+    if not_loaded and release:
+        return message("nvidia-smi cannot talk to the driver, and modprobe finds no NVIDIA "
+                       "kernel module for the running kernel {kernel}: the driver was not "
+                       "built for the kernel that is running.", kernel=release)
+    if not_loaded:
+        return message("nvidia-smi cannot talk to the driver, and modprobe finds no NVIDIA "
+                       "kernel module for the running kernel: the driver was not built for the "
+                       "kernel that is running.")
+    if release:
+        return message("modprobe finds no NVIDIA kernel module for the running kernel "
+                       "{kernel}: the driver was not built for the kernel that is running.",
+                       kernel=release)
+    return message("modprobe finds no NVIDIA kernel module for the running kernel: the driver "
+                   "was not built for the kernel that is running.")

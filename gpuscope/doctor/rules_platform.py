@@ -15,7 +15,8 @@ from gpuscope.doctor.fixes import (
     in_virtual_machine,
     kfd_loaded_but_node_missing,
 )
-from gpuscope.doctor.inputs import DoctorInput, refs
+from gpuscope.doctor.inputs import DoctorInput, and_list, or_list, refs
+from gpuscope.i18n import join, message
 from gpuscope.knowledge.distros import distro_support, wsl_distro_support
 from gpuscope.model import (
     EvidenceRef,
@@ -59,17 +60,19 @@ def rule_wsl(data: DoctorInput) -> list[Finding]:
     listed = wsl_distro_support(data.inventory.stack.rocm_version,
                                 data.inventory.host.distro).supported is not False
     return [Finding(
-        "rocm.wsl", Severity.INFO, "Running under WSL",
-        detail=("Under WSL, GPUs are reached through the Windows driver (/dev/dxg): there is "
-                "no amdgpu kernel driver and no /dev/kfd inside Linux, so those checks do not "
-                "apply. ROCm on WSL supports only the GPUs AMD lists for WSL, with the "
-                "matching Windows Adrenalin driver."),
+        "rocm.wsl", Severity.INFO, message("Running under WSL"),
+        detail=message("Under WSL, GPUs are reached through the Windows driver (/dev/dxg): "
+                       "there is no amdgpu kernel driver and no /dev/kfd inside Linux, so those "
+                       "checks do not apply. ROCm on WSL supports only the GPUs AMD lists for "
+                       "WSL, with the matching Windows Adrenalin driver."),
         fix=None if working else (
-            ("Install" if listed else "In a distribution AMD lists for WSL (see the "
-             "distribution finding), install")
-            + " ROCm's user-space for WSL without a kernel module: amdgpu-install -y "
-            "--usecase=wsl,rocm --no-dkms; keep the Windows Adrenalin driver current, and "
-            "never build or load amdgpu inside WSL."),
+            message("Install ROCm's user-space for WSL without a kernel module: amdgpu-install "
+                    "-y --usecase=wsl,rocm --no-dkms; keep the Windows Adrenalin driver "
+                    "current, and never build or load amdgpu inside WSL.") if listed else
+            message("In a distribution AMD lists for WSL (see the distribution finding), "
+                    "install ROCm's user-space for WSL without a kernel module: amdgpu-install "
+                    "-y --usecase=wsl,rocm --no-dkms; keep the Windows Adrenalin driver "
+                    "current, and never build or load amdgpu inside WSL.")),
         fix_commands=() if working or not listed else (
             "sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms",),
         evidence=refs(data.signals_of("platform.wsl")),
@@ -91,15 +94,22 @@ def rule_distro(data: DoctorInput) -> list[Finding]:
             continue
         verdict = distro_support(gpu.gfx_target, stack.rocm_version, host.distro)
         if verdict.supported is False:
-            scope = f" on {verdict.scope}" if verdict.scope else ""
+            listed = ", ".join(verdict.listed)
+            values = {"distro": verdict.distro, "version": stack.rocm_version,
+                      "scope": verdict.scope, "distros": listed}
             return [Finding(
                 "os.unsupported_distro", Severity.WARNING,
-                f"{verdict.distro} is not a supported distribution for ROCm "
-                f"{stack.rocm_version}{scope}",
-                detail=(f"AMD supports ROCm {stack.rocm_version}{scope} only on "
-                        f"{', '.join(verdict.listed)}. It often works elsewhere, but kernel "
-                        "and library versions differ from what AMD tests."),
-                fix=f"Use one of {', '.join(verdict.listed)} for a supported setup.",
+                message("{distro} is not a supported distribution for ROCm {version} on "
+                        "{scope}", **values) if verdict.scope else
+                message("{distro} is not a supported distribution for ROCm {version}",
+                        **values),
+                detail=join(" ", [
+                    message("AMD supports ROCm {version} on {scope} only on {distros}.",
+                            **values) if verdict.scope else
+                    message("AMD supports ROCm {version} only on {distros}.", **values),
+                    message("It often works elsewhere, but kernel and library versions differ "
+                            "from what AMD tests.")]),
+                fix=message("Use one of {distros} for a supported setup.", distros=listed),
                 gpu=gpu.index,
                 evidence=(EvidenceRef(host.field_sources.get("distro", "/etc/os-release")),),
                 sources=(verdict.source,) if verdict.source else (),
@@ -116,17 +126,19 @@ def _wsl_distro(data: DoctorInput) -> list[Finding]:
     verdict = wsl_distro_support(data.inventory.stack.rocm_version, host.distro)
     if verdict.supported is not False:
         return []
-    listed = " or ".join(verdict.listed)
+    listed = or_list(verdict.listed)
     return [Finding(
         "os.unsupported_distro", Severity.WARNING,
-        f"{verdict.distro} is not a supported distribution for ROCm on WSL",
-        detail=(f"AMD supports ROCm on WSL only in {listed} distributions, with the "
-                "Windows Adrenalin driver AMD names for each ROCm release; the runtime reaches "
-                "the GPU through that Windows driver, not through a Linux kernel driver."),
-        fix=(f"Install {listed} as a WSL 2 distribution from Windows (for example wsl "
-             "--install -d Ubuntu-24.04 in PowerShell), then install ROCm's user space for "
-             "WSL in it as AMD's WSL guide describes. Do not install or load a Linux GPU "
-             "kernel driver inside WSL."),
+        message("{distro} is not a supported distribution for ROCm on WSL",
+                distro=verdict.distro),
+        detail=message("AMD supports ROCm on WSL only in {distros} distributions, with the "
+                       "Windows Adrenalin driver AMD names for each ROCm release; the runtime "
+                       "reaches the GPU through that Windows driver, not through a Linux kernel "
+                       "driver.", distros=listed),
+        fix=message("Install {distros} as a WSL 2 distribution from Windows (for example wsl "
+                    "--install -d Ubuntu-24.04 in PowerShell), then install ROCm's user space "
+                    "for WSL in it as AMD's WSL guide describes. Do not install or load a Linux "
+                    "GPU kernel driver inside WSL.", distros=listed),
         evidence=(EvidenceRef(host.field_sources.get("distro", "/etc/os-release")),),
         sources=tuple(dict.fromkeys(s for s in (verdict.source, ROCM_WSL_URL) if s)),
     )]
@@ -141,10 +153,11 @@ def rule_partitions(data: DoctorInput) -> list[Finding]:
         mode = next((s.detail for s in modes if s.detail), None)
         findings.append(Finding(
             "gpu.partitioned", Severity.INFO,
-            "One physical GPU is split into several logical GPUs" + (f" ({mode})" if mode else ""),
-            detail=("Each partition shows up as its own device with its own share of compute "
-                    "units and memory; the memory of the partitions is not additive for one "
-                    "job, and peak numbers are per partition."),
+            message("One physical GPU is split into several logical GPUs ({mode})", mode=mode)
+            if mode else message("One physical GPU is split into several logical GPUs"),
+            detail=message("Each partition shows up as its own device with its own share of "
+                           "compute units and memory; the memory of the partitions is not "
+                           "additive for one job, and peak numbers are per partition."),
             evidence=refs(modes),
         ))
     return findings + _virtual(data)
@@ -158,20 +171,19 @@ def _virtual(data: DoctorInput) -> list[Finding]:
     if not (vfs or vf_signals or guest):
         return []
     if vfs or vf_signals:
-        title = "A virtual GPU (an SR-IOV virtual function)"
-        detail = ("This GPU is a slice of a physical GPU that the host shares between virtual "
-                  "machines. Power caps, clocks, fans and firmware belong to the host: they "
-                  "cannot be read or changed from here, and driver or slot changes are made on "
-                  "the host.")
+        title = message("A virtual GPU (an SR-IOV virtual function)")
+        detail = message("This GPU is a slice of a physical GPU that the host shares between "
+                         "virtual machines. Power caps, clocks, fans and firmware belong to the "
+                         "host: they cannot be read or changed from here, and driver or slot "
+                         "changes are made on the host.")
     else:
-        title = "The GPU is used from inside a virtual machine"
-        detail = ("The GPU is passed through to this virtual machine. Some controls and "
-                  "metrics (power caps, clocks, fans, the PCIe slot) belong to the host and may "
-                  "not be available here.")
-    hint = data.inventory.host.virtual_machine_hint
+        title = message("The GPU is used from inside a virtual machine")
+        detail = message("The GPU is passed through to this virtual machine. Some controls and "
+                         "metrics (power caps, clocks, fans, the PCIe slot) belong to the host "
+                         "and may not be available here.")
     return [Finding(
         "gpu.virtual_function", Severity.INFO, title,
-        detail=detail + (f" Hypervisor: {hint}." if hint else ""),
+        detail=_with_hypervisor(data, detail),
         gpu=vfs[0].index if vfs else None, evidence=refs(vf_signals),
     )]
 
@@ -292,33 +304,43 @@ def rule_not_passed_through(data: DoctorInput) -> list[Finding]:
     return [_container_without_gpu(data, vendors, strong, signals, severity)]
 
 
+def _with_hypervisor(data: DoctorInput, detail: str) -> str:
+    """`detail`, then the hypervisor's name where the host knows it."""
+    hint = data.inventory.host.virtual_machine_hint
+    return join(" ", [detail, message("Hypervisor: {hypervisor}.", hypervisor=hint)]) if hint \
+        else detail
+
+
 def _wsl_without_gpu(data: DoctorInput, vendors: set[Vendor], signals: list[Signal],
                      severity: Severity) -> Finding:
-    driver = " and ".join(name for vendor, name in ((Vendor.NVIDIA, "NVIDIA's Windows driver"),
-                                                    (Vendor.AMD, "AMD's Adrenalin driver"))
-                          if vendor in vendors)
+    driver = and_list([name for vendor, name in (
+        (Vendor.NVIDIA, message("NVIDIA's Windows driver")),
+        (Vendor.AMD, message("AMD's Adrenalin driver"))) if vendor in vendors])
     return Finding(
-        "gpu.not_passed_through", severity, "No GPU reaches this WSL environment",
-        detail=("Under WSL, Linux reaches the GPU through the Windows driver (/dev/dxg); here "
-                "no GPU adapter was found. WSL 1 never has one; WSL 2 has one only with a "
-                "Windows GPU driver that supports WSL."),
-        fix=(f"Run this distribution under WSL 2 with {driver} installed on Windows (not a "
-             "Linux driver inside WSL), then restart WSL with wsl --shutdown from Windows."),
+        "gpu.not_passed_through", severity, message("No GPU reaches this WSL environment"),
+        detail=message("Under WSL, Linux reaches the GPU through the Windows driver (/dev/dxg); "
+                       "here no GPU adapter was found. WSL 1 never has one; WSL 2 has one only "
+                       "with a Windows GPU driver that supports WSL."),
+        fix=message("Run this distribution under WSL 2 with {driver} installed on Windows (not "
+                    "a Linux driver inside WSL), then restart WSL with wsl --shutdown from "
+                    "Windows.", driver=driver),
         evidence=refs(signals),
         sources=(NVIDIA_WSL_URL,) if Vendor.NVIDIA in vendors else (ROCM_WSL_URL,),
     )
 
 
 def _vm_without_gpu(data: DoctorInput, signals: list[Signal], severity: Severity) -> Finding:
-    hint = data.inventory.host.virtual_machine_hint
     return Finding(
-        "gpu.not_passed_through", severity, "No GPU is passed through to this virtual machine",
-        detail=("No GPU is visible in this virtual machine, although a GPU driver or runtime "
-                "is installed here and looked for one. A VM sees a GPU only when the host "
-                "hands the whole device to it (VFIO PCI pass-through) or gives it a virtual "
-                "function (SR-IOV, vGPU)." + (f" Hypervisor: {hint}." if hint else "")),
-        fix=("On the host, bind the GPU to vfio-pci and assign it to this VM (in libvirt, "
-             "Proxmox or your cloud's console), then install the GPU driver inside the VM."),
+        "gpu.not_passed_through", severity,
+        message("No GPU is passed through to this virtual machine"),
+        detail=_with_hypervisor(data, message(
+            "No GPU is visible in this virtual machine, although a GPU driver or runtime is "
+            "installed here and looked for one. A VM sees a GPU only when the host hands the "
+            "whole device to it (VFIO PCI pass-through) or gives it a virtual function (SR-IOV, "
+            "vGPU).")),
+        fix=message("On the host, bind the GPU to vfio-pci and assign it to this VM (in "
+                    "libvirt, Proxmox or your cloud's console), then install the GPU driver "
+                    "inside the VM."),
         evidence=refs(signals), sources=(VFIO_URL,),
     )
 
@@ -330,30 +352,36 @@ def _container_without_gpu(data: DoctorInput, vendors: set[Vendor], strong: bool
     missing = _missing_devices(data)
     if missing and _vendors_of_devices(data, missing):
         return _host_without_node(data, vendors, missing, signals, severity)
-    parts, commands, sources = [], [], []
+    parts: list[str] = []
+    commands: list[str] = []
+    sources: list[str] = []
     if Vendor.AMD in vendors:
-        parts.append("for an AMD GPU add --device=/dev/kfd --device=/dev/dri (and the video "
-                     "and render groups for a user other than root)")
+        parts.append(message("for an AMD GPU add --device=/dev/kfd --device=/dev/dri (and the "
+                             "video and render groups for a user other than root)"))
         commands.append(DOCKER_RUN_AMD)
         sources.append(ROCM_DOCKER_URL)
     if Vendor.NVIDIA in vendors:
-        parts.append("for an NVIDIA GPU install the NVIDIA Container Toolkit on the host and "
-                     "add --gpus all")
+        parts.append(message("for an NVIDIA GPU install the NVIDIA Container Toolkit on the "
+                             "host and add --gpus all"))
         commands += NVIDIA_TOOLKIT_COMMANDS
         sources.append(NVIDIA_CONTAINER_TOOLKIT_URL)
-    why = ("the kernel has the amdgpu KFD driver loaded, but /dev/kfd does not exist here"
-           if kfd_loaded_but_node_missing(data) else
-           "the host's GPU is on the PCI bus, but no GPU runtime here can reach it"
-           if strong else "a GPU driver or runtime is installed here but finds no GPU")
+    why = (message("the kernel has the amdgpu KFD driver loaded, but /dev/kfd does not exist "
+                   "here") if kfd_loaded_but_node_missing(data) else
+           message("the host's GPU is on the PCI bus, but no GPU runtime here can reach it")
+           if strong else
+           message("a GPU driver or runtime is installed here but finds no GPU"))
     hint = data.inventory.host.container_hint
+    detail = message("This looks like a container started without the host's GPU: {why}. A "
+                     "container sees a GPU only when its device nodes are passed in when it "
+                     "starts.", why=why)
     return Finding(
-        "gpu.not_passed_through", severity, "The GPU is not passed through to this container",
-        detail=(f"This looks like a container started without the host's GPU: {why}. A "
-                "container sees a GPU only when its device nodes are passed in when it "
-                "starts." + (f" Container: {hint}." if hint else "")),
-        fix=("Start the container again with the GPU passed through: " + "; ".join(parts)
-             + ". Add these flags to your own docker run (or compose devices:) command; the "
-             "lines below are a complete example."),
+        "gpu.not_passed_through", severity,
+        message("The GPU is not passed through to this container"),
+        detail=join(" ", [detail, message("Container: {container}.", container=hint)])
+        if hint else detail,
+        fix=message("Start the container again with the GPU passed through: {flags}. Add these "
+                    "flags to your own docker run (or compose devices:) command; the lines "
+                    "below are a complete example.", flags=join("; ", parts)),
         evidence=refs(signals), fix_commands=tuple(commands), sources=tuple(sources),
     )
 
@@ -373,17 +401,21 @@ def _windows_engine_without_gpu(data: DoctorInput, vendors: set[Vendor],
     """A container engine on Windows (Docker Desktop): its Linux containers run in a VM with no
     /dev/kfd or /dev/dri. NVIDIA GPUs reach them through the WSL 2 backend and --gpus; ROCm
     runs under WSL 2 itself, where the GPU is /dev/dxg."""
-    how = data.signals_of("container.windows_host")[0].detail or "its traces"
+    how = data.signals_of("container.windows_host")[0].detail or message("its traces")
     words = _engine_words(data)
-    detail = (f"The container engine runs on Windows ({how}): Docker Desktop runs Linux "
-              "containers in its own virtual machine (WSL 2 or Hyper-V), which has no "
-              "/dev/kfd or /dev/dri. "
-              + (f"So the device flags fail (the engine: {words}) and, without them, "
-                 if words else "So device flags cannot pass a GPU in and, without them, ")
-              + "the container sees no GPU: PyTorch in it runs on the CPU.")
-    parts, sources = [], []
+    detail = join(" ", [
+        message("The container engine runs on Windows ({how}): Docker Desktop runs Linux "
+                "containers in its own virtual machine (WSL 2 or Hyper-V), which has no "
+                "/dev/kfd or /dev/dri.", how=how),
+        message("So the device flags fail (the engine: {engine}) and, without them, the "
+                "container sees no GPU: PyTorch in it runs on the CPU.", engine=words)
+        if words else
+        message("So device flags cannot pass a GPU in and, without them, the container sees "
+                "no GPU: PyTorch in it runs on the CPU.")])
+    parts: list[str] = []
+    sources: list[str] = []
     if Vendor.AMD in vendors or not vendors:
-        parts.append(
+        parts.append(message(
             "For an AMD GPU, use ROCm under WSL 2 instead: install AMD's Adrenalin driver "
             "with WSL support on Windows, then in an Ubuntu release AMD lists for WSL "
             "install ROCm's WSL user space (amdgpu-install -y --usecase=wsl,rocm --no-dkms; "
@@ -391,18 +423,18 @@ def _windows_engine_without_gpu(data: DoctorInput, vendors: set[Vendor],
             "as AMD's WSL guides show. Under WSL the GPU is /dev/dxg, not /dev/kfd: a "
             "container started inside WSL gets it with --device=/dev/dxg and WSL's libraries "
             "mounted (the Docker option of AMD's WSL PyTorch guide). Or run the container on "
-            "a Linux host with the amdgpu driver.")
+            "a Linux host with the amdgpu driver."))
         sources += [ROCM_WSL_URL, ROCM_WSL_PYTORCH_URL, ROCM_DXG_URL]
     if Vendor.NVIDIA in vendors:
-        parts.append(
+        parts.append(message(
             "For an NVIDIA GPU, use Docker Desktop's WSL 2 backend with NVIDIA's current "
             "Windows driver (no Linux driver or Container Toolkit is installed on Windows) "
-            "and start the container with --gpus all instead of device flags.")
+            "and start the container with --gpus all instead of device flags."))
         sources += [DOCKER_DESKTOP_GPU_URL, NVIDIA_WSL_URL]
     return Finding(
         "gpu.not_passed_through", severity,
-        "No GPU can be passed into this container: its engine runs on Windows",
-        detail=detail, fix=" ".join(parts), evidence=refs(signals),
+        message("No GPU can be passed into this container: its engine runs on Windows"),
+        detail=detail, fix=join(" ", parts), evidence=refs(signals),
         sources=tuple(dict.fromkeys(sources)),
     )
 
@@ -411,32 +443,40 @@ def _host_without_node(data: DoctorInput, vendors: set[Vendor], missing: list[st
                        signals: list[Signal], severity: Severity) -> Finding:
     """The engine could not add a GPU's device node because its host has none: the host's
     driver is not loaded, or the engine is Docker Desktop's own VM."""
-    nodes = " and ".join(dict.fromkeys(missing))
-    parts, commands, sources = [], [], []
+    nodes = and_list(list(dict.fromkeys(missing)))
+    parts: list[str] = []
+    commands: list[str] = []
+    sources: list[str] = []
     if Vendor.AMD in vendors:
-        parts.append("load the amdgpu kernel driver (a container uses its host's kernel: "
-                     "ROCm's kernel driver belongs on the host, not in the image) and check "
-                     "that /dev/kfd and /dev/dri exist")
+        parts.append(message("load the amdgpu kernel driver (a container uses its host's "
+                             "kernel: ROCm's kernel driver belongs on the host, not in the "
+                             "image) and check that /dev/kfd and /dev/dri exist"))
         commands += ["sudo modprobe amdgpu", "ls -l /dev/kfd /dev/dri"]
         sources.append(ROCM_DOCKER_URL)
     if Vendor.NVIDIA in vendors:
-        parts.append("load NVIDIA's driver (nvidia-smi must work on the host) and give "
-                     "the container the GPU through the NVIDIA Container Toolkit with --gpus "
-                     "all rather than device flags")
+        parts.append(message("load NVIDIA's driver (nvidia-smi must work on the host) and give "
+                             "the container the GPU through the NVIDIA Container Toolkit with "
+                             "--gpus all rather than device flags"))
         commands += ["nvidia-smi", *NVIDIA_TOOLKIT_COMMANDS]
         sources.append(NVIDIA_CONTAINER_TOOLKIT_URL)
     commands.append("docker context ls")
+    words = _engine_words(data)
     return Finding(
         "gpu.not_passed_through", severity,
-        f"The container engine's host has no {nodes} to pass into the container",
-        detail=(f"The engine could not add {nodes}"
-                + (f" ({_engine_words(data)})" if _engine_words(data) else "")
-                + ": the machine it runs "
-                "on has no such device node. The node exists only where the GPU's kernel "
-                "driver is loaded; Docker Desktop, also on Linux, runs containers in its own "
-                "virtual machine, which has none."),
-        fix=("On the host, " + "; ".join(parts) + ". If docker context ls marks Docker "
-             "Desktop's context (desktop-linux) as current, switch to the host's engine with "
-             "docker context use default. Then start the container again."),
+        message("The container engine's host has no {nodes} to pass into the container",
+                nodes=nodes),
+        detail=message("The engine could not add {nodes} ({engine}): the machine it runs on "
+                       "has no such device node. The node exists only where the GPU's kernel "
+                       "driver is loaded; Docker Desktop, also on Linux, runs containers in "
+                       "its own virtual machine, which has none.", nodes=nodes, engine=words)
+        if words else
+        message("The engine could not add {nodes}: the machine it runs on has no such device "
+                "node. The node exists only where the GPU's kernel driver is loaded; Docker "
+                "Desktop, also on Linux, runs containers in its own virtual machine, which has "
+                "none.", nodes=nodes),
+        fix=message("On the host, {steps}. If docker context ls marks Docker Desktop's context "
+                    "(desktop-linux) as current, switch to the host's engine with docker "
+                    "context use default. Then start the container again.",
+                    steps=join("; ", parts)),
         fix_commands=tuple(commands), evidence=refs(signals), sources=tuple(sources),
     )

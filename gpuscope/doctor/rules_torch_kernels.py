@@ -23,6 +23,7 @@ from gpuscope.doctor.verdicts import (
     override_target,
     smoke_failures,
 )
+from gpuscope.i18n import join, message
 from gpuscope.knowledge.cuda import cuda_table, parse_cc
 from gpuscope.knowledge.overrides import OverrideAdvice, hsa_override_for
 from gpuscope.knowledge.torch_builds import wheel_table
@@ -39,39 +40,40 @@ from gpuscope.model import (
 )
 
 # What a failed smoke test's message means, and what to do, in plain words.
+# (Messages: English here, shown translated by the views.)
 SMOKE_CAUSE_TEXTS: dict[str, tuple[str, str]] = {
     "out_of_memory": (
-        "The GPU ran out of memory for a tiny test: another process holds its memory.",
-        "Close the programs that use the GPU and run again; the command lists them."),
+        message("The GPU ran out of memory for a tiny test: another process holds its memory."),
+        message("Close the programs that use the GPU and run again; the command lists them.")),
     "driver_too_old": (
-        "The NVIDIA driver is older than this build's CUDA needs.",
-        "Install a PyTorch built for a CUDA this driver runs, or update the driver."),
+        message("The NVIDIA driver is older than this build's CUDA needs."),
+        message("Install a PyTorch built for a CUDA this driver runs, or update the driver.")),
     "ptx_toolchain": (
-        "The build's PTX was made by a newer CUDA than this driver can compile.",
-        "Install a PyTorch built for a CUDA this driver runs, or update the driver."),
+        message("The build's PTX was made by a newer CUDA than this driver can compile."),
+        message("Install a PyTorch built for a CUDA this driver runs, or update the driver.")),
     "no_device": (
-        "The runtime found no usable device although PyTorch listed one: device "
-        "permissions, or a *_VISIBLE_DEVICES variable.",
-        "See the device-node and visible-devices findings; the command repeats the test "
-        "with its full error."),
+        message("The runtime found no usable device although PyTorch listed one: device "
+                "permissions, or a *_VISIBLE_DEVICES variable."),
+        message("See the device-node and visible-devices findings; the command repeats the "
+                "test with its full error.")),
     "wrong_result": (
-        "The GPU computed a wrong result: usually an HSA_OVERRIDE_GFX_VERSION naming a target "
-        "whose code does not fit this GPU.",
-        "Unset HSA_OVERRIDE_GFX_VERSION, or set the value documented for this GPU."),
+        message("The GPU computed a wrong result: usually an HSA_OVERRIDE_GFX_VERSION naming a "
+                "target whose code does not fit this GPU."),
+        message("Unset HSA_OVERRIDE_GFX_VERSION, or set the value documented for this GPU.")),
     "timeout": (
-        "The test hung until it was killed: the GPU or its driver stopped answering.",
-        "Repeat the test to see where it hangs, and read the kernel log for amdgpu or NVRM "
-        "errors."),
+        message("The test hung until it was killed: the GPU or its driver stopped answering."),
+        message("Repeat the test to see where it hangs, and read the kernel log for amdgpu or "
+                "NVRM errors.")),
     "hsa_init": (
-        "The ROCm runtime (HSA) failed to start on the device.",
-        "See the device-node and runtime findings; the command repeats the test with its "
-        "full error."),
+        message("The ROCm runtime (HSA) failed to start on the device."),
+        message("See the device-node and runtime findings; the command repeats the test with "
+                "its full error.")),
     "crash": (
-        "The test process crashed. On ROCm a crash on the first operation usually means "
-        "that no code for the GPU's target was loaded (a missing target, or a wrong "
-        "HSA_OVERRIDE_GFX_VERSION).",
-        "Repeat the test to see the full error."),
-    "other": ("", "Repeat the test to see the full error."),
+        message("The test process crashed. On ROCm a crash on the first operation usually "
+                "means that no code for the GPU's target was loaded (a missing target, or a "
+                "wrong HSA_OVERRIDE_GFX_VERSION)."),
+        message("Repeat the test to see the full error.")),
+    "other": ("", message("Repeat the test to see the full error.")),
 }
 
 
@@ -93,9 +95,10 @@ def rule_arch_missing(data: DoctorInput) -> list[Finding]:
         named = next((parse_cc(s.detail) for s in signals if s.detail and parse_cc(s.detail)),
                      None)
         cc = f"{named[0]}.{named[1]}" if named and backend is Vendor.NVIDIA else None
-        shown = gfx or (f"sm_{cc.replace('.', '')}" if cc else "this GPU")
-        detail = (f"The framework found no kernels compiled for {shown} ({what}): the build's "
-                  "list of GPU targets does not include it.")
+        shown = gfx or (f"sm_{cc.replace('.', '')}" if cc else message("this GPU"))
+        detail = message("The framework found no kernels compiled for {target} ({error}): the "
+                         "build's list of GPU targets does not include it.",
+                         target=shown, error=what)
         findings.append(_arch_finding(data, gfx, gpu, detail, refs(signals),
                                       _printed_by(data, signals), backend,
                                       shown, cc))
@@ -132,24 +135,30 @@ def _printed_by(data: DoctorInput, signals: Sequence[Signal]) -> Framework | Non
 
 def _framework_arch_finding(data: DoctorInput, torch: Framework, gpu: Gpu,
                             coverage: ArchCoverage, failure: SmokeFailure | None) -> Finding:
-    shown = coverage.target or gpu.gfx_target or "this GPU"
+    shown = coverage.target or gpu.gfx_target or message("this GPU")
+    archs = ", ".join(coverage.arch_list)
     if failure is not None:
-        detail = (f"Its smoke test on {gpu.name or 'the GPU'} failed with \"{failure.message}\": "
-                  f"the build has no kernels for {shown}.")
+        detail = message("Its smoke test on {gpu} failed with \"{error}\": the build has no "
+                         "kernels for {target}.", gpu=gpu.name or message("the GPU"),
+                         error=failure.message, target=shown)
     elif torch.build == "cuda":
         cc = shown.removeprefix("sm_")
-        detail = (f"PyTorch {torch.version} carries code for {', '.join(coverage.arch_list)}; "
-                  f"a GPU of compute capability {cc[:-1]}.{cc[-1:]} needs a cubin of the same "
-                  "major version and an equal or lower minor one, or PTX of an equal or lower "
-                  "capability, so CUDA will report \"no kernel image is available\".")
+        detail = message("PyTorch {version} carries code for {archs}; a GPU of compute "
+                         "capability {capability} needs a cubin of the same major version and "
+                         "an equal or lower minor one, or PTX of an equal or lower capability, "
+                         "so CUDA will report \"no kernel image is available\".",
+                         version=torch.version, archs=archs, capability=f"{cc[:-1]}.{cc[-1:]}")
+    elif coverage.arch_list and coverage.from_table:
+        detail = message("The official wheels of PyTorch {version} carry code for {archs}; "
+                         "{target} is not among them, so its first GPU operation will fail.",
+                         version=torch.version, archs=archs, target=shown)
     elif coverage.arch_list:
-        whose = "The official wheels of" if coverage.from_table else "This build of"
-        detail = (f"{whose} PyTorch {torch.version} carry code for "
-                  f"{', '.join(coverage.arch_list)}; {shown} is not among them, so its first "
-                  "GPU operation will fail.")
+        detail = message("This build of PyTorch {version} carry code for {archs}; {target} is "
+                         "not among them, so its first GPU operation will fail.",
+                         version=torch.version, archs=archs, target=shown)
     else:
-        detail = (f"No official PyTorch wheel carries code for {shown}, so its first GPU "
-                  "operation will fail.")
+        detail = message("No official PyTorch wheel carries code for {target}, so its first "
+                         "GPU operation will fail.", target=shown)
     vendor = Vendor.NVIDIA if torch.build == "cuda" else Vendor.AMD
     evidence = torch.evidence
     return _arch_finding(data, gpu.gfx_target if vendor is Vendor.AMD else None, gpu, detail,
@@ -159,15 +168,17 @@ def _framework_arch_finding(data: DoctorInput, torch: Framework, gpu: Gpu,
 def _arch_finding(data: DoctorInput, gfx: str | None, gpu: Gpu | None, detail: str,
                   evidence: Sequence[EvidenceRef], torch: Framework | None, vendor: Vendor,
                   shown: str | None = None, cc: str | None = None) -> Finding:
-    shown = shown or gfx or "this GPU"
+    shown = shown or gfx or message("this GPU")
     python = torch.python if torch else None
     advice = (hsa_override_for(gfx) if vendor is Vendor.AMD and gfx and gfx.startswith("gfx")
               and override_target(data) is None else None)
     if advice is not None and advice.pretends_to_be != gfx:
-        detail += (f" Running it as {advice.pretends_to_be} is the usual workaround: "
-                   f"{first_sentences(advice.caveat, 2)}")
-        fix = (f"Set {advice.assignment} before starting Python, so that the GPU runs the code "
-               f"built for {advice.pretends_to_be}; or install a build that carries {shown}.")
+        detail = join(" ", [detail, message(
+            "Running it as {target} is the usual workaround: {caveat}",
+            target=advice.pretends_to_be, caveat=first_sentences(advice.caveat, 2))])
+        fix = message("Set {assignment} before starting Python, so that the GPU runs the code "
+                      "built for {target}; or install a build that carries {shown}.",
+                      assignment=advice.assignment, target=advice.pretends_to_be, shown=shown)
         commands: tuple[str, ...] = (f"export {advice.assignment}",)
         sources = advice.urls + _arch_urls(vendor)
     else:
@@ -176,15 +187,18 @@ def _arch_finding(data: DoctorInput, gfx: str | None, gpu: Gpu | None, detail: s
         if install.covers_target:
             fix, commands = install.fix, install.commands
         elif install.covers_target is None:
-            fix = f"Install a build with kernels for {shown}. {install.fix}"
+            fix = join(" ", [message("Install a build with kernels for {target}.", target=shown),
+                             install.fix])
             commands = install.commands
         else:
-            fix = (f"No official PyTorch wheel is known to carry {shown}: build PyTorch from "
-                   f"source for it, or use a build made for it. {install.fix}")
+            fix = join(" ", [message("No official PyTorch wheel is known to carry {target}: "
+                                     "build PyTorch from source for it, or use a build made "
+                                     "for it.", target=shown), install.fix])
             commands = ()
         sources = install.sources + _arch_urls(vendor)
     return Finding(
-        "torch.arch_missing", Severity.ERROR, f"The framework has no kernels for {shown}",
+        "torch.arch_missing", Severity.ERROR,
+        message("The framework has no kernels for {target}", target=shown),
         detail=detail, fix=fix, fix_commands=commands,
         sources=tuple(dict.fromkeys(sources)), gpu=gpu.index if gpu else None,
         evidence=tuple(evidence), framework=FrameworkRef.of(torch) if torch else None)
@@ -224,12 +238,14 @@ def rule_smoke_failed(data: DoctorInput) -> list[Finding]:
 def _smoke_finding(data: DoctorInput, torch: Framework, failure: SmokeFailure,
                    gpu: Gpu | None) -> Finding:
     meaning, advice = SMOKE_CAUSE_TEXTS.get(failure.cause, SMOKE_CAUSE_TEXTS["other"])
-    on = f" on {gpu.name}" if gpu is not None and gpu.name else (
-        f" on {failure.device}" if failure.device else "")
-    detail = f"PyTorch {torch.version} sees the GPU, but a 256×256 matrix product{on} " \
-             f"failed: \"{failure.message}\"."
+    on = gpu.name if gpu is not None and gpu.name else failure.device
+    detail = (message("PyTorch {version} sees the GPU, but a 256×256 matrix product on "
+                      "{device} failed: \"{error}\".", version=torch.version, device=on,
+                      error=failure.message) if on else
+              message("PyTorch {version} sees the GPU, but a 256×256 matrix product failed: "
+                      "\"{error}\".", version=torch.version, error=failure.message))
     if meaning:
-        detail += " " + meaning
+        detail = join(" ", [detail, meaning])
     repeat = repeat_test_command(data, torch, failure.device)
     commands: tuple[str, ...] = (repeat,)
     sources: tuple[str, ...] = (PYTORCH_HIP_URL if torch.build == "rocm" else PYTORCH_CUDA_URL,)
@@ -242,7 +258,7 @@ def _smoke_finding(data: DoctorInput, torch: Framework, failure: SmokeFailure,
                                    torch.python_version)
         commands = choice.commands(interpreter_for(data, torch.python), replace=True) or (
             repeat,)
-        advice += " " + choice.note
+        advice = join(" ", [advice, choice.note])
         sources += choice.urls
     elif failure.cause == "wrong_result" and override_target(data) is not None:
         commands = ("unset HSA_OVERRIDE_GFX_VERSION", repeat)
@@ -256,7 +272,8 @@ def _smoke_finding(data: DoctorInput, torch: Framework, failure: SmokeFailure,
                                        for url in row.urls))
     return Finding(
         "torch.smoke_failed", Severity.ERROR,
-        f"PyTorch {torch.version} sees the GPU, but a test operation on it fails",
+        message("PyTorch {version} sees the GPU, but a test operation on it fails",
+                version=torch.version),
         detail=detail, fix=advice, fix_commands=commands,
         sources=tuple(dict.fromkeys(sources)), gpu=gpu.index if gpu else None,
         evidence=torch.evidence, framework=FrameworkRef.of(torch))

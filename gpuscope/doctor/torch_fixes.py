@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuscope.doctor.inputs import DoctorInput
+from gpuscope.i18n import join, message
 from gpuscope.knowledge.wheel_choice import (
     choose_cuda_wheel,
     choose_rocm_wheel,
@@ -72,19 +73,34 @@ def install_fix(data: DoctorInput, vendor: Vendor, python: str | None,
     if vendor is Vendor.AMD:
         choice = choose_rocm_wheel(stack.rocm_version, gpu.gfx_target if gpu else None,
                                    python_version)
-        what = f"the PyTorch build for ROCm {choice.flavour}"
+        what = message("the PyTorch build for ROCm {version}", version=choice.flavour)
     else:
         choice = choose_cuda_wheel(stack.nvidia_driver_version,
                                    (gpu.compute_capability if gpu else None)
                                    or compute_capability, data.os, python_version,
                                    driver_cuda=stack.cuda_driver_version)
-        what = (f"the PyTorch build for CUDA {choice.flavour}" if choice.flavour
-                else "a CUDA build of PyTorch")
+        what = (message("the PyTorch build for CUDA {version}", version=choice.flavour)
+                if choice.flavour else message("a CUDA build of PyTorch"))
     commands = choice.commands(interpreter, replace=replace)
-    where = "" if interpreter in ("python", "python3") else f" into {interpreter}"
-    index = f" from {choice.index_url}" if choice.index_url else ""
-    fix = (f"Install {what}{where}{index}. {choice.note}" if commands else choice.note)
-    return InstallFix(fix, commands, choice.urls, choice.covers_target)
+    if not commands:
+        return InstallFix(choice.note, commands, choice.urls, choice.covers_target)
+    return InstallFix(join(" ", [_install_sentence(what, interpreter, choice.index_url),
+                                 choice.note]),
+                      commands, choice.urls, choice.covers_target)
+
+
+def _install_sentence(what: str, interpreter: str, index_url: str | None) -> str:
+    """"Install <what> [into <interpreter>] [from <index>].": the bare command names need no
+    "into"."""
+    into = interpreter not in ("python", "python3")
+    if into and index_url:
+        return message("Install {build} into {python} from {index_url}.", build=what,
+                       python=interpreter, index_url=index_url)
+    if into:
+        return message("Install {build} into {python}.", build=what, python=interpreter)
+    if index_url:
+        return message("Install {build} from {index_url}.", build=what, index_url=index_url)
+    return message("Install {build}.", build=what)
 
 
 def repeat_test_command(data: DoctorInput, torch: Framework, device: str | None) -> str:

@@ -17,10 +17,12 @@ from __future__ import annotations
 import enum
 import re
 import shlex
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from gpuscope.doctor.inputs import DoctorInput
+from gpuscope.i18n import N_, message
 from gpuscope.knowledge.cuda import arch_list_covers, driver_supports
 from gpuscope.knowledge.overrides import gfx_for_override_value
 from gpuscope.knowledge.torch_builds import (
@@ -66,39 +68,40 @@ class VerdictReason(str, enum.Enum):
     NOT_REPORTED = "not_reported"  # it did not say whether it sees a GPU
 
 
-# English texts of the reasons, formatted with the verdict's params. The UI has the same
-# templates under its own translation context (gpuscope.ui.verdict_text).
+# English texts of the reasons, formatted with the verdict's params; `text` is a message
+# whose template the views translate.
 REASON_TEXTS: Mapping[VerdictReason, str] = {
-    VerdictReason.USABLE: "yes",
-    VerdictReason.USABLE_WITH_WARNING: "yes, but: {warning}",
-    VerdictReason.USABLE_UNCONFIRMED: "it sees the GPU, not yet confirmed: the smoke test {result}",
-    VerdictReason.NOT_INSPECTED: "not known: the framework could not be inspected",
-    VerdictReason.NOT_INSTALLED: "no: PyTorch is not installed in {python}",
+    VerdictReason.USABLE: N_("yes"),
+    VerdictReason.USABLE_WITH_WARNING: N_("yes, but: {warning}"),
+    VerdictReason.USABLE_UNCONFIRMED:
+        N_("it sees the GPU, not yet confirmed: the smoke test {result}"),
+    VerdictReason.NOT_INSPECTED: N_("not known: the framework could not be inspected"),
+    VerdictReason.NOT_INSTALLED: N_("no: PyTorch is not installed in {python}"),
     VerdictReason.VENDOR_NOT_CHECKED:
-        "not checked: gpuscope checks AMD and NVIDIA GPUs, this is {vendor}",
-    VerdictReason.CPU_BUILD: "no: a CPU-only build never uses a GPU",
-    VerdictReason.WRONG_VENDOR: "no: a {build} build cannot use {vendor} GPUs",
-    VerdictReason.OTHER_BUILD: "not known: a {build} build",
-    VerdictReason.ARCH_MISSING: "no: the framework has no kernels for {target}",
-    VerdictReason.SMOKE_FAILED: "no: the smoke test {result}",
-    VerdictReason.DRIVER_TOO_OLD: "no: the NVIDIA driver is too old for its CUDA {cuda}",
-    VerdictReason.LOWER_LAYER: "no: {reason}",
-    VerdictReason.SEES_NO_GPU: "no: the build sees no GPU",
+        N_("not checked: gpuscope checks AMD and NVIDIA GPUs, this is {vendor}"),
+    VerdictReason.CPU_BUILD: N_("no: a CPU-only build never uses a GPU"),
+    VerdictReason.WRONG_VENDOR: N_("no: a {build} build cannot use {vendor} GPUs"),
+    VerdictReason.OTHER_BUILD: N_("not known: a {build} build"),
+    VerdictReason.ARCH_MISSING: N_("no: the framework has no kernels for {target}"),
+    VerdictReason.SMOKE_FAILED: N_("no: the smoke test {result}"),
+    VerdictReason.DRIVER_TOO_OLD: N_("no: the NVIDIA driver is too old for its CUDA {cuda}"),
+    VerdictReason.LOWER_LAYER: N_("no: {reason}"),
+    VerdictReason.SEES_NO_GPU: N_("no: the build sees no GPU"),
     VerdictReason.NOT_AMONG_DEVICES:
-        "not among the devices it lists (hidden by a *_VISIBLE_DEVICES variable?)",
-    VerdictReason.NOT_REPORTED: "not known: it did not say whether it sees a GPU",
+        N_("not among the devices it lists (hidden by a *_VISIBLE_DEVICES variable?)"),
+    VerdictReason.NOT_REPORTED: N_("not known: it did not say whether it sees a GPU"),
 }
 # Variants chosen by a param: "yes as device 0", "...; the layers below it work".
 DEVICE_TEXTS: Mapping[VerdictReason, str] = {
-    VerdictReason.USABLE: "yes as device {device}",
-    VerdictReason.USABLE_WITH_WARNING: "yes as device {device}, but: {warning}",
+    VerdictReason.USABLE: N_("yes as device {device}"),
+    VerdictReason.USABLE_WITH_WARNING: N_("yes as device {device}, but: {warning}"),
     VerdictReason.USABLE_UNCONFIRMED:
-        "it sees the GPU as device {device}, not yet confirmed: the smoke test {result}",
+        N_("it sees the GPU as device {device}, not yet confirmed: the smoke test {result}"),
 }
 BELOW_TEXTS: Mapping[VerdictReason, str] = {
-    VerdictReason.SEES_NO_GPU: "no: the build sees no GPU (a layer below it blocks it)",
+    VerdictReason.SEES_NO_GPU: N_("no: the build sees no GPU (a layer below it blocks it)"),
     VerdictReason.NOT_REPORTED:
-        "not known: it did not say whether it sees a GPU; the layers below it work",
+        N_("not known: it did not say whether it sees a GPU; the layers below it work"),
 }
 
 VENDOR_BUILD = {Vendor.AMD: "rocm", Vendor.NVIDIA: "cuda"}
@@ -397,12 +400,17 @@ class FrameworkVerdict:
 
     @property
     def text(self) -> str:
-        return self.template.format_map(_Defaulting(self.params))
+        """The verdict's words, English; a message the views show translated (the vendor and
+        build names are words of gpuscope's own, translated too)."""
+        values: dict[str, object] = {
+            name: "?" for _, name, _, _ in string.Formatter().parse(self.template) if name}
+        for key, value in self.params.items():
+            values[key] = message(value) if key in _WORD_PARAMS else value
+        return message(self.template, **values)
 
 
-class _Defaulting(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return "?"
+# Parameters that are words of gpuscope's own (vendor and build names), not machine data.
+_WORD_PARAMS = ("vendor", "build")
 
 
 def concerns(finding: Finding, framework: Framework) -> bool:
@@ -544,9 +552,9 @@ def _decide(data: DoctorInput, findings: Sequence[Finding], framework: Framework
 def _unfinished_smoke(framework: Framework, device: int | None) -> str | None:
     """The words of a smoke test the time budget cut short on this device ("did not finish in
     the 3 s ..."), or None when it finished (or failed) there."""
-    for tested, message in _smoke_parts(framework, "unfinished", "did not finish"):
+    for tested, words in _smoke_parts(framework, "unfinished", "did not finish"):
         if tested is None or (device is not None and tested.endswith(f":{device}")):
-            return message
+            return words
     return None
 
 
@@ -585,7 +593,7 @@ def gpu_framework_verdict(data: DoctorInput, findings: Sequence[Finding],
         return FrameworkVerdict(
             framework=FrameworkRef("torch"), gpu=gpu.index, gpu_name=gpu.name,
             state=LayerState.BLOCKED, reason=VerdictReason.ARCH_MISSING,
-            params={"target": gpu.gfx_target or gpu.compute_capability or "this GPU"},
+            params={"target": gpu.gfx_target or gpu.compute_capability or message("this GPU")},
             finding_ids=(pasted.id,), fix=pasted.fix, fix_commands=pasted.fix_commands,
             sources=pasted.sources, causes=(pasted,))
     missing = next((f for f in findings if f.id == "torch.not_installed"), None)

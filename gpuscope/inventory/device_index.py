@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from gpuscope.i18n import message
 from gpuscope.model import DeviceIndexEntry, Gpu, GpuKind, Vendor
 
 
@@ -61,9 +62,9 @@ def build_device_index(
     cuda_known = order == "PCI_BUS_ID" or len(nvidia) <= 1
     if not cuda_known:
         for gpu in nvidia:
-            notes[gpu.index] = ("CUDA numbers the fastest GPU first (CUDA_DEVICE_ORDER unset), "
-                                "so its order can differ from nvidia-smi's; set "
-                                "CUDA_DEVICE_ORDER=PCI_BUS_ID")
+            notes[gpu.index] = message("CUDA numbers the fastest GPU first (CUDA_DEVICE_ORDER "
+                                       "unset), so its order can differ from nvidia-smi's; set "
+                                       "CUDA_DEVICE_ORDER=PCI_BUS_ID")
     nvidia = _apply_visible(nvidia, "CUDA_VISIBLE_DEVICES",
                             environment.get("CUDA_VISIBLE_DEVICES"), hidden)
     cuda_index = {g.index: i for i, g in enumerate(nvidia)} if cuda_known else {}
@@ -72,7 +73,7 @@ def build_device_index(
     for gpu in gpus:
         note = notes.get(gpu.index)
         if gpu.vendor is Vendor.AMD and gpu.kfd_node is None:
-            note = "not in the KFD topology: ROCm will not see this GPU"
+            note = message("not in the KFD topology: ROCm will not see this GPU")
         entries.append(DeviceIndexEntry(
             pci_bus=gpu.pci_bus, vendor=gpu.vendor, kind=gpu.kind or GpuKind.UNKNOWN,
             name=gpu.name, gpu_index=gpu.index, drm_card=gpu.drm_card,

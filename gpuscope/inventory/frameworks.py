@@ -15,6 +15,9 @@ from gpuscope.evidence import System
 from gpuscope.model import Framework, Interpreter, JsonValue, OriginKind, ProbeState
 from gpuscope.probes.frameworks import (
     LIBRARY_PREFIX,
+    REASON_CANCELLED,
+    REASON_KILLED,
+    REASON_PROBE_FAILED,
     FrameworkProbeResult,
     collect_framework_probe,
     no_answer,
@@ -182,17 +185,17 @@ def _probe_worker(python: str, timeout_s: float, budget_s: float, smoke_test: bo
     except Exception as exc:  # the runner promises not to raise; keep the promise for it
         log.exception("framework probe of %s failed", python)
         raw = {"status": ProbeState.ERROR.value, "python": python,
-               "error": f"probe failed: {type(exc).__name__}: {exc}"}
+               "error": REASON_PROBE_FAILED.format(error=f"{type(exc).__name__}: {exc}")}
     if (isinstance(raw, dict) and raw.get("status") == ProbeState.TIMEOUT.value
             and not (cancel is not None and cancel.is_set())):
         # Killed just before the deadline: said in the budget's terms, not the runner's.
-        raw["error"] = f"no answer within {budget_s:g} s (the probe was killed)"
+        raw["error"] = REASON_KILLED.format(seconds=f"{budget_s:g}")
     arrived.put((python, raw))
 
 
 def _cancelled(python: str) -> JsonValue:
     return {"status": ProbeState.TIMEOUT.value, "python": python,
-            "error": "cancelled before it answered"}
+            "error": REASON_CANCELLED}
 
 
 def collect_frameworks(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
+from gpuscope.i18n import join, message
 from gpuscope.inventory.identify import identify_gpu
 from gpuscope.model import Gpu, GpuFacts, GpuKind, GpuSighting, Layer
 
@@ -59,10 +60,11 @@ def _merge(sightings: Sequence[GpuSighting], index: int) -> Gpu:
             sources[name] = f"{sighting.layer.value}: {source}" if source else sighting.layer.value
             break
         else:
-            reasons = [f"{s.layer.value}: {s.missing_reasons[name]}"
+            reasons = [message("{source}: {reason}", source=s.layer.value,
+                               reason=s.missing_reasons[name])
                        for s in candidates if name in s.missing_reasons]
             if reasons:
-                missing[name] = "; ".join(reasons)
+                missing[name] = join("; ", reasons)
     if "pci_bus" in values:
         values["pci_bus"] = _normalise_bus(str(values["pci_bus"]))
     seen_by = tuple(dict.fromkeys(s.layer for s in sorted(sightings, key=_layer_order)))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from gpuscope import __version__
 from gpuscope.evidence import ReplaySystem, System
+from gpuscope.i18n import message
 from gpuscope.inventory.assembly import assemble
 from gpuscope.model import (
     Inventory,
@@ -63,15 +64,18 @@ def run_probe(spec: ProbeSpec, system: System) -> ProbeResult:
     except Exception as exc:  # a probe bug must not take the others down; show it instead
         log.exception("probe %s failed", spec.name)
         return ProbeResult(ProbeStatus(
-            spec.name, ProbeState.ERROR, reason=f"probe failed: {type(exc).__name__}: {exc}",
-            hint="this is a gpuscope bug; please report it with a snapshot (gpuscope snapshot)",
+            spec.name, ProbeState.ERROR,
+            reason=message("probe failed: {error}", error=f"{type(exc).__name__}: {exc}"),
+            hint=message("this is a gpuscope bug; please report it with a snapshot (gpuscope "
+                         "snapshot)"),
         ))
 
 
 def timed_out_result(spec: ProbeSpec, timeout_s: float) -> ProbeResult:
     return ProbeResult(ProbeStatus(
-        spec.name, ProbeState.TIMEOUT, reason=f"no answer within {timeout_s:g} s",
-        hint="a GPU or its driver may be hung; check the kernel log (dmesg)",
+        spec.name, ProbeState.TIMEOUT,
+        reason=message("no answer within {seconds} s", seconds=f"{timeout_s:g}"),
+        hint=message("a GPU or its driver may be hung; check the kernel log (dmesg)"),
     ))
 
 

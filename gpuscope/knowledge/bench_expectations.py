@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscope.i18n import join, message, prose
 from gpuscope.knowledge._resources import load_toml_resource, table_rows
 from gpuscope.knowledge.bench_peaks import BENCHMARKS as BENCHMARKS
 from gpuscope.knowledge.bench_peaks import PCIE_SOURCE as PCIE_SOURCE
@@ -188,30 +189,38 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
     info = BENCHMARKS.get(benchmark_id)
     if info is None:
         return Verdict(VerdictLevel.UNKNOWN, None, None,
-                       f"unknown benchmark {benchmark_id!r}: no expectations", (), peak)
+                       message("unknown benchmark {id}: no expectations",
+                               id=repr(benchmark_id)), (), peak)
     if isinstance(measured, bool) or not isinstance(measured, (int, float)) or \
             not math.isfinite(measured) or measured <= 0:
         return Verdict(VerdictLevel.UNKNOWN, None, None,
-                       f"{measured!r} is not a valid measurement", (), peak)
+                       message("{value} is not a valid measurement", value=repr(measured)),
+                       (), peak)
     try:
         table = expectation_table() if table is None else table
     except (OSError, ValueError) as exc:  # ExpectationTableError, SpecTableError, TOML errors
         return Verdict(VerdictLevel.UNKNOWN, None, None,
-                       f"the benchmark expectations table is unreadable: {exc}", (), peak)
+                       message("the benchmark expectations table is unreadable: {reason}",
+                               reason=str(exc)), (), peak)
     percent = measured / peak.value * 100 if peak is not None and peak.value > 0 else None
     if percent is not None and not math.isfinite(percent):  # 1e307 GB/s: no measurement
         return Verdict(VerdictLevel.UNKNOWN, None, None,
-                       f"{measured!r} is not a valid measurement", (), peak)
+                       message("{value} is not a valid measurement", value=repr(measured)),
+                       (), peak)
     notes = [n for n in table.notes if benchmark_id in n.benchmarks and n.scope.matches(spec)]
     always_notes = [n for n in notes if n.when == "always"]
-    always = " ".join(n.text for n in always_notes)
+    always = join(" ", [n.text for n in always_notes])
 
     for issue in table.known_issues:
         if (benchmark_id in issue.benchmarks and issue.scope.matches(spec)
                 and issue.matches(float(measured), percent)):
-            head = (f"{_pct(percent)} of the {_peak_words(peak)}: " if percent is not None
-                    and peak is not None else f"{short_number(measured)} {info.unit}: ")
-            text = f"{head}low; this matches {issue.title} ({issue.issue}). {issue.text}"
+            values = {"title": issue.title, "issue": issue.issue}
+            matched = (message("{pct} of the {peak}: low; this matches {title} ({issue}).",
+                               pct=_pct(percent), peak=_peak_words(peak), **values)
+                       if percent is not None and peak is not None else
+                       message("{value} {unit}: low; this matches {title} ({issue}).",
+                               value=short_number(measured), unit=info.unit, **values))
+            text = join(" ", [matched, issue.text])
             return Verdict(VerdictLevel.LOW, percent, None, text, issue.sources, peak,
                            issue.issue)
 
@@ -220,68 +229,74 @@ def judge(benchmark_id: str, measured: float, spec: GpuSpec | None, peak: Peak |
                        _join(_no_peak_words(benchmark_id, info, spec), always),
                        _sources(always_notes), None)
 
-    head = f"{_pct(percent)} of the {_peak_words(peak)}"
+    head = message("{pct} of the {peak}", pct=_pct(percent), peak=_peak_words(peak))
     band = band_for(spec, benchmark_id, table=table)
     above = [n for n in notes if n.when == "above_peak"]
     if band is None:
         if percent > 100 and above:
             return Verdict(VerdictLevel.HIGH, percent, None,
-                           _join(f"{head}.", " ".join(n.text for n in above)),
+                           _join(message("{head}.", head=head), *(n.text for n in above)),
                            _sources(above), peak)
         if percent > 100:
             return Verdict(VerdictLevel.HIGH, percent, None,
-                           f"{head}: above the datasheet peak. {_above_words(percent)}",
+                           _join(message("{head}: above the datasheet peak.", head=head),
+                                 _above_words(percent)),
                            peak.sources, peak)
-        text = (f"{head}; no published reference for this card/precision, so gpuscope "
-                "cannot say whether that is normal.")
+        text = message("{head}; no published reference for this card/precision, so gpuscope "
+                       "cannot say whether that is normal.", head=head)
         return Verdict(VerdictLevel.UNKNOWN, percent, None, _join(text, always),
                        _sources(always_notes), peak)
 
     low, high = band.low_pct, band.high_pct
     margin = table.margin_fraction
-    published = f"{_range(low, high)} {_measured_words(band)}"
-    who = _who(band, spec)
+    values = {"head": head, "who": _who(band, spec),
+              "published": message("{range} {measured}", range=_range(low, high),
+                                   measured=_measured_words(band))}
     same_stack = _same_stack(band, build)
     if percent < low * (1 - margin):
-        text = _join(f"{head}: low for {who} (published: {published}). {_trouble(benchmark_id)}",
-                     band.hint, same_stack)
+        text = _join(message("{head}: low for {who} (published: {published}).", **values),
+                     _trouble(benchmark_id), band.hint, same_stack)
         level = VerdictLevel.LOW
     elif percent > high * (1 + margin):
         if percent > 100 and above:
-            reason = " ".join(n.text for n in above)
+            reason = join(" ", [n.text for n in above])
         else:
-            reason = f"not a sign of trouble. {_above_words(percent)}"
-        text = _join(f"{head}: above what is published for {who} ({published}); {reason}",
-                     same_stack)
+            reason = join(" ", [message("not a sign of trouble."), _above_words(percent)])
+        text = _join(message("{head}: above what is published for {who} ({published}); "
+                             "{reason}", reason=reason, **values), same_stack)
         level = VerdictLevel.HIGH
     else:
-        text = _join(f"{head}: normal for {who} (published: {published}).", same_stack)
+        text = _join(message("{head}: normal for {who} (published: {published}).", **values),
+                     same_stack)
         level = VerdictLevel.NORMAL
     return Verdict(level, percent, (low, high), text, band.sources, peak)
 
 
 def _trouble(benchmark_id: str) -> str:
     if benchmark_id.startswith("transfer."):
-        return ("A sign of trouble: look for other traffic on the bus, and check that the "
-                "link gpuscope read is the slot's (on Radeon cards the GPU's own link fields "
-                "describe the on-board PCIe switch, not the slot).")
-    return ("A sign of trouble: look at the clocks, power and temperature recorded during the "
-            "run (throttling, a power cap) and at other work sharing the GPU.")
+        return message("A sign of trouble: look for other traffic on the bus, and check that "
+                       "the link gpuscope read is the slot's (on Radeon cards the GPU's own link "
+                       "fields describe the on-board PCIe switch, not the slot).")
+    return message("A sign of trouble: look at the clocks, power and temperature recorded "
+                   "during the run (throttling, a power cap) and at other work sharing the GPU.")
 
 
 def _who(band: Band, spec: GpuSpec | None) -> str:
-    name = f"this {spec.name}" if spec is not None else "this device"
+    name = message("this {name}", name=spec.name) if spec is not None else message(
+        "this device")
     if band.scope.architecture is not None:
-        return f"{band.scope.architecture} cards like {name}"
+        return message("{architecture} cards like {name}", architecture=band.scope.architecture,
+                       name=name)
     return name
 
 
 def _measured_words(band: Band) -> str:
     if band.scope.cards:
-        return f"with {band.stack}"
+        return message("with {stack}", stack=band.stack)
     if band.measured_on.startswith("PCIe "):
-        return f"on a {band.measured_on} link with {band.stack}"
-    return f"on an {band.measured_on} with {band.stack}"
+        return message("on a {link} link with {stack}", link=band.measured_on,
+                       stack=band.stack)
+    return message("on an {card} with {stack}", card=band.measured_on, stack=band.stack)
 
 
 def _same_stack(band: Band, build: str | None) -> str:
@@ -290,7 +305,8 @@ def _same_stack(band: Band, build: str | None) -> str:
         return ""
     for point in band.points:
         if _local_version(point.build) == local:
-            return f"A published {point.build} run reached {_pct(point.pct)} ({point.ref})."
+            return message("A published {build} run reached {pct} ({ref}).", build=point.build,
+                           pct=_pct(point.pct), ref=point.ref)
     return ""
 
 
@@ -304,36 +320,39 @@ def _local_version(build: str | None) -> str | None:
 
 def _no_peak_words(benchmark_id: str, info: BenchmarkInfo, spec: GpuSpec | None) -> str:
     if benchmark_id.startswith("latency."):
-        return f"no datasheet entry: GPU datasheets give no {info.label}."
+        return message("no datasheet entry: GPU datasheets give no {label}.", label=info.label)
     if benchmark_id.startswith("transfer."):
-        return "no datasheet entry: the negotiated PCIe link is not known."
+        return message("no datasheet entry: the negotiated PCIe link is not known.")
     if spec is None:
-        return "no datasheet entry: this device is not a GPU in gpuscope's spec table."
+        return message("no datasheet entry: this device is not a GPU in gpuscope's spec table.")
     if (benchmark_id == "matmul.fp16" or benchmark_id.startswith("attention.")) and \
             spec.fp16_accumulate == "fp16" and spec.fp16_tflops is not None:
-        return (f"no datasheet entry: the {spec.name}'s published FP16 figure "
-                f"({short_number(spec.fp16_tflops)} TFLOPS) is the FP16-accumulate rate; the "
-                "FP32-accumulate rate PyTorch uses is not published.")
-    return f"no datasheet entry: the spec table has no {info.label} figure for the {spec.name}."
+        return message("no datasheet entry: the {name}'s published FP16 figure ({value} TFLOPS) "
+                       "is the FP16-accumulate rate; the FP32-accumulate rate PyTorch uses is "
+                       "not published.", name=spec.name, value=short_number(spec.fp16_tflops))
+    return message("no datasheet entry: the spec table has no {label} figure for the {name}.",
+                   label=info.label, name=spec.name)
 
 
 def _above_words(percent: float) -> str:
     if percent > IMPLAUSIBLE_PCT:
-        return ("So far above it that the card may be identified wrongly or the timing may "
-                "be off.")
-    return "Boost clocks above the rated clock, or a faster library, can do this."
+        return message("So far above it that the card may be identified wrongly or the timing "
+                       "may be off.")
+    return message("Boost clocks above the rated clock, or a faster library, can do this.")
 
 
 def _peak_words(peak: Peak | None) -> str:
     if peak is None:
-        return "datasheet peak"
-    kind = "theoretical rate" if peak.figure == "pcie_theoretical_gb_s" else "peak"
-    return f"{short_number(peak.value)} {peak.unit} {peak.label} {kind}"
+        return message("datasheet peak")
+    values = {"value": short_number(peak.value), "unit": peak.unit, "label": peak.label}
+    if peak.figure == "pcie_theoretical_gb_s":
+        return message("{value} {unit} {label} theoretical rate", **values)
+    return message("{value} {unit} {label} peak", **values)
 
 
 def _range(low: float, high: float) -> str:
     if round(low) == round(high):
-        return f"about {_pct(low)}"
+        return message("about {pct}", pct=_pct(low))
     return f"{round(low)}-{_pct(high)}"
 
 
@@ -345,7 +364,7 @@ def _pct(value: float | None) -> str:
 
 
 def _join(*parts: str) -> str:
-    return " ".join(p.strip() for p in parts if p and p.strip())
+    return join(" ", [p if p == p.strip() else p.strip() for p in parts if p and p.strip()])
 
 
 def _sources(notes: Sequence[Note]) -> tuple[Source, ...]:
@@ -466,9 +485,9 @@ def _band(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
         raise ExpectationTableError(f"{what}: points must be a non-empty list")
     points = tuple(_point(p, float(reference), what, cited) for p in points_raw)
     return Band(benchmarks=benchmarks, scope=scope, measured_on=measured_on,
-                reference_peak=float(reference), stack=_text(row, "stack", what, cited),
+                reference_peak=float(reference), stack=prose(_text(row, "stack", what, cited)),
                 points=points, sources=cited.sources(row.get("sources"), what),
-                hint=_text(row, "hint", what, cited, required=False))
+                hint=prose(_text(row, "hint", what, cited, required=False)))
 
 
 def _reference_peak(measured_on: str, benchmark: str,
@@ -517,7 +536,7 @@ def _note(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
     if when not in ("always", "above_peak"):
         raise ExpectationTableError(f"{what}: when must be 'always' or 'above_peak'")
     return Note(benchmarks=benchmarks, scope=_scope(row, what, by_name, specs), when=when,
-                text=_text(row, "text", what, cited),
+                text=prose(_text(row, "text", what, cited)),
                 sources=_note_sources(row, what, cited))
 
 
@@ -542,9 +561,9 @@ def _issue(row: Mapping[str, Any], by_name: Mapping[str, GpuSpec],
     return KnownIssue(benchmarks=benchmarks, scope=_scope(row, what, by_name, specs),
                       below_pct=float(below) if below is not None else None,
                       above_value=float(above) if above is not None else None,
-                      title=_text(row, "title", what, cited),
+                      title=prose(_text(row, "title", what, cited)),
                       issue=_text(row, "issue", what, cited),
-                      text=_text(row, "text", what, cited),
+                      text=prose(_text(row, "text", what, cited)),
                       sources=cited.sources(row.get("sources"), what))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpuscope.i18n import join, message
 from gpuscope.knowledge.sources import Source, sources_text
 from gpuscope.knowledge.specs import GpuSpec
 
@@ -29,17 +30,19 @@ BENCHMARKS: Mapping[str, BenchmarkInfo] = {
     "matmul.bf16": BenchmarkInfo("TFLOPS", "BF16"),
     "matmul.int8": BenchmarkInfo("TOPS", "INT8"),
     "matmul.fp8": BenchmarkInfo("TFLOPS", "FP8"),
-    "memory.copy": BenchmarkInfo("GB/s", "memory bandwidth"),
-    "memory.triad": BenchmarkInfo("GB/s", "memory bandwidth"),
-    "transfer.h2d_pinned": BenchmarkInfo("GB/s", "host-to-device (pinned)"),
-    "transfer.d2h_pinned": BenchmarkInfo("GB/s", "device-to-host (pinned)"),
-    "transfer.h2d_pageable": BenchmarkInfo("GB/s", "host-to-device (pageable)"),
-    "transfer.d2h_pageable": BenchmarkInfo("GB/s", "device-to-host (pageable)"),
-    "latency.launch": BenchmarkInfo("us", "kernel launch latency", higher_is_better=False),
-    "latency.sync": BenchmarkInfo("us", "synchronisation latency", higher_is_better=False),
-    "attention.flash": BenchmarkInfo("TFLOPS", "attention (flash)"),
-    "attention.efficient": BenchmarkInfo("TFLOPS", "attention (memory-efficient)"),
-    "attention.math": BenchmarkInfo("TFLOPS", "attention (math)"),
+    "memory.copy": BenchmarkInfo("GB/s", message("memory bandwidth")),
+    "memory.triad": BenchmarkInfo("GB/s", message("memory bandwidth")),
+    "transfer.h2d_pinned": BenchmarkInfo("GB/s", message("host-to-device (pinned)")),
+    "transfer.d2h_pinned": BenchmarkInfo("GB/s", message("device-to-host (pinned)")),
+    "transfer.h2d_pageable": BenchmarkInfo("GB/s", message("host-to-device (pageable)")),
+    "transfer.d2h_pageable": BenchmarkInfo("GB/s", message("device-to-host (pageable)")),
+    "latency.launch": BenchmarkInfo("us", message("kernel launch latency"),
+                                    higher_is_better=False),
+    "latency.sync": BenchmarkInfo("us", message("synchronisation latency"),
+                                  higher_is_better=False),
+    "attention.flash": BenchmarkInfo("TFLOPS", message("attention (flash)")),
+    "attention.efficient": BenchmarkInfo("TFLOPS", message("attention (memory-efficient)")),
+    "attention.math": BenchmarkInfo("TFLOPS", message("attention (math)")),
 }
 
 # PCIe generation -> (GT/s per lane, payload bits per transferred bit). Gens 3-5 use 128b/130b,
@@ -111,22 +114,24 @@ def datasheet_peak(spec: GpuSpec | None, benchmark_id: str, *,
         figure = ("fp16_fp32acc_tflops" if spec.fp16_fp32acc_tflops is not None
                   else "fp16_tflops")
         if figure == "fp16_fp32acc_tflops":
-            note = (f"FP16 with FP32 accumulate, the rate PyTorch matmul uses (the datasheet's "
-                    f"{short_number(spec.fp16_tflops)} is the FP16-accumulate rate)")
+            note = message("FP16 with FP32 accumulate, the rate PyTorch matmul uses (the "
+                           "datasheet's {value} is the FP16-accumulate rate)",
+                           value=short_number(spec.fp16_tflops))
         else:
-            note = "dense FP16 matrix rate"
+            note = message("dense FP16 matrix rate")
         if benchmark_id.startswith("attention."):
-            note += "; attention in fp16 is matmul-bound, so this is its ceiling"
-        label = "FP16" if benchmark_id == "matmul.fp16" else "FP16 matrix"
+            note = join("; ", [note, message("attention in fp16 is matmul-bound, so this is "
+                                             "its ceiling")])
+        label = "FP16" if benchmark_id == "matmul.fp16" else message("FP16 matrix")
         return _spec_peak(spec, value, info.unit, figure, label, note)
     simple: dict[str, tuple[str, str]] = {
-        "matmul.fp32": ("fp32_tflops", "vector FP32 rate"),
-        "matmul.tf32": ("tf32_tflops", "dense TF32 tensor rate"),
-        "matmul.bf16": ("bf16_tflops", "dense BF16 matrix rate (FP32 accumulate)"),
-        "matmul.int8": ("int8_tops", "dense INT8 matrix rate"),
-        "matmul.fp8": ("fp8_tflops", "dense FP8 matrix rate"),
-        "memory.copy": ("memory_bandwidth_gb_s", "theoretical memory bandwidth"),
-        "memory.triad": ("memory_bandwidth_gb_s", "theoretical memory bandwidth"),
+        "matmul.fp32": ("fp32_tflops", message("vector FP32 rate")),
+        "matmul.tf32": ("tf32_tflops", message("dense TF32 tensor rate")),
+        "matmul.bf16": ("bf16_tflops", message("dense BF16 matrix rate (FP32 accumulate)")),
+        "matmul.int8": ("int8_tops", message("dense INT8 matrix rate")),
+        "matmul.fp8": ("fp8_tflops", message("dense FP8 matrix rate")),
+        "memory.copy": ("memory_bandwidth_gb_s", message("theoretical memory bandwidth")),
+        "memory.triad": ("memory_bandwidth_gb_s", message("theoretical memory bandwidth")),
     }
     if benchmark_id not in simple:
         return None  # latency: no datasheet gives one
@@ -136,8 +141,9 @@ def datasheet_peak(spec: GpuSpec | None, benchmark_id: str, *,
         return None
     value = float(number)
     if figure == "fp32_tflops" and spec.architecture == "RDNA3":
-        note += (f"; counts RDNA3 dual-issue ({short_number(value / 2)} single-issue), which GEMM "
-                 "does not reach")
+        note = join("; ", [note, message("counts RDNA3 dual-issue ({single} single-issue), "
+                                         "which GEMM does not reach",
+                                         single=short_number(value / 2))])
     return _spec_peak(spec, value, info.unit, figure, info.label, note)
 
 
@@ -158,8 +164,9 @@ def _pcie_peak(generation: int | None, width: int | None) -> Peak | None:
     return Peak(value=value, unit="GB/s", figure="pcie_theoretical_gb_s",
                 label=f"PCIe {generation}.0 x{width}", confidence="derived",
                 sources=(PCIE_SOURCE,),
-                note=f"theoretical per direction: {short_number(gt_s)} GT/s x {width} lanes x "
-                     f"{encoding} / 8")
+                note=message("theoretical per direction: {rate} GT/s x {width} lanes x "
+                             "{encoding} / 8", rate=short_number(gt_s), width=width,
+                             encoding=encoding))
 
 
 def short_number(value: float | None) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gpuscope.i18n import join, message, prose
 from gpuscope.knowledge._resources import load_toml_resource, table_rows
 
 RESOURCE = "cuda_drivers.toml"
@@ -307,33 +308,39 @@ def min_driver_for_cuda(cuda_version: str, os: str = "linux") -> DriverRequireme
     if row is None:
         if compat is None:
             return None
-        notes.append(f"The table has no driver minimum for CUDA {major}.{minor}; any "
-                     f"{major}.x release runs from driver {compat.linux} on through "
-                     "minor-version compatibility.")
+        notes.append(message("The table has no driver minimum for CUDA {cuda}; any {major}.x "
+                             "release runs from driver {driver} on through minor-version "
+                             "compatibility.", cuda=f"{major}.{minor}", major=major,
+                             driver=compat.linux))
         return DriverRequirement(
             cuda_version=asked, os=os_name, min_driver=None, minor_compat_min=compat.linux,
-            row=None, exact=False, note=" ".join(notes), source=compat.source,
+            row=None, exact=False, note=join(" ", notes), source=compat.source,
             urls=compat.urls)
     exact = (update is None and row.update == 0) or update == row.update
     if not exact:
-        if update is not None and update > _MAX_UPDATE:
-            notes.append(f"{asked}: .{update} read as a build number, not an update; "
-                         f"the {row.label} minimum is shown.")
-        else:
-            notes.append(f"CUDA {asked} is not a row of the table; the {row.label} minimum "
-                         "is shown and a later update may need a newer driver.")
+        notes.append(_not_a_row(asked, update, row.label))
     minimum = row.linux if os_name == "linux" else row.windows
     if minimum is None:
-        notes.append(row.windows_note)
+        notes.append(prose(row.windows_note))
     if compat is not None:
-        notes.append(f"Drivers from {compat.linux} on run any CUDA {major}.x through "
-                     "minor-version compatibility, with caveats (no JIT of newer PTX).")
+        notes.append(message("Drivers from {driver} on run any CUDA {major}.x through "
+                             "minor-version compatibility, with caveats (no JIT of newer PTX).",
+                             driver=compat.linux, major=major))
     sources = [row.source] + ([compat.source] if compat is not None else [])
     urls = tuple(dict.fromkeys([*row.urls, *(compat.urls if compat is not None else ())]))
     return DriverRequirement(
         cuda_version=asked, os=os_name, min_driver=minimum,
         minor_compat_min=compat.linux if compat else None, row=row.label, exact=exact,
-        note=" ".join(notes), source="; ".join(sources), urls=urls)
+        note=join(" ", notes), source="; ".join(sources), urls=urls)
+
+
+def _not_a_row(asked: str, update: int | None, row_label: str) -> str:
+    """Why the minimum shown is another row's: the asked release is not a row of the table."""
+    if update is not None and update > _MAX_UPDATE:
+        return message("{asked}: .{update} read as a build number, not an update; the {row} "
+                       "minimum is shown.", asked=asked, update=update, row=row_label)
+    return message("CUDA {asked} is not a row of the table; the {row} minimum is shown and a "
+                   "later update may need a newer driver.", asked=asked, row=row_label)
 
 
 def driver_supports(driver_version: str, cuda_version: str, os: str = "linux") -> DriverVerdict:
@@ -345,7 +352,8 @@ def driver_supports(driver_version: str, cuda_version: str, os: str = "linux") -
     driver = driver_key(driver_version)
     if driver is None:
         return DriverVerdict("unknown", driver_version, asked,
-                             f"{driver_version!r} is not an NVIDIA driver version.", requirement)
+                             message("{driver} is not an NVIDIA driver version.",
+                                     driver=repr(driver_version)), requirement)
     os_name = _normalise_os(os)
     asked_key = _cuda_key(cuda_version)
     newer = _newest_full_support(driver, os_name) if os_name else None
@@ -357,36 +365,51 @@ def driver_supports(driver_version: str, cuda_version: str, os: str = "linux") -
         assert os_name is not None
         return DriverVerdict(
             "ok", driver_version, asked,
-            f"Driver {driver_version} fully supports CUDA {newer.version} (from "
-            f"{_minimum_of(newer, os_name)}), so it runs the older CUDA {asked} too.",
+            message("Driver {driver} fully supports CUDA {newer} (from {minimum}), so it runs "
+                    "the older CUDA {asked} too.", driver=driver_version, newer=newer.version,
+                    minimum=_minimum_of(newer, os_name), asked=asked),
             requirement)
     if requirement is None:
         return DriverVerdict("unknown", driver_version, asked,
-                             f"The table has no driver requirement for CUDA {cuda_version!r} "
-                             f"on {os}.", requirement)
+                             message("The table has no driver requirement for CUDA {cuda} on "
+                                     "{os}.", cuda=repr(cuda_version), os=os), requirement)
     minimum, compat = requirement.min_driver, requirement.minor_compat_min
     if minimum is not None and driver >= _dk(minimum):
-        note = f"Driver {driver_version} meets the CUDA {asked} minimum ({minimum}"
-        note += f", {requirement.row})." if requirement.row else ")."
-        if not requirement.exact:
-            note += " " + requirement.note.split(". ")[0].rstrip(".") + "."
-        return DriverVerdict("ok", driver_version, asked, note, requirement)
+        values = {"driver": driver_version, "asked": asked, "minimum": minimum,
+                  "row": requirement.row}
+        notes = [message("Driver {driver} meets the CUDA {asked} minimum ({minimum}, {row}).",
+                         **values) if requirement.row else
+                 message("Driver {driver} meets the CUDA {asked} minimum ({minimum}).",
+                         **values)]
+        if not requirement.exact and requirement.row:
+            # The first of the requirement's notes: why another row's minimum is shown.
+            notes.append(_not_a_row(asked, asked_key[2] if asked_key else None,
+                                    requirement.row))
+        return DriverVerdict("ok", driver_version, asked, join(" ", notes), requirement)
     if compat is not None and driver >= _dk(compat):
-        below = (f"is older than the CUDA {asked} minimum {minimum}" if minimum
-                 else f"has no listed full-support figure for CUDA {asked}")
+        values = {"driver": driver_version, "asked": asked, "minimum": minimum,
+                  "compat": compat, "major": asked.split(".")[0]}
         return DriverVerdict(
             "minor_compat", driver_version, asked,
-            f"Driver {driver_version} {below}, but drivers from {compat} on run CUDA "
-            f"{asked.split('.')[0]}.x through minor-version compatibility: it works, without "
-            "JIT of newer PTX. Update the driver to remove this warning.", requirement)
+            message("Driver {driver} is older than the CUDA {asked} minimum {minimum}, but "
+                    "drivers from {compat} on run CUDA {major}.x through minor-version "
+                    "compatibility: it works, without JIT of newer PTX. Update the driver to "
+                    "remove this warning.", **values) if minimum else
+            message("Driver {driver} has no listed full-support figure for CUDA {asked}, but "
+                    "drivers from {compat} on run CUDA {major}.x through minor-version "
+                    "compatibility: it works, without JIT of newer PTX. Update the driver to "
+                    "remove this warning.", **values), requirement)
     if minimum is None and compat is None:
         return DriverVerdict("unknown", driver_version, asked, requirement.note, requirement)
     needed = minimum if minimum is not None else compat
+    values = {"driver": driver_version, "asked": asked, "needed": needed, "compat": compat}
     return DriverVerdict(
         "too_old", driver_version, asked,
-        f"Driver {driver_version} is too old for CUDA {asked}: it needs {needed} or newer"
-        + (f" ({compat} or newer at least, through minor-version compatibility)."
-           if compat is not None and minimum is not None else "."), requirement)
+        message("Driver {driver} is too old for CUDA {asked}: it needs {needed} or newer "
+                "({compat} or newer at least, through minor-version compatibility).", **values)
+        if compat is not None and minimum is not None else
+        message("Driver {driver} is too old for CUDA {asked}: it needs {needed} or newer.",
+                **values), requirement)
 
 
 def _update(update: int | None) -> int:

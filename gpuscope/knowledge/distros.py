@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscope.i18n import prose
 from gpuscope.knowledge._resources import load_toml_resource
 
 _MAX_NAME_CHARS = 200
@@ -63,7 +64,7 @@ def _row(row: dict[str, Any]) -> DistroRow:
     return DistroRow(tuple(str(r) for r in row.get("rocm", ())),
                      tuple(str(t) for t in row.get("targets", ("gfx",))),
                      tuple(str(d) for d in row["distros"]), str(row["source"]), str(row["url"]),
-                     str(row.get("scope", "")))
+                     prose(str(row.get("scope", ""))))
 
 
 def parse_distro_table(doc: dict[str, Any]) -> DistroTable:

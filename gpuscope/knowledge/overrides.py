@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscope.i18n import prose
 from gpuscope.knowledge._resources import load_toml_resource, table_rows
 from gpuscope.knowledge.sources import has_internal_marks
 
@@ -85,7 +86,7 @@ def parse_override_table(doc: Mapping[str, Any]) -> OverrideTable:
             advice[target] = item
     if not advice:
         raise OverrideTableError("no [[override]] rows")
-    return OverrideTable(env_var=env_var, advice=advice, caveats=tuple(caveats),
+    return OverrideTable(env_var=env_var, advice=advice, caveats=tuple(map(prose, caveats)),
                          caveat_urls=tuple(dict.fromkeys(caveat_urls)))
 
 
@@ -118,7 +119,7 @@ def _row_advice(row: Mapping[str, Any], env_var: str,
         values = dict.fromkeys(targets, row["value"])
     if not isinstance(values, dict) or set(values) != set(targets):
         raise OverrideTableError(f"{targets}: needs value, or values for every target")
-    text = " ".join([caveat, *caveats])
+    text = prose(" ".join([caveat, *caveats]))  # shown translated, sentence by sentence
     result: dict[str, OverrideAdvice] = {}
     for target in targets:
         value = values[target]

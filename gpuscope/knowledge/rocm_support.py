@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gpuscope.i18n import join, message, prose
 from gpuscope.knowledge._resources import load_toml_resource
 from gpuscope.knowledge.sources import has_internal_marks
 
@@ -229,13 +230,15 @@ def official_support(gfx_target: str, rocm_version: str | None, os: str) -> Supp
         return SupportVerdict(
             supported=None, release_checked=None, first_supported_release=None,
             last_supported_release=None, source="",
-            note=f"ROCm has no official support list for {os!r} in the table "
-                 f"(it knows {', '.join(OSES)})", gfx_target=target or gfx_target, os=os)
+            note=message("ROCm has no official support list for {os} in the table (it knows "
+                         "{oses})", os=repr(os), oses=", ".join(OSES)),
+            gfx_target=target or gfx_target, os=os)
     if target is None:
         return SupportVerdict(
             supported=None, release_checked=None, first_supported_release=None,
             last_supported_release=None, source=table.url,
-            note=f"{gfx_target!r} is not a gfx target name (like gfx1100)",
+            note=message("{value} is not a gfx target name (like gfx1100)",
+                         value=repr(gfx_target)),
             gfx_target=gfx_target, os=table.os, provenance=table.source)
 
     listed = [r for r in table.releases if r.levels.get(target) in COUNTS_AS_SUPPORTED]
@@ -246,30 +249,34 @@ def official_support(gfx_target: str, rocm_version: str | None, os: str) -> Supp
 
     if rocm_version is None:
         release = table.releases[-1]
-        notes.append(f"No ROCm version given: answered for the newest release in the table "
-                     f"({release.version}).")
+        notes.append(message("No ROCm version given: answered for the newest release in the "
+                             "table ({version}).", version=release.version))
     else:
         key = version_key(rocm_version)
         if key is None:
             return _unknown(target, table, first, last,
-                            f"Could not read a ROCm version in {rocm_version!r}.")
+                            message("Could not read a ROCm version in {value}.",
+                                    value=repr(rocm_version)))
         picked = pick_release(table.releases, key)
         if picked is None:
             return _unknown(target, table, first, last,
-                            f"ROCm {rocm_version} is older than every {os_label} release in "
-                            f"the table (oldest {table.releases[0].version}).")
+                            message("ROCm {version} is older than every {os} release in the "
+                                    "table (oldest {oldest}).", version=rocm_version,
+                                    os=os_label, oldest=table.releases[0].version))
         release = picked
         if release.key != key:
+            values = {"version": rocm_version, "os": os_label, "release": release.version}
             if release.key[:2] == key[:2]:
-                notes.append(f"ROCm {rocm_version} is not a row of the table; answered with "
-                             f"{release.version} (same major.minor).")
+                notes.append(message("ROCm {version} is not a row of the table; answered with "
+                                     "{release} (same major.minor).", **values))
             elif release is table.releases[-1]:
-                notes.append(f"ROCm {rocm_version} is newer than every {os_label} release in "
-                             f"the table; answered for {release.version}: newer releases may "
-                             "list more GPUs (check AMD's list for that release).")
+                notes.append(message("ROCm {version} is newer than every {os} release in the "
+                                     "table; answered for {release}: newer releases may list "
+                                     "more GPUs (check AMD's list for that release).",
+                                     **values))
             else:
-                notes.append(f"The table has no {os_label} list for ROCm {rocm_version}; "
-                             f"answered with {release.version}, the newest older release.")
+                notes.append(message("The table has no {os} list for ROCm {version}; answered "
+                                     "with {release}, the newest older release.", **values))
 
     level: SupportLevel = release.levels.get(target, "unsupported")
     supported: bool | None = level in COUNTS_AS_SUPPORTED
@@ -277,39 +284,49 @@ def official_support(gfx_target: str, rocm_version: str | None, os: str) -> Supp
         supported = None
     notes.insert(0, _headline(target, release.version, os_label, level,
                               explicit=target in release.levels))
-    notes.extend(n for n in (release.target_notes.get(target), release.note,
-                             table.target_notes.get(target)) if n)
+    notes.extend(prose(n) for n in (release.target_notes.get(target), release.note,
+                                    table.target_notes.get(target)) if n)
     if listed and level not in COUNTS_AS_SUPPORTED:
-        notes.append(f"In the table {target} is officially supported on {os_label} in "
-                     f"{_span(first, last)}.")
+        notes.append(message("In the table {target} is officially supported on {os} in "
+                             "{span}.", target=target, os=os_label, span=_span(first, last)))
     if first == table.releases[0].version:
-        notes.append(f"The table starts at ROCm {first}; earlier releases are not covered.")
+        notes.append(message("The table starts at ROCm {version}; earlier releases are not "
+                             "covered.", version=first))
     return SupportVerdict(
         supported=supported, release_checked=release.version, first_supported_release=first,
-        last_supported_release=last, note=" ".join(notes), source=release.url, level=level,
+        last_supported_release=last, note=join(" ", notes), source=release.url, level=level,
         gfx_target=target, os=table.os, provenance=release.source)
 
 
 def _headline(target: str, version: str, os_label: str, level: SupportLevel,
               explicit: bool) -> str:
-    where = f"ROCm {version} on {os_label}"
+    values = {"target": target, "version": version, "os": os_label}
     if level == "unsupported" and not explicit:
-        return f"{target} is not on AMD's official list for {where}."
-    return {
-        "supported": f"{target} is officially supported by {where}.",
-        "deprecated": f"{target} is listed by {where}, but deprecated (maintenance mode).",
-        "listed": f"{target} is on AMD's GPU and APU list for {where} "
-                  "(support level not captured).",
-        "runtime_only": f"{target} gets only the HIP runtime in {where}, not the HIP SDK "
-                        "libraries that PyTorch needs.",
-        "uncertain": f"The status of {target} in {where} could not be read from AMD's list.",
-        "unsupported": f"{target} is listed as unsupported by {where}.",
-        "unknown": f"The status of {target} in {where} is unknown.",
-    }[level]
+        return message("{target} is not on AMD's official list for ROCm {version} on {os}.",
+                       **values)
+    if level == "supported":
+        return message("{target} is officially supported by ROCm {version} on {os}.", **values)
+    if level == "deprecated":
+        return message("{target} is listed by ROCm {version} on {os}, but deprecated "
+                       "(maintenance mode).", **values)
+    if level == "listed":
+        return message("{target} is on AMD's GPU and APU list for ROCm {version} on {os} "
+                       "(support level not captured).", **values)
+    if level == "runtime_only":
+        return message("{target} gets only the HIP runtime in ROCm {version} on {os}, not the "
+                       "HIP SDK libraries that PyTorch needs.", **values)
+    if level == "uncertain":
+        return message("The status of {target} in ROCm {version} on {os} could not be read "
+                       "from AMD's list.", **values)
+    if level == "unsupported":
+        return message("{target} is listed as unsupported by ROCm {version} on {os}.",
+                       **values)
+    return message("The status of {target} in ROCm {version} on {os} is unknown.", **values)
 
 
 def _span(first: str | None, last: str | None) -> str:
-    return f"ROCm {first}" if first == last else f"ROCm {first} to {last}"
+    return f"ROCm {first}" if first == last else message("ROCm {first} to {last}",
+                                                         first=first, last=last)
 
 
 def _unknown(target: str, table: OsTable, first: str | None, last: str | None,

@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpuscope.i18n import join, message
 from gpuscope.knowledge.cuda import driver_supports, min_driver_for_cuda
 from gpuscope.knowledge.overrides import OverrideAdvice, hsa_override_for
 from gpuscope.knowledge.torch_builds import (
@@ -151,13 +152,15 @@ def choose_rocm_wheel(host_rocm: str | None, gfx_target: str | None,
     native = [c for c in candidates if c.coverage == "native"]
     if target is None:
         pick = _nearest(candidates, host)
-        return _rocm_choice(pick, candidates, None, None,
-                            "The GPU's target is not known, so the wheel is chosen by ROCm "
-                            "version alone." + _host_note(pick, host, host_text), urls)
+        return _rocm_choice(pick, candidates, None, None, _with_host_note(
+            message("The GPU's target is not known, so the wheel is chosen by ROCm version "
+                    "alone."), pick, host, host_text), urls)
     if native:
         pick = _nearest(native, host)
-        why = f"The official {pick.release.version} wheels for ROCm {pick.flavour} carry " \
-              f"{target}." + _host_note(pick, host, host_text)
+        why = _with_host_note(message(
+            "The official {version} wheels for ROCm {flavour} carry {target}.",
+            version=pick.release.version, flavour=pick.flavour, target=target),
+            pick, host, host_text)
         return _rocm_choice(pick, candidates, True, None, why, urls + _row_urls(pick))
     advice = hsa_override_for(target)
     if advice is not None and advice.pretends_to_be != target:
@@ -165,32 +168,38 @@ def choose_rocm_wheel(host_rocm: str | None, gfx_target: str | None,
                    if c.coverage == "native"]
         if spoofed:
             pick = _nearest(spoofed, host)
-            why = (f"No official wheel carries {target}; with {advice.assignment} the GPU runs "
-                   f"the code built for {advice.pretends_to_be}, which the {pick.release.version}"
-                   f" wheels for ROCm {pick.flavour} carry." + _host_note(pick, host, host_text))
+            why = _with_host_note(message(
+                "No official wheel carries {target}; with {assignment} the GPU runs the code "
+                "built for {pretends}, which the {version} wheels for ROCm {flavour} carry.",
+                target=target, assignment=advice.assignment, pretends=advice.pretends_to_be,
+                version=pick.release.version, flavour=pick.flavour), pick, host, host_text)
             return _rocm_choice(pick, candidates, False, advice, why,
                                 urls + _row_urls(pick) + advice.urls)
     unknown = [c for c in candidates if c.coverage is None]
     pick = _nearest(unknown or candidates, host)
     known_not = not unknown
-    why = (f"No official PyTorch wheel is known to carry {target}"
-           + (": build PyTorch from source for it, or use a build made for it."
-              if known_not else
-              f"; the {pick.release.version} wheels for ROCm {pick.flavour} may (their full "
-              "list of targets is not known here).")
-           + _host_note(pick, host, host_text))
+    why = _with_host_note(
+        message("No official PyTorch wheel is known to carry {target}: build PyTorch from "
+                "source for it, or use a build made for it.", target=target)
+        if known_not else
+        message("No official PyTorch wheel is known to carry {target}; the {version} wheels "
+                "for ROCm {flavour} may (their full list of targets is not known here).",
+                target=target, version=pick.release.version, flavour=pick.flavour),
+        pick, host, host_text)
     return _rocm_choice(pick, candidates, False if known_not else None, None, why,
                         urls + wheel_table().never_urls)
 
 
-def _host_note(pick: _Candidate, host: tuple[int, int, int] | None,
-               host_text: str | None) -> str:
+def _with_host_note(why: str, pick: _Candidate, host: tuple[int, int, int] | None,
+                    host_text: str | None) -> str:
+    """`why`, then what the host's ROCm has to do with the pick."""
     if host is None:
-        return " The host's ROCm version is not known."
+        return join(" ", [why, message("The host's ROCm version is not known.")])
     if _same_rocm(pick, host):
-        return ""
-    return (f" No official wheel for {host_text} fits, so this is the nearest; the wheel "
-            "brings its own ROCm libraries, but the kernel driver must be new enough for them.")
+        return why
+    return join(" ", [why, message(
+        "No official wheel for {host} fits, so this is the nearest; the wheel brings its own "
+        "ROCm libraries, but the kernel driver must be new enough for them.", host=host_text)])
 
 
 def _row_urls(pick: _Candidate) -> tuple[str, ...]:
@@ -227,7 +236,8 @@ def choose_cuda_wheel(driver_version: str | None, compute_capability: str | None
     table = wheel_table()
     releases = _releases(python_version)
     os_name = "windows" if os in ("windows", "wsl") else "linux"
-    driver_text = f"Driver {driver_version}"
+    driver_text = message("Driver {version}", version=driver_version)
+    driver_object = message("driver {version}", version=driver_version)
     ceiling = major_minor(driver_cuda) if not driver_version else None
     if ceiling is not None:
         cuda = f"{ceiling[0]}.{ceiling[1]}"
@@ -235,8 +245,10 @@ def choose_cuda_wheel(driver_version: str | None, compute_capability: str | None
         if floor is None:  # a CUDA older than every row: only flavours up to it can run
             return _cuda_up_to(releases, ceiling, compute_capability)
         driver_version = floor
-        driver_text = (f"A driver that supports CUDA {cuda} (its version is not known "
-                       f"here; {floor} at least)")
+        driver_text = message("A driver that supports CUDA {cuda} (its version is not known "
+                              "here; {floor} at least)", cuda=cuda, floor=floor)
+        driver_object = message("a driver that supports CUDA {cuda} (its version is not known "
+                                "here; {floor} at least)", cuda=cuda, floor=floor)
     if not driver_version:
         return _cuda_without_driver(releases, compute_capability)
     best: _CudaCandidate | None = None
@@ -255,31 +267,40 @@ def choose_cuda_wheel(driver_version: str | None, compute_capability: str | None
         return WheelChoice(
             build="cuda", flavour=None, torch_release=release.version, pin=False,
             covers_target=False if compute_capability else None, override=None,
-            note=f"No official CUDA wheel is known to run on {driver_text[0].lower()}"
-                 f"{driver_text[1:]}"
-                 + (f" with a GPU of compute capability {compute_capability}"
-                    if compute_capability else "")
-                 + ": update the NVIDIA driver first.",
+            note=message("No official CUDA wheel is known to run on {driver} with a GPU of "
+                         "compute capability {cc}: update the NVIDIA driver first.",
+                         driver=driver_object, cc=compute_capability)
+            if compute_capability else
+            message("No official CUDA wheel is known to run on {driver}: update the NVIDIA "
+                    "driver first.", driver=driver_object),
             urls=tuple(dict.fromkeys(table.index_urls + _driver_urls(release.cuda[-1], os_name))))
     release, flavour, status, coverage = best.release, best.flavour, best.status, best.coverage
     newest = next(r for r in releases if flavour in r.cuda)
-    note = f"{driver_text} runs the CUDA {flavour} wheels of PyTorch {release.version}"
-    note += "." if status == "ok" else (
-        " through minor-version compatibility" + (
-            f" (it is older than their minimum, {best.minimum})." if best.minimum else "."))
+    values = {"driver": driver_text, "flavour": flavour, "version": release.version,
+              "minimum": best.minimum, "cc": compute_capability}
+    notes = [
+        message("{driver} runs the CUDA {flavour} wheels of PyTorch {version}.", **values)
+        if status == "ok" else
+        message("{driver} runs the CUDA {flavour} wheels of PyTorch {version} through "
+                "minor-version compatibility (it is older than their minimum, {minimum}).",
+                **values) if best.minimum else
+        message("{driver} runs the CUDA {flavour} wheels of PyTorch {version} through "
+                "minor-version compatibility.", **values)]
     if coverage == "native" and compute_capability:
-        note += f" They carry code for compute capability {compute_capability}."
+        notes.append(message("They carry code for compute capability {cc}.", **values))
     elif coverage == "ptx":
-        note += (f" They reach compute capability {compute_capability} through PTX, "
-                 "compiled when first loaded.")
+        notes.append(message("They reach compute capability {cc} through PTX, compiled when "
+                             "first loaded.", **values))
     elif compute_capability:
-        note += f" Whether they carry code for compute capability {compute_capability} is " \
-                "not known."
+        notes.append(message("Whether they carry code for compute capability {cc} is not "
+                             "known.", **values))
     newer = [f for f in releases[0].cuda if _flavour_key(f) > _flavour_key(flavour)
              and (not compute_capability or official_wheel_coverage(
                  releases[0].version, "cuda", f, compute_capability) != "none")]
     if newer:
-        note += f" The CUDA {newer[-1]} wheels need a newer driver."
+        notes.append(message("The CUDA {flavour} wheels need a newer driver.",
+                             flavour=newer[-1]))
+    note = join(" ", notes)
     cuda_urls = tuple(url for row in table.cuda_arch if flavour in row.cuda
                       and release.version in row.torch for url in row.urls)
     return WheelChoice(
@@ -312,14 +333,15 @@ def _cuda_up_to(releases: Sequence[TorchRelease], ceiling: tuple[int, int],
             return WheelChoice(
                 build="cuda", flavour=flavour, torch_release=release.version,
                 pin=newest.version != release.version, covers_target=None, override=None,
-                note=(f"A driver that supports CUDA {cuda} runs the CUDA {flavour} wheels of "
-                      f"PyTorch {release.version}."),
+                note=message("A driver that supports CUDA {cuda} runs the CUDA {flavour} "
+                             "wheels of PyTorch {version}.", cuda=cuda, flavour=flavour,
+                             version=release.version),
                 urls=tuple(dict.fromkeys(wheel_table().index_urls + release.urls)))
     return WheelChoice(
         build="cuda", flavour=None, torch_release=releases[0].version, pin=False,
         covers_target=None, override=None,
-        note=(f"No official CUDA wheel is known to run on a driver that supports only CUDA "
-              f"{cuda}: update the NVIDIA driver first."),
+        note=message("No official CUDA wheel is known to run on a driver that supports only "
+                     "CUDA {cuda}: update the NVIDIA driver first.", cuda=cuda),
         urls=wheel_table().index_urls)
 
 
@@ -341,21 +363,24 @@ def _cuda_without_driver(releases: Sequence[TorchRelease],
     flavour = next((f for f in ordered if coverage(release.version, f) not in ("none", "ptx")),
                    release.pypi_default_cuda)
     found = coverage(release.version, flavour)
-    note = (f"The NVIDIA driver version is not known: these are the CUDA {flavour} wheels of "
-            f"PyTorch {release.version}, which need a driver that runs CUDA {flavour}.")
+    notes = [message("The NVIDIA driver version is not known: these are the CUDA {flavour} "
+                     "wheels of PyTorch {version}, which need a driver that runs CUDA "
+                     "{flavour}.", flavour=flavour, version=release.version)]
     if found == "none":
-        note += (f" No official wheel of PyTorch {release.version} is known to carry code for "
-                 f"compute capability {compute_capability}.")
+        notes.append(message("No official wheel of PyTorch {version} is known to carry code "
+                             "for compute capability {cc}.", version=release.version,
+                             cc=compute_capability))
     known = [(r, f) for r in releases for f in r.cuda if coverage(r.version, f) == "native"]
     fallback = min(known, key=lambda pair: _flavour_key(pair[1]), default=None)
     if fallback is not None and _flavour_key(fallback[1]) < _flavour_key(flavour):
         alternative, series = fallback[1], fallback[0].version
-        note += (f" With an older driver, the CUDA {alternative} wheels of PyTorch {series} "
-                 f"({index_url('cuda', alternative)}) carry code for it too.")
+        notes.append(message("With an older driver, the CUDA {flavour} wheels of PyTorch "
+                             "{version} ({url}) carry code for it too.", flavour=alternative,
+                             version=series, url=index_url("cuda", alternative)))
     return WheelChoice(
         build="cuda", flavour=flavour, torch_release=release.version, pin=False,
         covers_target=None if found is None else found == "native", override=None,
-        note=note, urls=tuple(dict.fromkeys(table.index_urls + release.urls)))
+        note=join(" ", notes), urls=tuple(dict.fromkeys(table.index_urls + release.urls)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,9 +429,9 @@ class WindowsRoute:
 def windows_amd_route(python: str = "python") -> WindowsRoute:
     interpreter = shell_word(python)
     return WindowsRoute(
-        note=("On Windows, AMD publishes ROCm PyTorch wheels for Radeon RX 7000 and RX 9000 "
-              "cards and Ryzen AI APUs (per ROCm release, for one Python version; see AMD's "
-              "install page), or run it in WSL 2. DirectML, installed by the command, runs "
-              "PyTorch on any DirectX 12 GPU, more slowly."),
+        note=message("On Windows, AMD publishes ROCm PyTorch wheels for Radeon RX 7000 and RX "
+                     "9000 cards and Ryzen AI APUs (per ROCm release, for one Python version; "
+                     "see AMD's install page), or run it in WSL 2. DirectML, installed by the "
+                     "command, runs PyTorch on any DirectX 12 GPU, more slowly."),
         commands=(f"{interpreter} -m pip install torch-directml",),
         urls=(WINDOWS_ROCM_URL, DIRECTML_URL))

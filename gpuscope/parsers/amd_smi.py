@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from gpuscope.i18n import message
 from gpuscope.model import ParsedOutput
 from gpuscope.parsers import amd_smi_json
 from gpuscope.parsers._common import LineReads, never_raises, none_on_error, pci_bus
@@ -275,7 +276,8 @@ def _table_row(collector: AmdSmiCollector, row: tuple[str, str, int],
         gpu.put("pci_bus", address, where_first)
     name = _NAME_COUNT.sub("", name_cell.rstrip()).strip()
     if name.startswith("...") or name.endswith("..."):
-        gpu.missing.setdefault("name", f"{where_first}: the table cuts the name ({name})")
+        gpu.missing.setdefault("name", message("{where}: the table cuts the name ({name})",
+                                               where=where_first, name=name))
     elif name and name.upper() not in NOT_AVAILABLE:
         gpu.put("name", name, where_first)
     mode = second[1].split("/")[0].upper()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuscope.i18n import message
 from gpuscope.model import EvidenceRef, GpuSighting, Layer, ParsedOutput, PcieLink, Vendor
 from gpuscope.parsers._common import (
     ROCM_PATH_RE,
@@ -74,8 +75,9 @@ class AmdSmiCollector(SmiCollector[AmdSmiGpu]):
         release = kernel.group(1) if kernel else value
         self.host_fact("kernel", release, where)
         self.stack_fact("amdgpu_driver_version", None, where,
-                        missing_reason=f"amd-smi shows the kernel release {release}: the "
-                                       "in-tree amdgpu driver, no amdgpu-dkms version")
+                        missing_reason=message(
+                            "amd-smi shows the kernel release {release}: the in-tree amdgpu "
+                            "driver, no amdgpu-dkms version", release=release))
 
     def scan_text(self) -> None:
         """Version lines, error messages and paths anywhere in the paste."""
@@ -177,8 +179,8 @@ def apply_field(collector: AmdSmiCollector, gpu: AmdSmiGpu, path: tuple[str, ...
         if _DKMS_VERSION.match(value):
             gpu.put("driver_version", value, where)
         else:
-            gpu.missing["driver_version"] = (f"{where}: the in-tree amdgpu of the kernel, "
-                                             "no amdgpu-dkms version")
+            gpu.missing["driver_version"] = message(
+                "{where}: the in-tree amdgpu of the kernel, no amdgpu-dkms version", where=where)
         collector.driver_version(value, where)
     elif section == "BOARD" and key == "PRODUCT_NAME":
         gpu.put("board_name", value, where)
@@ -204,7 +206,8 @@ def apply_field(collector: AmdSmiCollector, gpu: AmdSmiGpu, path: tuple[str, ...
 def _apply_asic(gpu: AmdSmiGpu, key: str, value: str, where: str) -> None:
     if key == "MARKET_NAME":
         if re.fullmatch(r"0x[0-9a-fA-F]+", value):
-            gpu.missing["name"] = f"{where}: amd-smi shows {value}, not a name"
+            gpu.missing["name"] = message("{where}: amd-smi shows {value}, not a name",
+                                          where=where, value=value)
         else:
             gpu.put("name", value, where)
     elif key == "VENDOR_ID":

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuscope.i18n import message
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
     ROCM_PATH_RE,
@@ -339,15 +340,18 @@ def _sighting(dev: _Device, platform: _Platform, out: Collector) -> GpuSighting 
     elif device_name is not None and device_name[0]:
         put("name", device_name[0], device_name[1])
     if "name" not in values:
-        missing["name"] = f"{source}:{dev.line}: OpenCL gives no board name for this device"
+        missing["name"] = message("{where}: OpenCL gives no board name for this device",
+                                  where=f"{source}:{dev.line}")
 
     topology = dev.get("device topology (amd)", "device topology (nv)", "device topology")
     bus = _topology_bus(topology[0]) if topology else None
     if bus is not None and topology is not None:
         put("pci_bus", bus, topology[1])
     else:
-        missing["pci_bus"] = (f"{source}:{dev.line}: no PCI topology"
-                              + (" (clinfo -l lists names only)" if dev.listed_only else ""))
+        missing["pci_bus"] = (
+            message("{where}: no PCI topology (clinfo -l lists names only)",
+                    where=f"{source}:{dev.line}") if dev.listed_only
+            else message("{where}: no PCI topology", where=f"{source}:{dev.line}"))
 
     memory = dev.get("global memory size")
     if memory is not None and (match := _INT.match(memory[0])) and int(match.group(1)) > 0:
@@ -356,8 +360,9 @@ def _sighting(dev: _Device, platform: _Platform, out: Collector) -> GpuSighting 
     units = dev.get("max compute units")
     if units is not None and (match := _INT.match(units[0])) and int(match.group(1)) > 0:
         if vendor is Vendor.AMD and _is_rdna(gfx, dev):
-            missing["compute_units"] = (f"{source}:{units[1]}: on RDNA OpenCL counts "
-                                        "work-group processors (two CUs each)")
+            missing["compute_units"] = message(
+                "{where}: on RDNA OpenCL counts work-group processors (two CUs each)",
+                where=f"{source}:{units[1]}")
         else:
             put("compute_units", int(match.group(1)), units[1])
 

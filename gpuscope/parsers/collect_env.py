@@ -21,6 +21,7 @@ import itertools
 import re
 from typing import Any
 
+from gpuscope.i18n import message
 from gpuscope.model import (
     Framework,
     FrameworkDevice,
@@ -413,7 +414,7 @@ def _sighting(layer: Layer, name: str | None, arch: str | None, build: str, wher
         elif integrated_reason(name, arch, pci_device_id):
             values["kind"] = GpuKind.INTEGRATED
     sources = {key: where for key, item in values.items() if item is not None}
-    missing = {"pci_bus": "collect_env does not print PCI addresses"}
+    missing = {"pci_bus": message("collect_env does not print PCI addresses")}
     facts = dataclasses.replace(GpuFacts(), **{k: v for k, v in values.items() if v is not None})
     return GpuSighting(layer=layer, facts=facts, field_sources=sources, missing_reasons=missing)
 

@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gpuscope.i18n import message
 from gpuscope.model import (
     EvidenceRef,
     Fact,
@@ -288,7 +289,8 @@ def _devices_named(signals: tuple[Signal, ...]) -> tuple[GpuSighting, ...]:
         found[target] = GpuSighting(
             layer=Layer.ROCM, facts=GpuFacts(vendor=Vendor.AMD, gfx_target=target),
             field_sources={"vendor": where, "gfx_target": where},
-            missing_reasons={"pci_bus": "an error message names the GPU by its gfx target only"})
+            missing_reasons={"pci_bus": message(
+                "an error message names the GPU by its gfx target only")})
         if len(found) >= 16:
             break
     return tuple(found.values())

@@ -56,6 +56,7 @@ import dataclasses
 import re
 from typing import Any
 
+from gpuscope.i18n import message
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
     SNIFF_CHARS,
@@ -397,13 +398,14 @@ def _sighting(gpu: _Gpu, out: Collector) -> GpuSighting | None:
     if gpu.bus is not None:
         values["pci_bus"], sources["pci_bus"] = gpu.bus, first
     else:
-        missing["pci_bus"] = "the kernel log names this GPU by its PCI ids only"
+        missing["pci_bus"] = message("the kernel log names this GPU by its PCI ids only")
     if gpu.device_id is not None:
         where = out.where(gpu.ids_line or gpu.line)
         values["pci_vendor_id"], sources["pci_vendor_id"] = gpu.vendor_id, where
         values["pci_device_id"], sources["pci_device_id"] = gpu.device_id, where
     else:
-        missing["pci_device_id"] = "the kernel log names this GPU by its bus address only"
+        missing["pci_device_id"] = message(
+            "the kernel log names this GPU by its bus address only")
     if gpu.driver is not None and gpu.driver != "vfio-pci":
         values["kernel_driver"] = "nvidia" if gpu.driver == "nvidia-drm" else gpu.driver
         sources["kernel_driver"] = out.where(gpu.driver_line or gpu.line)

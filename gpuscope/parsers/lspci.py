@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from gpuscope.i18n import message
 from gpuscope.model import GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Signal, Vendor
 from gpuscope.parsers._common import (
     Collector,
@@ -369,17 +370,18 @@ def parse(text: str, source: str) -> ParsedOutput:
             # or a data-center card, never an integrated one
             values["kind"], sources["kind"] = GpuKind.DISCRETE, header
         if device.device_id is None:
-            missing["pci_device_id"] = "lspci printed no numeric ids (use lspci -nn)"
+            missing["pci_device_id"] = message("lspci printed no numeric ids (use lspci -nn)")
         if device.device_name is None:
-            missing["name"] = "lspci's pci.ids has no name for this device"
+            missing["name"] = message("lspci's pci.ids has no name for this device")
         if device.driver is None:
             if shows_drivers and device.modules_line is not None:
-                missing["kernel_driver"] = "lspci -k lists modules but no driver in use"
+                missing["kernel_driver"] = message("lspci -k lists modules but no driver in use")
                 signals.append(Signal("pci.driver_not_bound", detail=device.address,
                                       evidence=(out.ref(device.line + 1),
                                                 out.ref(device.modules_line + 1))))
             elif not shows_drivers:
-                missing["kernel_driver"] = "this lspci output has no kernel driver lines (-k)"
+                missing["kernel_driver"] = message(
+                    "this lspci output has no kernel driver lines (-k)")
         facts = dataclasses.replace(GpuFacts(), **values)
         sightings.append(GpuSighting(layer=Layer.PCI, facts=facts, field_sources=sources,
                                      missing_reasons=missing))
@@ -574,7 +576,7 @@ def _lshw_sighting(out: Collector, index: int, unclaimed: bool,
     name = product[0] if product and product[0] else None
     facts: dict[str, Any] = {"pci_bus": device.address}
     sources: dict[str, str] = {"pci_bus": header}
-    missing: dict[str, str] = {"pci_device_id": "lshw prints no PCI ids"}
+    missing: dict[str, str] = {"pci_device_id": message("lshw prints no PCI ids")}
     vendor = Vendor.from_pci_vendor_id(vendor_id) if vendor_id else None
     if vendor is not None:
         facts["vendor"], facts["pci_vendor_id"] = vendor, vendor_id
@@ -587,7 +589,8 @@ def _lshw_sighting(out: Collector, index: int, unclaimed: bool,
         facts["kernel_driver"] = driver.group("driver")
         sources["kernel_driver"] = out.where(configuration[1] + 1)
     elif unclaimed:
-        missing["kernel_driver"] = "lshw shows the device UNCLAIMED: no driver is bound to it"
+        missing["kernel_driver"] = message(
+            "lshw shows the device UNCLAIMED: no driver is bound to it")
         signals.append(Signal("pci.driver_not_bound", detail=device.address,
                               evidence=(out.ref(index + 1),)))
     where = sources.get("name", header)
@@ -684,8 +687,8 @@ def _tree_sighting(out: Collector, entry: _Device, signals: list[Signal]) -> Gpu
         elif (name and _APU_CODENAME.search(name)) or integrated_reason(name, None,
                                                                         entry.device_id):
             facts["kind"] = GpuKind.INTEGRATED
-    missing = {"kernel_driver": "lspci -t shows no drivers"}
+    missing = {"kernel_driver": message("lspci -t shows no drivers")}
     if not entry.device_id:
-        missing["pci_device_id"] = "lspci -t printed no numeric ids (use lspci -tvnn)"
+        missing["pci_device_id"] = message("lspci -t printed no numeric ids (use lspci -tvnn)")
     return GpuSighting(layer=Layer.PCI, facts=dataclasses.replace(GpuFacts(), **facts),
                        field_sources={key: where for key in facts}, missing_reasons=missing)

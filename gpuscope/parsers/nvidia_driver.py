@@ -76,6 +76,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpuscope.i18n import message
 from gpuscope.model import GpuFacts, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import Collector, lowered_text, never_raises, none_on_error
 
@@ -381,7 +382,8 @@ class _Out(Collector):
                 values["pci_device_id"] = gpu.device_id
             if gpu.name is not None:
                 values["name"] = gpu.name
-            missing = {"kernel_driver": "the NVIDIA driver refused this GPU (kernel log)"}
+            missing = {"kernel_driver": message(
+                "the NVIDIA driver refused this GPU (kernel log)")}
             built.append(GpuSighting(
                 layer=Layer.PCI, facts=dataclasses.replace(GpuFacts(), **values),
                 field_sources={key: where for key in values}, missing_reasons=missing))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from gpuscope.i18n import message
 from gpuscope.model import GpuKind, GpuSighting, ParsedOutput
 from gpuscope.parsers import nvidia_smi_csv
 from gpuscope.parsers._common import lines_holding, never_raises, read_lines, sniff_lines
@@ -226,7 +227,7 @@ def _parse_table(out: Output) -> None:
         if memory:
             facts.set("vram_total_bytes", int(memory.group("total")) * 1024**2, index + 1)
         else:
-            facts.miss("vram_total_bytes", "no memory cell under the GPU row")
+            facts.miss("vram_total_bytes", message("no memory cell under the GPU row"))
         if has_mig_column and index + 2 < len(out.lines):
             mig_cells = _cells(out.lines[index + 2])
             if mig_cells and mig_cells[-1].strip() == "Enabled":
@@ -389,7 +390,7 @@ def _parse_list(out: Output) -> None:
             for name in ("vendor", "kind"):
                 facts.sources[name] = out.where(index + 1)
             common_gpu_facts(facts)
-            facts.miss("pci_bus", "nvidia-smi -L does not show PCI addresses")
+            facts.miss("pci_bus", message("nvidia-smi -L does not show PCI addresses"))
             out.sightings.append(facts.sighting())
             continue
         if _MIG_LINE_RE.match(line):

@@ -8,6 +8,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
+from gpuscope.i18n import message
 from gpuscope.model import GpuSighting
 from gpuscope.parsers import nvidia_smi_fields as smi
 from gpuscope.parsers._common import lines_holding
@@ -118,7 +119,7 @@ def _xml_sighting(out: smi.Output, gpu: ET.Element, order: int, finder: _LineFin
         facts.set("pci_device_id", pair[0], line)
         facts.set("pci_vendor_id", pair[1], line)
     else:
-        facts.miss("pci_device_id", "no <pci_device_id> in this capture")
+        facts.miss("pci_device_id", message("no <pci_device_id> in this capture"))
     sub, line = text_at("pci/pci_sub_system_id")
     sub_pair = smi.pci_id_pair(sub)
     if sub_pair:

@@ -46,6 +46,7 @@ import functools
 import re
 from typing import Any
 
+from gpuscope.i18n import message
 from gpuscope.model import (
     Framework,
     FrameworkDevice,
@@ -526,7 +527,8 @@ def _sighting(device: _Device, build: str, where: str) -> GpuSighting | None:
     facts = dataclasses.replace(GpuFacts(), **{k: v for k, v in values.items() if v is not None})
     sources = {key: where for key, value in values.items() if value is not None}
     return GpuSighting(layer=Layer.TORCH, facts=facts, field_sources=sources,
-                       missing_reasons={"pci_bus": "PyTorch's output names no PCI address"})
+                       missing_reasons={
+                           "pci_bus": message("PyTorch's output names no PCI address")})
 
 
 @functools.lru_cache(maxsize=256)

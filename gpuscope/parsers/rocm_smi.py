@@ -35,6 +35,7 @@ import json
 import re
 from collections.abc import Mapping
 
+from gpuscope.i18n import message
 from gpuscope.model import EvidenceRef, Fact, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
     ROCM_PATH_RE,
@@ -144,8 +145,9 @@ class _Collector(SmiCollector[SmiGpu]):
             self.host_fact("kernel", value, self.where(number))
             self.stack_fact(
                 "amdgpu_driver_version", None, self.where(number),
-                missing_reason=f"rocm-smi shows the kernel release {value}: the in-tree "
-                               "amdgpu driver, no amdgpu-dkms version")
+                missing_reason=message("rocm-smi shows the kernel release {release}: the "
+                                       "in-tree amdgpu driver, no amdgpu-dkms version",
+                                       release=value))
 
     def scan_messages(self) -> None:
         spent: set[str] = set()  # lines whose signals hold all the evidence they keep
@@ -178,8 +180,9 @@ class _Collector(SmiCollector[SmiGpu]):
             for gpu in shared:
                 where = gpu.sources.pop("pci_bus", "")
                 del gpu.values["pci_bus"]
-                gpu.missing["pci_bus"] = (f"{where}: {len(shared)} partitions share the PCI "
-                                          f"address {bus}")
+                gpu.missing["pci_bus"] = message(
+                    "{where}: {count} partitions share the PCI address {bus}", where=where,
+                    count=len(shared), bus=bus)
                 gpu.put("kind", GpuKind.PARTITION, where)
         for index, (partition_id, where) in self.partition_ids.items():
             if partition_id > 0 and index in self.gpus:
@@ -192,7 +195,8 @@ class _Collector(SmiCollector[SmiGpu]):
             gpu = self.gpus[index]
             self.mark_partition(gpu)
             self.mark_identity(gpu)
-            gpu.missing.setdefault("gfx_target", "rocm-smi shows no GFX Version for this GPU")
+            gpu.missing.setdefault("gfx_target",
+                                   message("rocm-smi shows no GFX Version for this GPU"))
             sightings.append(gpu.sighting(Layer.ROCM_SMI))
         if sightings:
             first = next(iter(sightings[0].field_sources.values()), self.source)
@@ -222,7 +226,8 @@ def _apply(collector: _Collector, gpu: SmiGpu, key: str, value: str, where: str,
         if _is_name(value):
             gpu.put("name", value, where)
         else:
-            gpu.missing.setdefault("name", f"{where}: rocm-smi shows {value}, not a name")
+            gpu.missing.setdefault("name", message("{where}: rocm-smi shows {value}, not a name",
+                                                   where=where, value=value))
     elif key == "card vendor":
         if "advanced micro devices" in value.lower() or value.lower() == "0x1002":
             gpu.put("vendor", Vendor.AMD, where)
@@ -468,8 +473,9 @@ def _parse_text(text: str, source: str) -> ParsedOutput:
             if len(stripped) < 20:
                 last_row.put("name", stripped, collector.where(number))
             else:
-                last_row.missing["name"] = (f"{collector.where(number)}: the concise table "
-                                            "cuts names at 20 characters")
+                last_row.missing["name"] = message(
+                    "{where}: the concise table cuts names at 20 characters",
+                    where=collector.where(number))
             last_row = None
     return collector.finish("rocm-smi-text")
 

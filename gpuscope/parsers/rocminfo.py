@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from gpuscope.i18n import message
 from gpuscope.model import Fact, GpuFacts, GpuKind, GpuSighting, Layer, ParsedOutput, Vendor
 from gpuscope.parsers._common import (
     APU_TARGETS,
@@ -420,33 +421,37 @@ def _sighting(agent: _Agent, out: Collector, wsl: bool,
                 put("gfx_target", isa_gfx, line)
                 break
         else:
-            missing["gfx_target"] = f"{agent_where}: agent {agent.number} names no gfx target"
+            missing["gfx_target"] = message("{where}: agent {agent} names no gfx target",
+                                            where=agent_where, agent=agent.number)
 
     marketing = agent.get("marketing name")
     if marketing is not None and marketing[0] and _canonical_gfx(marketing[0]) is None:
         put("name", marketing[0], marketing[1])
     else:
-        missing["name"] = (f"{agent_where}: no Marketing Name (rocminfo before ROCm 3.x)"
-                           if marketing is None else f"{agent_where}: empty Marketing Name")
+        missing["name"] = (message("{where}: no Marketing Name (rocminfo before ROCm 3.x)",
+                                   where=agent_where) if marketing is None
+                           else message("{where}: empty Marketing Name", where=agent_where))
 
     chip = agent.get("chip id")
     chip_id = _int_prefix(chip[0]) if chip else None
     if chip is not None and chip_id:
         put("pci_device_id", f"0x{chip_id:04x}", chip[1])
     else:
-        missing["pci_device_id"] = f"{agent_where}: no Chip ID"
+        missing["pci_device_id"] = message("{where}: no Chip ID", where=agent_where)
 
     bdfid = _bdfid(agent)
     bdf_line = agent.get("bdfid")
     if bdfid and bdf_line is not None:
         if bdf_counts[bdfid] > 1:
-            missing["pci_bus"] = (f"{source}:{bdf_line[1]}: BDFID {bdfid} is shared by "
-                                  f"{bdf_counts[bdfid]} agents (it carries no PCI domain)")
+            missing["pci_bus"] = message(
+                "{where}: BDFID {bdfid} is shared by {count} agents (it carries no PCI domain)",
+                where=f"{source}:{bdf_line[1]}", bdfid=bdfid, count=bdf_counts[bdfid])
         else:
             put("pci_bus", _bus_from_bdfid(bdfid), bdf_line[1])
     else:
-        missing["pci_bus"] = (f"{agent_where}: no BDFID (WSL's runtime reports none)" if wsl
-                              else f"{agent_where}: no usable BDFID")
+        missing["pci_bus"] = (message("{where}: no BDFID (WSL's runtime reports none)",
+                                      where=agent_where) if wsl
+                              else message("{where}: no usable BDFID", where=agent_where))
 
     cu = agent.get("compute unit")
     cu_count = _int_prefix(cu[0]) if cu else None
@@ -457,7 +462,7 @@ def _sighting(agent: _Agent, out: Collector, wsl: bool,
         if simds is not None and per_cu:
             put("simd_count", cu_count * per_cu, simds[1])
     else:
-        missing["compute_units"] = f"{agent_where}: no Compute Unit count"
+        missing["compute_units"] = message("{where}: no Compute Unit count", where=agent_where)
 
     clock = agent.get("max clock freq. (mhz)") or agent.get("max clock frequency (mhz)")
     clock_mhz = _int_prefix(clock[0]) if clock else None
@@ -468,7 +473,8 @@ def _sighting(agent: _Agent, out: Collector, wsl: bool,
     if uuid is not None and uuid[0] and not uuid[0].upper().endswith("-XX"):
         put("uuid", uuid[0], uuid[1])
     elif uuid is not None:
-        missing["uuid"] = f"{source}:{uuid[1]}: the runtime exposes no unique id ({uuid[0]})"
+        missing["uuid"] = message("{where}: the runtime exposes no unique id ({uuid})",
+                                  where=f"{source}:{uuid[1]}", uuid=uuid[0])
 
     node = agent.get("node")
     node_number = _int_prefix(node[0]) if node else None
@@ -485,7 +491,8 @@ def _sighting(agent: _Agent, out: Collector, wsl: bool,
     if pool is not None and pool.size_bytes:
         put("vram_total_bytes", pool.size_bytes, pool.line)
     else:
-        missing["vram_total_bytes"] = f"{agent_where}: no GLOBAL memory pool with a size"
+        missing["vram_total_bytes"] = message("{where}: no GLOBAL memory pool with a size",
+                                              where=agent_where)
 
     facts = GpuFacts(**values)  # type: ignore[arg-type]
     return GpuSighting(layer=Layer.ROCM, facts=facts, field_sources=sources,

@@ -6,7 +6,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscope.i18n import N_, message
 from gpuscope.model import JsonValue, ProbeState, ProbeStatus
+from gpuscope.probes.sourced import recorded_reason
+
+# What `attempt_call` records when the binding lacks a call (a known reason when read back).
+NO_SUCH_CALL = N_("this {library} has no {call}")
 
 
 def attempt_call(
@@ -24,7 +29,8 @@ def attempt_call(
     record: dict[str, JsonValue] = {"call": label or call}
     function = getattr(module, call, None)
     if function is None:
-        record.update(error=f"this {library} has no {call}", error_class="AttributeError")
+        record.update(error=NO_SUCH_CALL.format(library=library, call=call),
+                      error_class="AttributeError")
         return record
     try:
         record["value"] = convert(function(*args))
@@ -51,18 +57,18 @@ def recorded_field(
     *,
     library: str,
     failure_reason: Callable[[Mapping[str, JsonValue]], str],
-    no_record: str = "not read",
+    no_record: str = N_("not read"),
 ) -> tuple[JsonValue, str | None, str | None]:
     """The parse-side twin of `attempt_call`: (value, source call, reason it failed) of one
-    recorded call."""
+    recorded call. `no_record` is a constant marked with N_."""
     record = as_dict(record_set.get(key))
     if record is None:
-        return None, None, no_record
+        return None, None, message(no_record)
     source = as_str(record.get("call"))
     if "error" in record or "error_class" in record:
         return None, source, failure_reason(record)
     if "value" not in record:
-        return None, source, f"{library} gave no value"
+        return None, source, message("{library} gave no value", library=library)
     return record.get("value"), source, None
 
 
@@ -75,7 +81,10 @@ class LibraryCalls:
     library: str  # the library, in "<library> gave no value"
     error_record: Callable[[BaseException], dict[str, JsonValue]]
     failure_reason: Callable[[Mapping[str, JsonValue]], str]
-    no_record: str
+    no_record: str  # marked with N_
+    # The texts the collect step records as the probe's error (marked with N_), so that a
+    # recorded reason reads back translatable.
+    known_reasons: tuple[str, ...] = ()
 
     def attempt(self, module: Any, call: str, args: tuple[Any, ...],
                 convert: Callable[[Any], JsonValue], label: str | None = None,
@@ -95,19 +104,26 @@ class LibraryCalls:
         with its recorded reason and `hint(answer, state)`."""
         if not isinstance(answer, dict):
             return ProbeStatus(self.probe, ProbeState.ERROR,
-                               f"{self.library}'s answer is not a JSON object")
+                               message("{library}'s answer is not a JSON object",
+                                       library=self.library))
         raw_state = answer.get("status")
         try:
             state = ProbeState(raw_state) if isinstance(raw_state, str) else ProbeState.ERROR
         except ValueError:
             return ProbeStatus(self.probe, ProbeState.ERROR,
-                               f"unknown {self.library} status {raw_state!r}")
+                               message("unknown {library} status {state!r}",
+                                       library=self.library, state=raw_state))
         if state is ProbeState.OK:
             return ProbeStatus(self.probe, state)
         if state is ProbeState.NOT_CAPTURED:
             return ProbeStatus(
-                self.probe, state, f"{self.library} was not captured in this snapshot",
-                f"Take a new snapshot on that machine to include {self.library}'s answer.",
+                self.probe, state,
+                message("{library} was not captured in this snapshot", library=self.library),
+                message("Take a new snapshot on that machine to include {library}'s answer.",
+                        library=self.library),
             )
-        reason = as_str(answer.get("error")) or f"{self.library} unavailable ({state.value})"
+        error = as_str(answer.get("error"))
+        reason = (recorded_reason(error, *self.known_reasons) if error
+                  else message("{library} unavailable ({state})", library=self.library,
+                               state=state.value))
         return ProbeStatus(self.probe, state, reason, hint(answer, state))

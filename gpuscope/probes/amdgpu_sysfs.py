@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gpuscope.evidence import System
+from gpuscope.i18n import N_, message
 from gpuscope.model import (
     GpuSighting,
     Layer,
@@ -26,7 +27,7 @@ from gpuscope.model import (
     Vendor,
 )
 from gpuscope.probes.pci_ids import lookup_pci_names
-from gpuscope.probes.sourced import SightingBuilder
+from gpuscope.probes.sourced import SightingBuilder, error_text
 
 PROBE_NAME = "amdgpu_sysfs"
 DRM_CLASS = "/sys/class/drm"
@@ -144,7 +145,8 @@ def _read(system: System, path: str) -> tuple[str | None, str]:
     result = system.read_text(path)
     text = result.stripped()
     if text is None:
-        return None, f"{path}: {result.error or 'unreadable'}"
+        return None, (message("{path}: {error}", path=path, error=result.error) if result.error
+                      else message("{path}: unreadable", path=path))
     return text, path
 
 
@@ -216,8 +218,8 @@ def read_pcie_link(system: System, device_realpath: str) -> tuple[PcieLink | Non
             )
     link = _link_at(system, device_realpath)
     if link is None:
-        return None, (f"{device_realpath}/current_link_speed: missing or Unknown (no external "
-                      "PCIe link)")
+        return None, message("{path}/current_link_speed: missing or Unknown (no external PCIe "
+                             "link)", path=device_realpath)
     return (
         PcieLink(link.current_speed_gt_s, link.current_width, link.max_speed_gt_s,
                  link.max_width, measured_at=f"GPU function {function}"),
@@ -236,14 +238,16 @@ def _pci_id(system: System, directory: str, name: str) -> str | None:
 def _put_read(system: System, fields: SightingBuilder, field: str, path: str,
               parse: Callable[[str], object | None], unparsed: str, note: str = "") -> None:
     """`field` from the file at `path`: its parsed value with the path (and `note`) as source,
-    or why not: the file's error, or `unparsed` ("{text!r}" in it is the text read)."""
+    or why not: the file's error, or `unparsed` (a template marked with N_; "{text!r}" in it
+    is the text read)."""
     text, source = _read(system, path)
     value = parse(text) if text is not None else None
     if value is not None:
         fields.put(field, value, f"{source}{note}")
     else:
         fields.miss_also(field, source if text is None
-                         else f"{source}: {unparsed.format(text=text)}")
+                         else message("{source}: {reason}", source=source,
+                                      reason=message(unparsed, text=text)))
 
 
 def _read_card(system: System, card: str) -> GpuSighting | None:
@@ -264,30 +268,33 @@ def _read_card(system: System, card: str) -> GpuSighting | None:
     if _PCI_BUS_RE.match(bus):
         fields.put("pci_bus", bus, f"realpath of {base}")
     else:
-        fields.miss("pci_bus", f"{base} does not resolve to a PCI function ({device_realpath})")
+        fields.miss("pci_bus", message("{path} does not resolve to a PCI function ({target})",
+                                       path=base, target=device_realpath))
 
     for field, name in (("pci_device_id", "device"),
                         ("pci_subsystem_vendor_id", "subsystem_vendor"),
                         ("pci_subsystem_device_id", "subsystem_device"),
                         ("pci_revision", "revision")):
         _put_read(system, fields, field, f"{base}/{name}", parse_hex_id,
-                  "not a hex id: {text!r}")
+                  N_("not a hex id: {text!r}"))
 
     _name_from_pci_ids(system, fields)
 
-    _put_read(system, fields, "boot_vga", f"{base}/boot_vga", _BOOT_VGA.get, "{text!r}")
+    _put_read(system, fields, "boot_vga", f"{base}/boot_vga", _BOOT_VGA.get, N_("{text!r}"))
 
     driver = _basename_if_link(system, f"{base}/driver")
     if driver:
         fields.put("kernel_driver", driver, f"realpath of {base}/driver")
     else:
-        fields.miss("kernel_driver", f"no driver is bound to {card} ({base}/driver is no link)")
+        fields.miss("kernel_driver", message("no driver is bound to {card} ({path}/driver is no "
+                                             "link)", card=card, path=base))
 
     minor = render_minor(system, base)
     if minor is not None:
         fields.put("drm_render_minor", minor, f"{base}/drm/renderD{minor}")
     else:
-        fields.miss_also("drm_render_minor", f"{base}/drm lists no renderD* node")
+        fields.miss_also("drm_render_minor", message("{path}/drm lists no renderD* node",
+                                                     path=base))
 
     if bus and _PCI_BUS_RE.match(bus):
         link, link_source = read_pcie_link(system, device_realpath)
@@ -299,8 +306,10 @@ def _read_card(system: System, card: str) -> GpuSighting | None:
     if driver == "amdgpu":
         _read_amdgpu_static(system, base, fields)
     else:
-        fields.miss_also("vram_total_bytes", f"not read from sysfs: {card} is bound to "
-                    f"{driver or 'no driver'}, not amdgpu")
+        fields.miss_also("vram_total_bytes", message(
+            "not read from sysfs: {card} is bound to {driver}, not amdgpu", card=card,
+            driver=driver) if driver else message(
+            "not read from sysfs: {card} is bound to no driver, not amdgpu", card=card))
     return fields.sighting()
 
 
@@ -318,7 +327,7 @@ def _name_from_pci_ids(system: System, fields: SightingBuilder) -> None:
     if names.device_name:
         fields.put("name", names.device_name, where.replace("  ", " "))
     else:
-        fields.miss_also("name", names.reason or "pci.ids does not list this device")
+        fields.miss_also("name", names.reason or message("pci.ids does not list this device"))
     if names.subsystem_name:
         fields.put("board_name", names.subsystem_name, where.replace("  ", " "))
 
@@ -327,16 +336,16 @@ def _read_amdgpu_static(system: System, base: str, fields: SightingBuilder) -> N
     for field, name in (("vram_total_bytes", "mem_info_vram_total"),
                         ("visible_vram_total_bytes", "mem_info_vis_vram_total"),
                         ("gtt_total_bytes", "mem_info_gtt_total")):
-        _put_read(system, fields, field, f"{base}/{name}", parse_int, "not a number")
+        _put_read(system, fields, field, f"{base}/{name}", parse_int, N_("not a number"))
 
     for field, name in (("max_graphics_clock_mhz", "pp_dpm_sclk"),
                         ("max_memory_clock_mhz", "pp_dpm_mclk")):
-        _put_read(system, fields, field, f"{base}/{name}", max_dpm_mhz, "no DPM levels",
+        _put_read(system, fields, field, f"{base}/{name}", max_dpm_mhz, N_("no DPM levels"),
                   " (highest level)")
 
     hwmons = hwmon_dirs(system, base)
     for field, name in (("power_cap_w", "power1_cap"), ("power_cap_max_w", "power1_cap_max")):
-        reason = f"{base}/hwmon has no hwmon* directory"
+        reason = message("{path}/hwmon has no hwmon* directory", path=base)
         for hwmon in hwmons:
             text, source = _read(system, f"{hwmon}/{name}")
             watts = microwatts_to_watts(text) if text is not None else None
@@ -352,8 +361,9 @@ def _read_amdgpu_static(system: System, base: str, fields: SightingBuilder) -> N
         if text:
             fields.put(field, text, source)
         else:
-            fields.miss_also(field, f"not exposed by this board ({source})" if text is None
-                        else f"{source} is empty")
+            fields.miss_also(field, message("not exposed by this board ({source})",
+                                            source=source) if text is None
+                             else message("{source} is empty", source=source))
 
 
 def probe_amdgpu_sysfs(system: System) -> ProbeResult:
@@ -362,32 +372,35 @@ def probe_amdgpu_sysfs(system: System) -> ProbeResult:
         return _probe(system)
     except Exception as exc:  # the probe contract: a bug becomes this probe's error status
         return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.ERROR,
-                                       reason=f"{type(exc).__name__}: {exc}"))
+                                       reason=error_text(exc)))
 
 
 def _probe(system: System) -> ProbeResult:
     if not is_linux(system):
         return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.NOT_APPLICABLE,
-                                       reason="sysfs is Linux-only"))
+                                       reason=message("sysfs is Linux-only")))
     listing = system.list_dir(DRM_CLASS)
     sightings = [s for card in drm_cards(listing.entries or ())
                  if (s := _read_card(system, card)) is not None]
     if not sightings:
         if listing.error not in (None, "ENOENT"):
             return ProbeResult(ProbeStatus(
-                PROBE_NAME, ProbeState.ERROR, reason=f"cannot list {DRM_CLASS}: {listing.error}"))
+                PROBE_NAME, ProbeState.ERROR,
+                reason=message("cannot list {path}: {error}", path=DRM_CLASS,
+                               error=listing.error)))
         if is_wsl(system):
             return ProbeResult(ProbeStatus(
                 PROBE_NAME, ProbeState.NOT_APPLICABLE,
-                reason="no GPU in /sys/class/drm: under WSL the GPU is reached through "
-                       "/dev/dxg, not a Linux kernel driver"))
+                reason=message("no GPU in /sys/class/drm: under WSL the GPU is reached through "
+                               "/dev/dxg, not a Linux kernel driver")))
         return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.NOT_APPLICABLE,
-                                       reason="no GPU in /sys/class/drm",
-                                       hint="no kernel GPU driver is bound to a GPU"))
+                                       reason=message("no GPU in /sys/class/drm"),
+                                       hint=message("no kernel GPU driver is bound to a GPU")))
     amdgpu = sum(1 for s in sightings if s.facts.kernel_driver == "amdgpu")
-    plural = "" if len(sightings) == 1 else "s"
+    summary = (message("1 DRM GPU ({amdgpu} amdgpu)", amdgpu=amdgpu) if len(sightings) == 1
+               else message("{count} DRM GPUs ({amdgpu} amdgpu)", count=len(sightings),
+                            amdgpu=amdgpu))
     return ProbeResult(
-        ProbeStatus(PROBE_NAME, ProbeState.OK,
-                    reason=f"{len(sightings)} DRM GPU{plural} ({amdgpu} amdgpu)"),
+        ProbeStatus(PROBE_NAME, ProbeState.OK, reason=summary),
         sightings=tuple(sightings),
     )

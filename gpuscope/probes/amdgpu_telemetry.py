@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from gpuscope.evidence import FileRead, OpenFile, System
+from gpuscope.i18n import N_, join, message
 from gpuscope.metrics import GPU_METRICS, Metric, Raw
 from gpuscope.model import pcie_generation
 from gpuscope.probes.amdgpu_sysfs import (
@@ -68,7 +69,7 @@ _HWMON_TEMP_LABELS = {"edge": Metric.TEMP_EDGE_C, "junction": Metric.TEMP_JUNCTI
                       "hotspot": Metric.TEMP_JUNCTION_C, "mem": Metric.TEMP_MEMORY_C,
                       "memory": Metric.TEMP_MEMORY_C, "vram": Metric.TEMP_MEMORY_C}
 _GONE_ERRORS = frozenset({"ENOENT", "ENODEV", "EIO", "ENXIO"})
-REASON_SYSFS_GONE = "GPU fell off the bus (its sysfs files are gone: {error})"
+REASON_SYSFS_GONE = N_("GPU fell off the bus (its sysfs files are gone: {error})")
 
 
 class AmdgpuSysfsReader:
@@ -138,6 +139,7 @@ class AmdgpuSysfsReader:
             ]
 
         tried: dict[str, list[str]] = {}
+        why: str
         for metric, relative, unit, parse, static in candidates:
             if metric in self.supported:
                 continue
@@ -147,8 +149,10 @@ class AmdgpuSysfsReader:
             text = read.stripped()
             value = parse(text) if text is not None else None
             if value is None:
-                why = read.error or ("empty" if not text else f"not a value: {text[:40]!r}")
-                tried.setdefault(metric, []).append(f"{shown}: {why}")
+                why = read.error or (message("empty") if not text else
+                                     message("not a value: {text!r}", text=text[:40]))
+                tried.setdefault(metric, []).append(message("{source}: {reason}", source=shown,
+                                                            reason=why))
                 continue
             source = f"{shown} ({unit})"
             self.supported[metric] = source
@@ -156,29 +160,31 @@ class AmdgpuSysfsReader:
                 self._static[metric] = (value, source)
             else:
                 self._entries[metric] = _SysfsEntry(metric, self._reader_of(path), source, parse)
-        no_hwmon = f"{base}/hwmon has no hwmon* directory"
+        no_hwmon = message("{path}/hwmon has no hwmon* directory", path=base)
         for metric in _GPU_METRIC_IDS:
             if metric in self.supported:
                 continue
             reasons = tried.get(metric)
             if reasons:
-                self.unsupported[metric] = "; ".join(reasons)
+                self.unsupported[metric] = join("; ", reasons)
             elif metric.startswith(("temp_", "power", "fan_")) and hwmon is None:
                 self.unsupported[metric] = no_hwmon
             elif metric in (Metric.PCIE_RX_BYTES_S, Metric.PCIE_TX_BYTES_S,
                             Metric.PCIE_BANDWIDTH_BYTES_S):
                 # Reading pcie_bw makes the driver count for a whole second.
-                self.unsupported[metric] = ("amdgpu's pcie_bw file blocks for a second per "
-                                            "read, so it is not sampled")
+                self.unsupported[metric] = message("amdgpu's pcie_bw file blocks for a second "
+                                                   "per read, so it is not sampled")
             elif metric == Metric.THROTTLE_REASONS:
-                self.unsupported[metric] = ("amdgpu shows it only in its binary gpu_metrics "
-                                            "table (amdsmi reads it)")
+                self.unsupported[metric] = message("amdgpu shows it only in its binary "
+                                                   "gpu_metrics table (amdsmi reads it)")
             elif metric.startswith("pcie_"):
-                self.unsupported[metric] = f"{base}: no PCIe link attributes (no external link)"
+                self.unsupported[metric] = message(
+                    "{path}: no PCIe link attributes (no external link)", path=base)
             elif metric == Metric.TEMP_JUNCTION_C or metric == Metric.TEMP_MEMORY_C:
-                self.unsupported[metric] = "amdgpu reports this sensor only on SOC15 dGPUs"
+                self.unsupported[metric] = message(
+                    "amdgpu reports this sensor only on SOC15 dGPUs")
             else:
-                self.unsupported[metric] = "amdgpu has no sysfs file for it"
+                self.unsupported[metric] = message("amdgpu has no sysfs file for it")
         for metric, reason in self.unsupported.items():
             log.debug("sysfs %s: %s not available: %s", self.card, metric, reason)
 
@@ -215,9 +221,9 @@ class AmdgpuSysfsReader:
                 failed += 1
                 if result.error in _GONE_ERRORS:
                     gone = result.error
-            out[metric] = sourced(value, entry.source, result.error or "not a value")
+            out[metric] = sourced(value, entry.source, result.error or message("not a value"))
         if attempted and failed == attempted and gone is not None:
-            self.lost = REASON_SYSFS_GONE.format(error=gone)
+            self.lost = message(REASON_SYSFS_GONE, error=gone)
         elif failed < attempted:
             self.lost = None
         return out

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpuscope.evidence import System
+from gpuscope.i18n import N_, message
 from gpuscope.model import (
     Fact,
     GpuSighting,
@@ -30,21 +31,37 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
-from gpuscope.probes._library_calls import LibraryCalls, as_dict, as_int, as_str
-from gpuscope.probes.sourced import SightingBuilder
+from gpuscope.probes._library_calls import (
+    NO_SUCH_CALL,
+    LibraryCalls,
+    as_dict,
+    as_int,
+    as_str,
+)
+from gpuscope.probes.sourced import SightingBuilder, recorded_reason
 
 PROBE_NAME = "amdsmi"
 LIBRARY_NAME = "amdsmi"
 
-_REASON_PACKAGE_MISSING = "amdsmi Python package not installed (pip install 'gpuscope[amd]')"
-_REASON_LIBRARY_MISSING = "AMD SMI library not installed (part of ROCm)"
+# The reasons are recorded in English, as the collect step words them, and read back
+# translatable (`LibraryCalls.known_reasons`).
+_REASON_PACKAGE_MISSING = N_(
+    "amdsmi Python package not installed (pip install 'gpuscope[amd]')")
+_REASON_LIBRARY_MISSING = N_("AMD SMI library not installed (part of ROCm)")
+_REASON_IMPORT_FAILED = N_("importing amdsmi failed: {error}")
+_REASON_NO_LIST = N_("amdsmi could not list the GPUs: {reason}")
+_REASON_NO_PERMISSION = N_("no permission to use the GPUs through amdsmi")
+_REASON_DRIVER_NOT_LOADED = N_("amdgpu driver not loaded")
+_REASON_NO_LIBRARY = N_("amdsmi could not load a library it needs: {error}")
+_REASON_NO_INIT = N_("amdsmi could not initialise: {error}")
+_REASON_NO_START = N_("amdsmi could not start: {error}")
 
-_HINT_PACKAGE_MISSING = (
+_HINT_PACKAGE_MISSING = N_(
     "Install it with `pip install 'gpuscope[amd]'`, or pip-install the copy ROCm ships in "
     "/opt/rocm/share/amd_smi so that it matches your ROCm. Without it gpuscope still reads "
     "amdgpu's sysfs and the KFD topology."
 )
-_HINT_LIBRARY_MISSING = (
+_HINT_LIBRARY_MISSING = N_(
     "Install ROCm's amd-smi-lib package (it provides libamd_smi.so), or point ROCM_PATH at "
     "your ROCm install. Without it gpuscope still reads amdgpu's sysfs and the KFD topology."
 )
@@ -68,31 +85,31 @@ _NO_DATA = 40
 _FILE_NOT_FOUND = 52
 
 _FIELD_REASONS: dict[int, str] = {
-    _NOT_SUPPORTED: "not supported by this GPU or driver",
-    _NOT_YET_IMPLEMENTED: "not implemented in this amdsmi",
-    _NO_PERM: "no permission",
-    _NOT_INIT: "amdsmi was not initialised",
-    _DRIVER_NOT_LOADED: "amdgpu driver not loaded",
-    _TIMEOUT: "amdsmi timed out",
-    _RETRY: "the GPU was busy (amdsmi asked to retry)",
-    _BUSY: "the GPU was busy",
-    _NO_DATA: "amdsmi has no data for it",
-    _NOT_FOUND: "amdsmi did not find it",
-    _IO: "amdsmi could not read the driver's files",
-    _FILE_ERROR: "amdsmi could not read the driver's files",
-    _FILE_NOT_FOUND: "the driver does not provide the file amdsmi reads",
+    _NOT_SUPPORTED: N_("not supported by this GPU or driver"),
+    _NOT_YET_IMPLEMENTED: N_("not implemented in this amdsmi"),
+    _NO_PERM: N_("no permission"),
+    _NOT_INIT: N_("amdsmi was not initialised"),
+    _DRIVER_NOT_LOADED: _REASON_DRIVER_NOT_LOADED,
+    _TIMEOUT: N_("amdsmi timed out"),
+    _RETRY: N_("the GPU was busy (amdsmi asked to retry)"),
+    _BUSY: N_("the GPU was busy"),
+    _NO_DATA: N_("amdsmi has no data for it"),
+    _NOT_FOUND: N_("amdsmi did not find it"),
+    _IO: N_("amdsmi could not read the driver's files"),
+    _FILE_ERROR: N_("amdsmi could not read the driver's files"),
+    _FILE_NOT_FOUND: N_("the driver does not provide the file amdsmi reads"),
 }
 
 _HINTS: dict[str, str] = {
-    "permission_denied": (
+    "permission_denied": N_(
         "Add this user to the render and video groups (`sudo usermod -aG render,video $USER`), "
         "then log out and back in."
     ),
-    "driver_missing": (
+    "driver_missing": N_(
         "Load the amdgpu kernel module (`sudo modprobe amdgpu`) and read `sudo dmesg` for why "
         "it did not load."
     ),
-    "error": "Run `amd-smi static` to see whether ROCm's own tool works on this machine.",
+    "error": N_("Run `amd-smi static` to see whether ROCm's own tool works on this machine."),
 }
 
 # A canonical LLVM target: gfx + major (6-9, or 10-19) + minor and stepping as hex digits.
@@ -129,7 +146,7 @@ def collect_amdsmi() -> JsonValue:
     except Exception as exc:  # any other import failure is evidence too
         return {
             "status": ProbeState.ERROR.value,
-            "error": f"importing amdsmi failed: {type(exc).__name__}: {exc}",
+            "error": _REASON_IMPORT_FAILED.format(error=f"{type(exc).__name__}: {exc}"),
             "error_class": type(exc).__name__, "error_message": str(exc),
             "printed": printed.getvalue().strip()[-2000:],
         }
@@ -159,7 +176,7 @@ def collect_amdsmi() -> JsonValue:
         except Exception as exc:  # recorded
             handles_record.update(_error_record(exc))
             answer.update(status=ProbeState.ERROR.value,
-                          error=f"amdsmi could not list the GPUs: {_field_reason(handles_record)}")
+                          error=_REASON_NO_LIST.format(reason=_field_reason(handles_record)))
         else:
             handles_record["value"] = len(handles)
             answer["devices"] = [
@@ -230,16 +247,16 @@ def _jsonable(value: Any, depth: int = 0) -> JsonValue:
 
 def _init_failure(record: Mapping[str, JsonValue]) -> tuple[ProbeState, str]:
     code = as_int(record.get("error_code"))
-    message = as_str(record.get("error")) or "unknown error"
+    error = as_str(record.get("error")) or "unknown error"
     if code == _NO_PERM:
-        return ProbeState.PERMISSION_DENIED, "no permission to use the GPUs through amdsmi"
+        return ProbeState.PERMISSION_DENIED, _REASON_NO_PERMISSION
     if code == _DRIVER_NOT_LOADED:
-        return ProbeState.DRIVER_MISSING, "amdgpu driver not loaded"
+        return ProbeState.DRIVER_MISSING, _REASON_DRIVER_NOT_LOADED
     if code in (_FAIL_LOAD_MODULE, _FAIL_LOAD_SYMBOL):
-        return ProbeState.ERROR, f"amdsmi could not load a library it needs: {message}"
+        return ProbeState.ERROR, _REASON_NO_LIBRARY.format(error=error)
     if code in (_NOT_INIT, _INIT_ERROR):
-        return ProbeState.ERROR, f"amdsmi could not initialise: {message}"
-    return ProbeState.ERROR, f"amdsmi could not start: {message}"
+        return ProbeState.ERROR, _REASON_NO_INIT.format(error=error)
+    return ProbeState.ERROR, _REASON_NO_START.format(error=error)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,7 +278,8 @@ def parse_amdsmi(answer: JsonValue) -> ProbeResult:
         value, source, reason = _field(answer, "lib_version")
         version = _lib_version(value) if reason is None else None
         facts.append(Fact("amdsmi_library_version", version, source,
-                          None if version else reason or f"amdsmi answered {value!r}"))
+                          None if version else reason
+                          or message("amdsmi answered {value!r}", value=value)))
     package = as_str(answer.get("package_version"))
     if package:
         facts.append(Fact("amdsmi_package_version", package, "amdsmi.__version__"))
@@ -273,15 +291,17 @@ def parse_amdsmi(answer: JsonValue) -> ProbeResult:
             if isinstance(entry, dict):
                 sightings.append(_parse_device(entry, position))
     if status.state is ProbeState.OK and isinstance(devices, list) and not sightings:
-        status = ProbeStatus(PROBE_NAME, ProbeState.OK, "amdsmi works but reports no AMD GPU")
+        status = ProbeStatus(PROBE_NAME, ProbeState.OK,
+                             message("amdsmi works but reports no AMD GPU"))
     return ProbeResult(status=status, sightings=tuple(sightings), stack_facts=tuple(facts))
 
 
 def _status_hint(answer: Mapping[str, JsonValue], state: ProbeState) -> str | None:
     if state is ProbeState.LIBRARY_MISSING:
         package_missing = answer.get("error_class") in ("ImportError", "ModuleNotFoundError")
-        return _HINT_PACKAGE_MISSING if package_missing else _HINT_LIBRARY_MISSING
-    return _HINTS.get(state.value)
+        return message(_HINT_PACKAGE_MISSING if package_missing else _HINT_LIBRARY_MISSING)
+    hint = _HINTS.get(state.value)
+    return message(hint) if hint is not None else None
 
 
 def _lib_version(value: JsonValue) -> str | None:
@@ -340,7 +360,7 @@ def _parse_device(device: Mapping[str, JsonValue], position: int) -> GpuSighting
 
     vendor = Vendor.from_pci_vendor_id(sighting.values.get("pci_vendor_id"))
     sighting.take("vendor", vendor, sighting.sources.get("pci_vendor_id") or "amdsmi",
-                  sighting.missing.get("pci_vendor_id", "amdsmi gave no vendor id"))
+                  sighting.missing.get("pci_vendor_id") or message("amdsmi gave no vendor id"))
     return sighting.sighting()
 
 
@@ -381,30 +401,38 @@ def _take_gfx_target(
                      f"{source or 'amdsmi_get_gpu_asic_info'} (target_graphics_version)")
     else:
         sighting.miss("gfx_target",
-                      f"amdsmi reported {text!r}, not a canonical target; KFD's value is used")
+                      message("amdsmi reported {text!r}, not a canonical target; KFD's value is "
+                              "used", text=text))
 
 
 def _field_reason(record: Mapping[str, JsonValue]) -> str:
     code = as_int(record.get("error_code"))
     if code is not None and code in _FIELD_REASONS:
-        return _FIELD_REASONS[code]
-    message = as_str(record.get("error")) or as_str(record.get("error_class")) or "unknown"
+        return message(_FIELD_REASONS[code])
+    error = as_str(record.get("error")) or as_str(record.get("error_class"))
+    if not error:
+        return message("amdsmi error: unknown")
     if record.get("error_class") == "AttributeError":
-        return message
-    return f"amdsmi error: {message}"
+        return recorded_reason(error, NO_SUCH_CALL)
+    return message("amdsmi error: {error}", error=error)
 
 
 _CALLS = LibraryCalls(probe=PROBE_NAME, binding="amdsmi", library="amdsmi",
                       error_record=_error_record, failure_reason=_field_reason,
-                      no_record="not read")
+                      no_record=N_("not read"),
+                      known_reasons=(
+                          _REASON_PACKAGE_MISSING, _REASON_LIBRARY_MISSING,
+                          _REASON_IMPORT_FAILED, _REASON_NO_LIST, _REASON_NO_PERMISSION,
+                          _REASON_DRIVER_NOT_LOADED, _REASON_NO_LIBRARY, _REASON_NO_INIT,
+                          _REASON_NO_START))
 _attempt = _CALLS.attempt
 _field = _CALLS.field
 
 
 def _unreadable(value: JsonValue) -> str:
     if value is None or value == _NOT_AVAILABLE or value == "":
-        return "amdsmi reported N/A"
-    return f"amdsmi answered {value!r}"
+        return message("amdsmi reported N/A")
+    return message("amdsmi answered {value!r}", value=value)
 
 
 def _text(value: JsonValue) -> str | None:

@@ -24,8 +24,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from gpuscope.i18n import N_, message
 from gpuscope.metrics import Metric, Raw, ThrottleReason
-from gpuscope.probes.amdsmi import _FIELD_REASONS
+from gpuscope.probes.amdsmi import (
+    _FIELD_REASONS,
+    _REASON_IMPORT_FAILED,
+    _REASON_LIBRARY_MISSING,
+    _REASON_NO_LIST,
+    _REASON_NO_START,
+    _REASON_PACKAGE_MISSING,
+)
 from gpuscope.probes.metric_reader import LibraryDeviceReader
 from gpuscope.probes.sourced import sourced
 
@@ -200,11 +208,11 @@ def import_amdsmi() -> tuple[Any | None, str | None]:
         with contextlib.redirect_stdout(printed):
             module = importlib.import_module("amdsmi")
     except ImportError:
-        return None, "amdsmi Python package not installed (pip install 'gpuscope[amd]')"
+        return None, message(_REASON_PACKAGE_MISSING)
     except (KeyError, OSError):
-        return None, "AMD SMI library not installed (part of ROCm)"
+        return None, message(_REASON_LIBRARY_MISSING)
     except Exception as exc:  # any other import failure is the reason
-        return None, f"importing amdsmi failed: {type(exc).__name__}: {exc}"
+        return None, message(_REASON_IMPORT_FAILED, error=f"{type(exc).__name__}: {exc}")
     return module, None
 
 
@@ -229,13 +237,13 @@ class AmdsmiSession:
             else:
                 self._amdsmi.amdsmi_init()
         except Exception as exc:  # the library's reason, as the probe words it
-            self.error = f"amdsmi could not start: {_reason(exc)}"
+            self.error = message(_REASON_NO_START, error=_reason(exc))
             return
         self._open = True
         try:
             handles = list(self._amdsmi.amdsmi_get_processor_handles())
         except Exception as exc:  # as above
-            self.error = f"amdsmi could not list the GPUs: {_reason(exc)}"
+            self.error = message(_REASON_NO_LIST, reason=_reason(exc))
             return
         for handle in handles:
             try:
@@ -269,7 +277,7 @@ class AmdsmiDeviceReader(LibraryDeviceReader):
 
     name = READER_NAME
     library = "amdsmi"
-    no_value = "amdsmi answered N/A"
+    no_value = N_("amdsmi answered N/A")
 
     def __init__(self, amdsmi: Any, handle: Any, bus: str) -> None:
         super().__init__(bus)
@@ -289,7 +297,7 @@ class AmdsmiDeviceReader(LibraryDeviceReader):
             enum = getattr(self._amdsmi, owner, None)
             value = getattr(enum, member, None) if enum is not None else None
             if value is None:
-                return f"this amdsmi has no {name}"
+                return message("this amdsmi has no {name}", name=name)
             args.append(value)
         return tuple(args)
 
@@ -301,18 +309,22 @@ class AmdsmiDeviceReader(LibraryDeviceReader):
                 continue
             function = getattr(self._amdsmi, query.call, None)
             if function is None:
-                self._give_up(query.metrics, f"this amdsmi has no {query.call}")
+                self._give_up(query.metrics, message("this amdsmi has no {name}",
+                                                     name=query.call))
                 continue
             try:
                 values = query.extract(function(self._handle, *args))
             except Exception as exc:  # unsupported, or transient (kept)
                 if _is_permanent(exc):
-                    self._give_up(query.metrics, f"{query.label}: {_reason(exc)}")
+                    self._give_up(query.metrics, message("{source}: {reason}",
+                                                         source=query.label,
+                                                         reason=_reason(exc)))
                     continue
                 values = {}
             for metric in query.metrics:
                 if metric in values and values[metric] is None:
-                    self._give_up((metric,), f"{query.label}: amdsmi answered N/A")
+                    self._give_up((metric,), message("{source}: {reason}", source=query.label,
+                                                     reason=message(self.no_value)))
                     continue
                 self.supported[metric] = query.label
                 self._metric_query[metric] = query.label
@@ -330,13 +342,16 @@ class AmdsmiDeviceReader(LibraryDeviceReader):
         label = "amdsmi_get_gpu_fan_speed(0) / amdsmi_get_gpu_fan_speed_max(0)"
         speed = getattr(self._amdsmi, "amdsmi_get_gpu_fan_speed", None)
         if speed is None:
-            self._give_up((Metric.FAN_PERCENT,), "this amdsmi has no amdsmi_get_gpu_fan_speed")
+            self._give_up((Metric.FAN_PERCENT,), message("this amdsmi has no {name}",
+                                                         name="amdsmi_get_gpu_fan_speed"))
             return
         try:
             speed(self._handle, 0)
         except Exception as exc:  # as in _discover
             if _is_permanent(exc):
-                self._give_up((Metric.FAN_PERCENT,), f"amdsmi_get_gpu_fan_speed(0): {_reason(exc)}")
+                self._give_up((Metric.FAN_PERCENT,), message(
+                    "{source}: {reason}", source="amdsmi_get_gpu_fan_speed(0)",
+                    reason=_reason(exc)))
                 return
         maximum = getattr(self._amdsmi, "amdsmi_get_gpu_fan_speed_max", None)
         if maximum is not None:
@@ -371,9 +386,10 @@ class AmdsmiDeviceReader(LibraryDeviceReader):
         try:
             value = _number(self._amdsmi.amdsmi_get_gpu_fan_speed(self._handle, 0))
         except Exception as exc:  # as in read()
-            return None, f"amdsmi_get_gpu_fan_speed(0): {_reason(exc)}"
+            return None, message("{source}: {reason}", source="amdsmi_get_gpu_fan_speed(0)",
+                                 reason=_reason(exc))
         return sourced(min(100.0, 100.0 * value / self._fan_max) if value is not None else None,
-                       label, "amdsmi answered N/A")
+                       label, message(self.no_value))
 
     def background(self, now: float) -> None:
         """amdsmi has no slow fast-path query."""
@@ -383,15 +399,16 @@ class AmdsmiDeviceReader(LibraryDeviceReader):
         call = "amdsmi_get_gpu_process_list"
         function = getattr(self._amdsmi, call, None)
         if function is None:
-            return f"this amdsmi has no {call}"
+            return message("this amdsmi has no {name}", name=call)
         try:
             listed = function(self._handle)
         except Exception as exc:  # the reason is the answer
-            return f"{call}: {_reason(exc)}"
+            return message("{source}: {reason}", source=call, reason=_reason(exc))
         found: list[dict[str, Any]] = []
         for entry in listed or ():
             if not isinstance(entry, Mapping):
-                return f"{call} of this amdsmi returns process handles, not details"
+                return message("{call} of this amdsmi returns process handles, not details",
+                               call=call)
             usage = entry.get("memory_usage")
             used = _key(usage, "vram_mem")[0] if isinstance(usage, Mapping) else None
             if used is None:
@@ -427,12 +444,13 @@ def _is_permanent(exc: BaseException) -> bool:
 def _reason(exc: BaseException) -> str:
     code = _code(exc)
     if code is not None and code in _FIELD_REASONS:
-        return _FIELD_REASONS[code]
+        return message(_FIELD_REASONS[code])
     if isinstance(exc, (AttributeError, TypeError)):
-        return f"this amdsmi cannot make the call ({type(exc).__name__}: {exc})"
+        return message("this amdsmi cannot make the call ({error})",
+                       error=f"{type(exc).__name__}: {exc}")
     try:
         info = getattr(exc, "get_error_info", None)
         text = str(info()) if callable(info) else str(exc)
     except Exception:  # a malformed exception object
         text = ""
-    return text or type(exc).__name__
+    return message("{error}", error=text or type(exc).__name__)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuscope.evidence import System
+from gpuscope.i18n import N_, Message, join, message
 from gpuscope.model import (
     EvidenceRef,
     Framework,
@@ -41,7 +42,9 @@ from gpuscope.model import json_dict as _dict
 from gpuscope.model import json_int as _int
 from gpuscope.model import json_list as _list
 from gpuscope.probes.framework_probe.limits import SMOKE_HANG_S
+from gpuscope.probes.sourced import recorded_reason
 from gpuscope.probes.worker_process import (
+    START_REASONS,
     JsonLineReader,
     WorkerProcess,
     WorkerStartError,
@@ -54,6 +57,28 @@ PROTOCOL = 1
 PROBE_PATH = Path(__file__).resolve().parent / "framework_probe"
 DEFAULT_TIMEOUT_S = 60.0
 LIBRARY_PREFIX = "python-env:"
+
+# Why an interpreter could not be inspected, as the runner records it (in English) and reads
+# it back translatable; the more specific of two similar texts first.
+_REASON_TIMEOUT = N_("the framework probe did not finish within {seconds} s and was killed")
+_REASON_OLD_PYTHON = N_("this interpreter cannot run the probe script (it needs Python 3.9 "
+                        "or newer): {detail}")
+_REASON_NOT_STARTED_DETAIL = N_("the interpreter did not start the probe ({how}): {detail}")
+_REASON_NOT_STARTED = N_("the interpreter did not start the probe ({how})")
+_REASON_PROTOCOL = N_("the probe script speaks protocol {protocol}, this gpuscope reads "
+                      "{expected}")
+_REASON_ENDED_DETAIL = N_("the framework probe ended before it was done ({how}): {detail}")
+_REASON_ENDED = N_("the framework probe ended before it was done ({how})")
+_REASON_NO_ANSWER = N_("no answer within {seconds} s")
+# Recorded by the inspection that runs the probes (gpuscope.inventory.frameworks).
+REASON_PROBE_FAILED = N_("probe failed: {error}")
+REASON_KILLED = N_("no answer within {seconds} s (the probe was killed)")
+REASON_CANCELLED = N_("cancelled before it answered")
+_REASON_CANCELLED_EARLY = N_("cancelled before it started")
+_KNOWN_REASONS = (*START_REASONS, _REASON_CANCELLED_EARLY, _REASON_TIMEOUT, _REASON_OLD_PYTHON,
+                  _REASON_NOT_STARTED_DETAIL, _REASON_NOT_STARTED, _REASON_PROTOCOL,
+                  _REASON_ENDED_DETAIL, _REASON_ENDED, REASON_KILLED, _REASON_NO_ANSWER,
+                  REASON_PROBE_FAILED, REASON_CANCELLED)
 
 BUILDS = ("rocm", "cuda", "cpu", "xpu", "mps", "directml", "unknown")
 # The order frameworks are listed in, whatever order their results arrived in.
@@ -143,7 +168,7 @@ def _run(
     started = time.monotonic()
     if cancel is not None and cancel.is_set():
         return {"status": ProbeState.TIMEOUT.value, "python": python,
-                "error": "cancelled before it started"}
+                "error": _REASON_CANCELLED_EARLY}
     try:
         worker = WorkerProcess.start(argv, env=env, name="framework-probe")
     except WorkerStartError as exc:
@@ -181,14 +206,14 @@ def _answer(
     results: list[JsonValue] = []
     script_errors: list[JsonValue] = []
     done = False
-    for message in reader.messages:
-        kind = message.get("type")
+    for record in reader.messages:
+        kind = record.get("type")
         if kind == "hello" and hello is None:
-            hello = message
-        elif kind == "result" and isinstance(message.get("framework"), dict):
-            results.append(message["framework"])
+            hello = record
+        elif kind == "result" and isinstance(record.get("framework"), dict):
+            results.append(record["framework"])
         elif kind == "error":
-            script_errors.append(str(message.get("error")))
+            script_errors.append(str(record.get("error")))
         elif kind == "done":
             done = True
     answer: dict[str, JsonValue] = {
@@ -201,28 +226,26 @@ def _answer(
         answer["script_errors"] = script_errors
     if timed_out:
         answer.update(status=ProbeState.TIMEOUT.value,
-                      error=f"the framework probe did not finish within {timeout_s:g} s "
-                            "and was killed")
+                      error=_REASON_TIMEOUT.format(seconds=f"{timeout_s:g}"))
     elif hello is None:
         detail = last_error_line(stderr)
         if detail and "SyntaxError" in stderr:
-            error = ("this interpreter cannot run the probe script (it needs Python 3.9 or "
-                     f"newer): {detail}")
+            error = _REASON_OLD_PYTHON.format(detail=detail)
         else:
             how = signal_name(returncode) or f"exit status {returncode}"
-            error = f"the interpreter did not start the probe ({how})" + (
-                f": {detail}" if detail else "")
+            error = (_REASON_NOT_STARTED_DETAIL.format(how=how, detail=detail) if detail
+                     else _REASON_NOT_STARTED.format(how=how))
         answer.update(status=ProbeState.ERROR.value, error=error)
     elif hello.get("protocol") != PROTOCOL:
         answer.update(status=ProbeState.ERROR.value,
-                      error=f"the probe script speaks protocol {hello.get('protocol')!r}, "
-                            f"this gpuscope reads {PROTOCOL}")
+                      error=_REASON_PROTOCOL.format(protocol=repr(hello.get("protocol")),
+                                                    expected=PROTOCOL))
     elif not done:
         how = signal_name(returncode) or f"exit status {returncode}"
         detail = last_error_line(stderr)
         answer.update(status=ProbeState.ERROR.value,
-                      error=f"the framework probe ended before it was done ({how})"
-                            + (f": {detail}" if detail else ""))
+                      error=(_REASON_ENDED_DETAIL.format(how=how, detail=detail) if detail
+                             else _REASON_ENDED.format(how=how)))
     return answer
 
 
@@ -238,7 +261,7 @@ def no_answer(python: str, budget_s: float) -> dict[str, JsonValue]:
     """The answer recorded for an interpreter still running when the inspection's time was
     up (it is killed, not waited for)."""
     return {"status": ProbeState.TIMEOUT.value, "python": python,
-            "error": f"no answer within {budget_s:g} s"}
+            "error": _REASON_NO_ANSWER.format(seconds=f"{budget_s:g}")}
 
 
 def probe_python_env(
@@ -320,8 +343,8 @@ def _cut_short(test: dict[str, Any]) -> dict[str, Any]:
     if test.get("status") != "failed" or match is None or int(match.group(1)) >= SMOKE_HANG_S:
         return test
     return {**test, "status": "unfinished",
-            "reason": f"did not finish in the {match.group(1)} s the inspection had left "
-                      "(not a sign of a hang)"}
+            "reason": message("did not finish in the {seconds} s the inspection had left (not "
+                              "a sign of a hang)", seconds=match.group(1))}
 
 
 def smoke_test_summary(tests: Any) -> str | None:
@@ -335,18 +358,24 @@ def smoke_test_summary(tests: Any) -> str | None:
     unfinished = [t for t in records if t.get("status") == "unfinished"]
     if not failed and not unfinished:
         notes = {n for n in (_str(t.get("note")) for t in records) if n}
-        return f"ok ({'; '.join(sorted(notes))})" if notes else "ok"
+        return message("ok ({notes})", notes="; ".join(sorted(notes))) if notes else message("ok")
 
     def reason(test: dict[str, Any]) -> str:
-        return _str(test.get("reason")) or _str(test.get("status")) or "no reason given"
+        text = test.get("reason")
+        if isinstance(text, str) and text.strip():
+            return text if isinstance(text, Message) else text.strip()
+        return _str(test.get("status")) or message("no reason given")
 
     # A failure outweighs a test the budget cut short; either names its devices when several
     # were tested.
-    status, shown = ("failed", failed) if failed else ("unfinished", unfinished)
+    shown = failed or unfinished
     if len(records) == 1:
-        return f"{status}: {reason(shown[0])}"
-    return f"{status}: " + "; ".join(
-        f"{_str(t.get('device')) or '?'}: {reason(t)}" for t in shown)
+        why = reason(shown[0])
+    else:
+        why = join("; ", [message("{device}: {reason}", device=_str(t.get("device")) or "?",
+                                  reason=reason(t)) for t in shown])
+    return (message("failed: {reason}", reason=why) if failed
+            else message("unfinished: {reason}", reason=why))
 
 
 def _math_library(raw: Any) -> str | None:
@@ -404,17 +433,21 @@ def _order(framework: Framework) -> int:
         return len(FRAMEWORK_ORDER)
 
 
-_HINTS = {
-    ProbeState.LIBRARY_MISSING: "Pick an interpreter that exists; gpuscope lists the "
-                                "environments it found.",
-    ProbeState.TIMEOUT: "A framework import or the GPU smoke test hung. Run `python -c "
-                        "\"import torch; print(torch.cuda.is_available())\"` with this "
-                        "interpreter to see where it stops, or allow more time.",
-    ProbeState.PERMISSION_DENIED: "Check that this user may execute the interpreter.",
-    ProbeState.ERROR: "Check that this is a working Python 3.9+ interpreter: run it with "
-                      "`-c \"print(1)\"`.",
-    ProbeState.NOT_CAPTURED: None,
+_HINTS: dict[ProbeState, str] = {
+    ProbeState.LIBRARY_MISSING: N_("Pick an interpreter that exists; gpuscope lists the "
+                                   "environments it found."),
+    ProbeState.TIMEOUT: N_("A framework import or the GPU smoke test hung. Run `python -c "
+                           "\"import torch; print(torch.cuda.is_available())\"` with this "
+                           "interpreter to see where it stops, or allow more time."),
+    ProbeState.PERMISSION_DENIED: N_("Check that this user may execute the interpreter."),
+    ProbeState.ERROR: N_("Check that this is a working Python 3.9+ interpreter: run it with "
+                         "`-c \"print(1)\"`."),
 }
+
+
+def _hint(state: ProbeState) -> str | None:
+    hint = _HINTS.get(state)
+    return message(hint) if hint is not None else None
 
 
 def parse_framework_answer(answer: JsonValue, python: str) -> FrameworkProbeResult:
@@ -423,8 +456,9 @@ def parse_framework_answer(answer: JsonValue, python: str) -> FrameworkProbeResu
     name = f"frameworks:{python}"
     if not isinstance(answer, dict):
         return FrameworkProbeResult(
-            status=ProbeStatus(name, ProbeState.ERROR, "malformed framework probe answer",
-                               _HINTS[ProbeState.ERROR]),
+            status=ProbeStatus(name, ProbeState.ERROR,
+                               message("malformed framework probe answer"),
+                               _hint(ProbeState.ERROR)),
             python=python)
     raw_status = answer.get("status")
     try:
@@ -448,17 +482,21 @@ def parse_framework_answer(answer: JsonValue, python: str) -> FrameworkProbeResu
 
     if state is ProbeState.OK:
         found = ", ".join(
-            f"{f.name} {f.version or '?'} ({f.build})" for f in frameworks) or \
-            "no framework installed"
-        status = ProbeStatus(name, state, found)
+            f"{f.name} {f.version or '?'} ({f.build})" for f in frameworks)
+        status = ProbeStatus(name, state, message("{frameworks}", frameworks=found) if found
+                             else message("no framework installed"))
     elif state is ProbeState.NOT_CAPTURED:
-        status = ProbeStatus(name, state, f"frameworks of {python} not captured in this snapshot")
+        status = ProbeStatus(name, state, message(
+            "frameworks of {python} not captured in this snapshot", python=python))
     else:
-        reason = _str(answer.get("error")) or (
-            _str(raw_status) if isinstance(raw_status, str) else None) or "unknown failure"
+        error = _str(answer.get("error"))
+        reason = (recorded_reason(error, *_KNOWN_REASONS) if error
+                  else recorded_reason(raw_status.strip()) if isinstance(raw_status, str)
+                  and raw_status.strip() else message("unknown failure"))
         if raw_status != state.value:
-            reason = f"unexpected status {raw_status!r}: {reason}"
-        status = ProbeStatus(name, state, reason, _HINTS.get(state))
+            reason = message("unexpected status {status!r}: {reason}", status=raw_status,
+                             reason=reason)
+        status = ProbeStatus(name, state, reason, _hint(state))
     stderr = answer.get("stderr_tail")
     return FrameworkProbeResult(
         status=status,

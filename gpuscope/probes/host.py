@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuscope.evidence import FileRead, StatInfo, System
+from gpuscope.i18n import join, message
 from gpuscope.model import (
     DeviceNodeAccess,
     Host,
@@ -193,7 +194,8 @@ def _library_status(answer: JsonValue) -> tuple[ProbeState, str | None]:
     try:
         state = ProbeState(raw)
     except (ValueError, TypeError):  # TypeError: an unhashable status such as a list
-        return ProbeState.ERROR, error_text or f"unexpected answer: {str(answer)[:200]}"
+        return ProbeState.ERROR, error_text or message("unexpected answer: {answer}",
+                                                       answer=str(answer)[:200])
     return state, error_text
 
 
@@ -201,10 +203,10 @@ def _library_problem(name: str, answer: JsonValue) -> str:
     """Why a library gave nothing usable, as a short phrase."""
     state, error = _library_status(answer)
     if state is ProbeState.NOT_CAPTURED:
-        return f"{name} not captured in this snapshot"
+        return message("{library} not captured in this snapshot", library=name)
     if state is ProbeState.LIBRARY_MISSING:
-        return f"{name} is not installed"
-    return f"{name} failed ({error or state.value})"
+        return message("{library} is not installed", library=name)
+    return message("{library} failed ({error})", library=name, error=error or state.value)
 
 
 def _str_field(payload: Mapping[str, JsonValue], key: str) -> str | None:
@@ -328,7 +330,7 @@ def build_host(evidence: HostEvidence) -> tuple[Host, tuple[DeviceNodeAccess, ..
     _read_platform_names(found, evidence, libs)
     cpuinfo_read = evidence.read(CPUINFO_PATH)
     cpu = parse_cpuinfo(cpuinfo_read.text) if cpuinfo_read.ok and cpuinfo_read.text else CpuInfo()
-    cpuinfo_problem = (f"{CPUINFO_PATH} unreadable ({cpuinfo_read.error})"
+    cpuinfo_problem = (_unreadable(CPUINFO_PATH, cpuinfo_read.error)
                        if not cpuinfo_read.ok else None)
     _read_cpu_model(found, evidence, libs, cpu, cpuinfo_problem)
     _read_cpu_counts(found, libs, cpu, cpuinfo_problem)
@@ -356,11 +358,11 @@ def _read_kernel(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnsw
     elif proc_version and parse_proc_version_release(proc_version):
         found.set("kernel", parse_proc_version_release(proc_version), PROC_VERSION_PATH)
     if libs.system_name == "Windows":
-        found.miss("kernel", "platform.win32_ver() gave no version")
+        found.miss("kernel", message("platform.win32_ver() gave no version"))
     else:
         problem = libs.platform_problem
-        found.miss("kernel", f"{OSRELEASE_PATH} unreadable ({evidence.read(OSRELEASE_PATH).error})"
-               + (f"; {problem}" if problem else ""))
+        unreadable = _unreadable(OSRELEASE_PATH, evidence.read(OSRELEASE_PATH).error)
+        found.miss("kernel", join("; ", [unreadable, problem]) if problem else unreadable)
     return " ".join(t for t in (found.values.get("kernel"), proc_version) if t)
 
 
@@ -384,8 +386,10 @@ def _read_os(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers,
         else:
             found.set("os", "linux", source)
     else:
-        found.miss("os", f"platform.system() said {system_name!r}" if system_name
-               else (libs.platform_problem or "platform gave no system name") + " and no /proc")
+        found.miss("os", message("platform.system() said {name!r}", name=system_name)
+                   if system_name else message(
+                       "{problem} and no /proc", problem=libs.platform_problem
+                       or message("platform gave no system name")))
     if wsl:
         dxg_present = evidence.exists(DXG_PATH)
         kernel = found.values.get("kernel")
@@ -406,16 +410,16 @@ def _read_distro(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnsw
         if distro:
             found.set("distro", distro, "platform.win32_ver(), platform.win32_edition()")
         else:
-            found.miss("distro", "platform.win32_ver() gave no release")
+            found.miss("distro", message("platform.win32_ver() gave no release"))
         return
     if libs.system_name == "Darwin":
         mac = _str_list(libs.platform, "mac_ver")
         if mac and mac[0]:
             found.set("distro", f"macOS {mac[0]}", "platform.mac_ver()")
         else:
-            found.miss("distro", "platform.mac_ver() gave no release")
+            found.miss("distro", message("platform.mac_ver() gave no release"))
         return
-    reasons = []
+    reasons: list[str] = []
     for path in OS_RELEASE_PATHS:
         read = evidence.read(path)
         if read.ok and read.text is not None:
@@ -425,10 +429,10 @@ def _read_distro(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnsw
                 key = "PRETTY_NAME" if values.get("PRETTY_NAME", "").strip() else "NAME"
                 found.set("distro", name, f"{path} {key}")
                 break
-            reasons.append(f"{path} has no PRETTY_NAME or NAME")
+            reasons.append(message("{path} has no PRETTY_NAME or NAME", path=path))
         else:
-            reasons.append(f"{path} unreadable ({read.error})")
-    found.miss("distro", "; ".join(reasons))
+            reasons.append(_unreadable(path, read.error))
+    found.miss("distro", join("; ", reasons))
 
 
 def _read_platform_names(found: _HostBuilder, evidence: HostEvidence,
@@ -441,7 +445,7 @@ def _read_platform_names(found: _HostBuilder, evidence: HostEvidence,
         if value:
             found.set(name, value, call)
         else:
-            found.miss(name, libs.platform_problem or f"{call} was empty")
+            found.miss(name, libs.platform_problem or message("{call} was empty", call=call))
     if "hostname" not in found.values and evidence.text(HOSTNAME_PATH):
         found.set("hostname", evidence.text(HOSTNAME_PATH), HOSTNAME_PATH)
 
@@ -463,9 +467,10 @@ def _read_cpu_model(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryA
     }:
         found.set("cpu_model", processor, "platform.processor()")
     if libs.system_name in ("Windows", "Darwin"):
-        found.miss("cpu_model", "platform.processor() named no CPU model")
+        found.miss("cpu_model", message("platform.processor() named no CPU model"))
     else:
-        found.miss("cpu_model", cpuinfo_problem or f"{CPUINFO_PATH} names no CPU model")
+        found.miss("cpu_model", cpuinfo_problem
+                   or message("{path} names no CPU model", path=CPUINFO_PATH))
 
 
 def _read_cpu_counts(found: _HostBuilder, libs: _LibraryAnswers, cpu: CpuInfo,
@@ -485,11 +490,11 @@ def _read_cpu_counts(found: _HostBuilder, libs: _LibraryAnswers, cpu: CpuInfo,
                     else "distinct 'physical id'/'core id' pairs")
             note = f" ({ps_problem})" if ps_problem else ""
             found.set(name, counted, f"{CPUINFO_PATH} {what}{note}")
-        found.miss(name, "; ".join(p for p in (
-            ps_problem or "psutil gave no count",
-            cpuinfo_problem or (f"{CPUINFO_PATH} has no 'core id'"
+        found.miss(name, join("; ", [p for p in (
+            ps_problem or message("psutil gave no count"),
+            cpuinfo_problem or (message("{path} has no 'core id'", path=CPUINFO_PATH)
                                 if name == "cpu_physical_cores" else None),
-        ) if p))
+        ) if p]))
 
 
 def _read_memory(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers) -> None:
@@ -505,13 +510,14 @@ def _read_memory(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnsw
             continue
         fallback = (parse_meminfo_kib(meminfo_read.text, meminfo_key)
                     if meminfo_read.ok and meminfo_read.text else None)
-        why = libs.psutil_problem or f"{call} gave nothing"
+        why = libs.psutil_problem or message("{call} gave nothing", call=call)
         if fallback is not None:
             found.set(name, fallback, f"{MEMINFO_PATH} {meminfo_key} ({why})")
         elif meminfo_read.ok:
-            found.miss(name, f"{why}; {MEMINFO_PATH} has no {meminfo_key}")
+            found.miss(name, join("; ", [why, message("{path} has no {key}", path=MEMINFO_PATH,
+                                                      key=meminfo_key)]))
         else:
-            found.miss(name, f"{why}; {MEMINFO_PATH} unreadable ({meminfo_read.error})")
+            found.miss(name, join("; ", [why, _unreadable(MEMINFO_PATH, meminfo_read.error)]))
 
 
 def _read_container(found: _HostBuilder, evidence: HostEvidence, libs: _LibraryAnswers) -> None:
@@ -558,7 +564,7 @@ def _read_virtual_machine(found: _HostBuilder, evidence: HostEvidence, libs: _Li
         found.sources["virtual_machine"] = (f"no hypervisor CPU flag, DMI ids name no hypervisor, "
                                         f"no {HYPERVISOR_TYPE_PATH}")
     elif libs.system_name in (None, "Linux"):
-        found.missing["virtual_machine"] = cpuinfo_problem or "no evidence read"
+        found.missing["virtual_machine"] = cpuinfo_problem or message("no evidence read")
 
 
 def _device_nodes(evidence: HostEvidence, wsl: bool) -> tuple[DeviceNodeAccess, ...]:
@@ -570,33 +576,39 @@ def _device_nodes(evidence: HostEvidence, wsl: bool) -> tuple[DeviceNodeAccess, 
     return (DeviceNodeAccess(
         path=DXG_PATH, exists=dxg_present,
         mode=dxg.mode_string if dxg is not None else None,
-        reason=("WSL2 GPU paravirtualisation device" if dxg_present else
-                "no /dev/dxg: this WSL instance has no GPU paravirtualisation"),
+        reason=(message("WSL2 GPU paravirtualisation device") if dxg_present else
+                message("no /dev/dxg: this WSL instance has no GPU paravirtualisation")),
     ),)
 
 
 def _summary(host: Host, wsl_kind: str | None) -> str:
-    parts = [host.distro or {"wsl": "WSL", "linux": "Linux", "windows": "Windows",
-                             "macos": "macOS"}.get(host.os, "unknown OS")]
-    if host.wsl:
-        parts[0] += f" ({wsl_kind or 'WSL'})"
+    os_name = host.distro or {"wsl": "WSL", "linux": "Linux", "windows": "Windows",
+                              "macos": "macOS"}.get(host.os) or message("unknown OS")
+    parts = [message("{os} ({kind})", os=os_name, kind=wsl_kind or "WSL") if host.wsl
+             else os_name]
     if host.kernel:
-        parts.append(f"kernel {host.kernel}")
+        parts.append(message("kernel {kernel}", kernel=host.kernel))
     if host.cpu_logical_cores:
-        parts.append(f"{host.cpu_logical_cores} logical CPUs")
+        parts.append(message("{count} logical CPUs", count=host.cpu_logical_cores))
     if host.ram_total_bytes:
-        parts.append(f"{format_bytes(host.ram_total_bytes)} RAM")
-    text = ", ".join(parts)
+        parts.append(message("{size} RAM", size=format_bytes(host.ram_total_bytes)))
+    sections = [join(", ", parts)]
     if host.container and host.container_hint:
-        text += f"; container: {host.container_hint.split(' (', 1)[0]}"
+        sections.append(message("container: {engine}",
+                                engine=host.container_hint.split(" (", 1)[0]))
     # Under WSL2 the hypervisor is a given; elsewhere name it when the DMI ids did.
     if host.virtual_machine and host.virtual_machine_hint and not host.wsl:
         first = host.virtual_machine_hint.split("; ", 1)[0]
         if first.startswith("hypervisor CPU flag"):
-            text += "; virtual machine (hypervisor CPU flag)"
+            sections.append(message("virtual machine (hypervisor CPU flag)"))
         else:
-            text += f"; virtual machine: {first.split(' (', 1)[0]}"
-    return text
+            sections.append(message("virtual machine: {hypervisor}",
+                                    hypervisor=first.split(" (", 1)[0]))
+    return join("; ", sections)
+
+
+def _unreadable(path: str, error: str | None) -> str:
+    return message("{path} unreadable ({error})", path=path, error=error)
 
 
 def build_host_result(evidence: HostEvidence) -> ProbeResult:
@@ -615,18 +627,20 @@ def build_host_result(evidence: HostEvidence) -> ProbeResult:
         ps_state = _library_status(evidence.psutil)[0]
         if plat_state is ProbeState.NOT_CAPTURED and ps_state is ProbeState.NOT_CAPTURED:
             status = ProbeStatus(PROBE_NAME, ProbeState.NOT_CAPTURED,
-                                 reason="host details not captured in this snapshot")
+                                 reason=message("host details not captured in this snapshot"))
         else:
             status = ProbeStatus(
                 PROBE_NAME, ProbeState.ERROR,
-                reason="nothing about the host could be read (no platform, psutil or /proc)",
-                hint="run gpuscope on the machine itself, or capture a snapshot there",
+                reason=message("nothing about the host could be read (no platform, psutil or "
+                               "/proc)"),
+                hint=message("run gpuscope on the machine itself, or capture a snapshot there"),
             )
         return ProbeResult(status=status, host=host, device_nodes=nodes)
     hint = None
     ps_state = _library_status(evidence.psutil)[0]
     if ps_state is ProbeState.LIBRARY_MISSING:
-        hint = "install psutil (pip install psutil) for CPU core and memory counts on any OS"
+        hint = message("install psutil (pip install psutil) for CPU core and memory counts on "
+                       "any OS")
     return ProbeResult(
         status=ProbeStatus(PROBE_NAME, ProbeState.OK, reason=_summary(host, wsl_kind), hint=hint),
         host=host, device_nodes=nodes,
@@ -640,6 +654,7 @@ def probe_host(system: System) -> ProbeResult:
     except Exception as exc:  # a probe never raises: the failure becomes its status
         return ProbeResult(status=ProbeStatus(
             PROBE_NAME, ProbeState.ERROR,
-            reason=f"host probe failed: {type(exc).__name__}: {exc}",
-            hint="this is a gpuscope bug; please report it with a snapshot (gpuscope snapshot)",
+            reason=message("host probe failed: {error}", error=f"{type(exc).__name__}: {exc}"),
+            hint=message("this is a gpuscope bug; please report it with a snapshot (gpuscope "
+                         "snapshot)"),
         ))

@@ -15,6 +15,7 @@ import time
 from collections.abc import Collection
 from typing import Any
 
+from gpuscope.i18n import message
 from gpuscope.metrics import Metric, Raw
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class HostReader:
             try:
                 self._psutil = importlib.import_module("psutil")
             except ImportError as exc:
-                self.error = f"psutil is not installed ({exc})"
+                self.error = message("psutil is not installed ({error})", error=str(exc))
         self._cores = 0
         self._swap: Raw | None = None
         self._swap_at = 0.0
@@ -69,7 +70,7 @@ class HostReader:
             for core in range(self._cores):
                 self.supported[core_metric(core)] = f"psutil.cpu_percent(percpu=True)[{core}]"
         except Exception as exc:  # psutil raises per-platform errors; keep the reason
-            self.unsupported[CPU_TOTAL] = f"psutil.cpu_percent() failed: {_describe(exc)}"
+            self.unsupported[CPU_TOTAL] = _failed("psutil.cpu_percent()", exc)
         for metric, call, source in (
             (RAM_USED, "virtual_memory", "psutil.virtual_memory() total - available"),
             (SWAP_USED, "swap_memory", "psutil.swap_memory().used"),
@@ -78,7 +79,7 @@ class HostReader:
                 getattr(ps, call)()
                 self.supported[metric] = source
             except Exception as exc:  # as above
-                self.unsupported[metric] = f"psutil.{call}() failed: {_describe(exc)}"
+                self.unsupported[metric] = _failed(f"psutil.{call}()", exc)
         for name, reason in self.unsupported.items():
             log.info("host: %s not available: %s", name, reason)
 
@@ -103,7 +104,7 @@ class HostReader:
             try:
                 per_core = ps.cpu_percent(interval=None, percpu=True)
             except Exception as exc:  # the reason goes to every core's reading
-                reason = f"psutil.cpu_percent(percpu=True) failed: {_describe(exc)}"
+                reason = _failed("psutil.cpu_percent(percpu=True)", exc)
                 for core in range(self._cores):
                     out[core_metric(core)] = (None, reason)
             else:
@@ -112,7 +113,8 @@ class HostReader:
                     if metric in wanted:
                         out[metric] = ((float(per_core[core]), self.supported[metric])
                                        if core < len(per_core) else
-                                       (None, f"CPU core {core} went offline"))
+                                       (None, message("CPU core {core} went offline",
+                                                      core=core)))
         if RAM_USED in wanted:
             def ram() -> float:
                 memory = ps.virtual_memory()
@@ -137,7 +139,11 @@ def _call(function: Any, source: str) -> Raw:
     try:
         return float(function()), source
     except Exception as exc:  # one reading's failure is that reading's missing reason
-        return None, f"{source} failed: {_describe(exc)}"
+        return None, _failed(source, exc)
+
+
+def _failed(call: str, exc: BaseException) -> str:
+    return message("{call} failed: {error}", call=call, error=_describe(exc))
 
 
 def _describe(exc: BaseException) -> str:

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gpuscope.evidence import Identity, System
+from gpuscope.i18n import message
 from gpuscope.model import (
     DeviceNodeAccess,
     Fact,
@@ -28,7 +29,7 @@ from gpuscope.model import (
     Vendor,
 )
 from gpuscope.probes.amdgpu_sysfs import is_linux
-from gpuscope.probes.sourced import SightingBuilder
+from gpuscope.probes.sourced import SightingBuilder, error_text
 
 PROBE_NAME = "kfd"
 KFD_CLASS = "/sys/class/kfd"
@@ -121,8 +122,8 @@ def check_device_node(system: System, path: str) -> DeviceNodeAccess:
     whether the user is (or only will be, after a new login) in its group."""
     info = system.stat(path)
     if not info.exists:
-        reason = (f"{path} does not exist" if info.error in (None, "ENOENT")
-                  else f"cannot stat {path}: {info.error}")
+        reason = (message("{path} does not exist", path=path) if info.error in (None, "ENOENT")
+                  else message("cannot stat {path}: {error}", path=path, error=info.error))
         return DeviceNodeAccess(path=path, exists=False, can_open=False, reason=reason)
 
     identity = system.identity()
@@ -148,7 +149,7 @@ def check_device_node(system: System, path: str) -> DeviceNodeAccess:
     denied: str | None = None
     if not can_open:
         denied = _denied_reason(path, mode, owner_user, owner_group, username or
-                                f"uid {identity.uid}", granted, active, info.mode)
+                                message("uid {uid}", uid=identity.uid), granted, active, info.mode)
     return DeviceNodeAccess(
         path=path, exists=True, mode=mode, owner_user=owner_user, owner_group=owner_group,
         can_open=can_open, group_granted_not_active=granted_not_active, reason=denied,
@@ -234,32 +235,37 @@ def _denied_reason(path: str, mode: str | None, owner_user: str | None,
                    owner_group: str | None, user: str, granted: bool, active: bool,
                    st_mode: int | None) -> str:
     if mode is None or owner_group is None:
-        return f"permission denied: {path}"
-    what = f"{path} is {mode} {owner_user or '?'}:{owner_group}"
+        return message("permission denied: {path}", path=path)
+    what = dict(path=path, mode=mode, owner=f"{owner_user or '?'}:{owner_group}")
     if st_mode is not None and st_mode & 0o006 == 0o006:
-        return (f"permission denied: {what}, open to everyone, yet this process cannot open "
-                "it (a container's device rules or a security module may block it)")
+        return message("permission denied: {path} is {mode} {owner}, open to everyone, yet "
+                       "this process cannot open it (a container's device rules or a "
+                       "security module may block it)", **what)
     if active:
-        return (f"permission denied: {what} although user {user} is in group {owner_group} "
-                "(an ACL, a container or a security module may block it)")
+        return message("permission denied: {path} is {mode} {owner} although user {user} is "
+                       "in group {group} (an ACL, a container or a security module may block "
+                       "it)", **what, user=user, group=owner_group)
     if granted:
-        return (f"permission denied: {what} and user {user} was added to group {owner_group} "
-                "but this login session predates it")
-    return f"permission denied: {what} and user {user} is not in group {owner_group}"
+        return message("permission denied: {path} is {mode} {owner} and user {user} was added "
+                       "to group {group} but this login session predates it", **what,
+                       user=user, group=owner_group)
+    return message("permission denied: {path} is {mode} {owner} and user {user} is not in "
+                   "group {group}", **what, user=user, group=owner_group)
 
 
 def _access_hint(node: DeviceNodeAccess, user: str | None) -> str | None:
     group = node.owner_group or "render"
     if node.group_granted_not_active:
-        return (f"log out and back in (or run `newgrp {group}`) so that this session carries "
-                f"group {group}")
+        return message("log out and back in (or run `newgrp {group}`) so that this session "
+                       "carries group {group}", group=group)
     if not node.exists:
-        return ("inside a container, pass the devices in (add `--device=/dev/kfd "
-                "--device=/dev/dri` to `docker run`); otherwise check that amdgpu loaded "
-                "(`sudo dmesg | grep kfd`)")
+        return message("inside a container, pass the devices in (add `--device=/dev/kfd "
+                       "--device=/dev/dri` to `docker run`); otherwise check that amdgpu "
+                       "loaded (`sudo dmesg | grep kfd`)")
     groups = "render,video" if group in ("render", "video") else f"{group},video"
     # $USER, never the name: the line is copied and pasted, and a report redacts names.
-    return f"run `sudo usermod -aG {groups} $USER`, then log out and back in"
+    return message("run `sudo usermod -aG {groups} $USER`, then log out and back in",
+                   groups=groups)
 
 
 # ----------------------------------------------------------------------------- the probe
@@ -286,13 +292,13 @@ def probe_kfd(system: System) -> ProbeResult:
         return _probe(system)
     except Exception as exc:  # the probe contract: a bug becomes this probe's error status
         return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.ERROR,
-                                       reason=f"{type(exc).__name__}: {exc}"))
+                                       reason=error_text(exc)))
 
 
 def _probe(system: System) -> ProbeResult:
     if not is_linux(system):
         return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.NOT_APPLICABLE,
-                                       reason="KFD is Linux-only"))
+                                       reason=message("KFD is Linux-only")))
     amdgpu_loaded = system.stat(AMDGPU_MODULE).exists
     amdgpu_fact = Fact("amdgpu_loaded", amdgpu_loaded, source=AMDGPU_MODULE)
     listing = system.list_dir(TOPOLOGY_NODES)
@@ -301,19 +307,22 @@ def _probe(system: System) -> ProbeResult:
         if kfd_present and listing.error not in (None, "ENOENT"):
             return ProbeResult(
                 ProbeStatus(PROBE_NAME, ProbeState.ERROR,
-                            reason=f"cannot list {TOPOLOGY_NODES}: {listing.error}"),
+                            reason=message("cannot list {path}: {error}",
+                                           path=TOPOLOGY_NODES, error=listing.error)),
                 stack_facts=(Fact("kfd_loaded", True, source=KFD_CLASS), amdgpu_fact),
             )
         facts = (Fact("kfd_loaded", False, source=f"{KFD_CLASS} (missing)"), amdgpu_fact)
         if amdgpu_loaded:
             return ProbeResult(ProbeStatus(
                 PROBE_NAME, ProbeState.DRIVER_MISSING,
-                reason="KFD not present (/sys/class/kfd missing) although amdgpu is loaded",
-                hint="the kernel may be built without CONFIG_HSA_AMD, or KFD failed to "
-                     "initialise this GPU: check `dmesg | grep -i kfd`",
+                reason=message("KFD not present (/sys/class/kfd missing) although amdgpu is "
+                               "loaded"),
+                hint=message("the kernel may be built without CONFIG_HSA_AMD, or KFD failed "
+                             "to initialise this GPU: check `dmesg | grep -i kfd`"),
             ), stack_facts=facts)
         return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.NOT_APPLICABLE,
-                                       reason="no amdgpu driver loaded"), stack_facts=facts)
+                                       reason=message("no amdgpu driver loaded")),
+                           stack_facts=facts)
 
     nodes = [_read_node(system, entry) for entry in
              sorted((e for e in listing.entries if e.isdigit()), key=int)]
@@ -329,17 +338,19 @@ def _probe(system: System) -> ProbeResult:
             device_nodes.append(check_device_node(system, f"/dev/dri/renderD{minor}"))
 
     cpu_count = len(nodes) - len(gpu_nodes)
-    plural = "" if len(gpu_nodes) == 1 else "s"
-    summary = f"{len(gpu_nodes)} GPU node{plural}"
+    summary = (message("1 GPU node") if len(gpu_nodes) == 1
+               else message("{count} GPU nodes", count=len(gpu_nodes)))
     if not gpu_nodes:
-        summary = (f"no GPU node ({cpu_count} CPU node{'' if cpu_count == 1 else 's'}): "
-                   "ROCm will enumerate no GPU")
+        summary = (message("no GPU node (1 CPU node): ROCm will enumerate no GPU")
+                   if cpu_count == 1 else
+                   message("no GPU node ({count} CPU nodes): ROCm will enumerate no GPU",
+                           count=cpu_count))
     kfd = device_nodes[0]
     if gpu_nodes and not kfd.can_open:
         user = system.identity().username
         return ProbeResult(
             ProbeStatus(PROBE_NAME, ProbeState.PERMISSION_DENIED,
-                        reason=kfd.reason or f"permission denied: {DEV_KFD}",
+                        reason=kfd.reason or message("permission denied: {path}", path=DEV_KFD),
                         hint=_access_hint(kfd, user)),
             sightings=sightings, stack_facts=facts, device_nodes=tuple(device_nodes),
         )
@@ -370,19 +381,19 @@ def _sighting(node: _Node, bus_counts: Counter[str | None]) -> GpuSighting:
     if node.gpu_id:
         fields.put("kfd_gpu_id", node.gpu_id, f"{node.path}/gpu_id")
     else:
-        fields.miss("kfd_gpu_id", f"{node.path}/gpu_id unreadable")
+        fields.miss("kfd_gpu_id", message("{path}/gpu_id unreadable", path=node.path))
     vendor_id = props.get("vendor_id")
     if vendor_id:
         vendor_source = f"{source} vendor_id"
         fields.put("pci_vendor_id", f"0x{vendor_id:04x}", vendor_source)
         fields.put("vendor", Vendor.from_pci_vendor_id(f"0x{vendor_id:04x}"), vendor_source)
     else:
-        fields.miss("pci_vendor_id", f"{source}: no vendor_id")
+        fields.miss("pci_vendor_id", message("{source}: no vendor_id", source=source))
     device_id = props.get("device_id")
     if device_id:
         fields.put("pci_device_id", f"0x{device_id:04x}", f"{source} device_id")
     else:
-        fields.miss("pci_device_id", f"{source}: no device_id")
+        fields.miss("pci_device_id", message("{source}: no device_id", source=source))
     bus = _bus(node)
     if bus is not None:
         fields.put("pci_bus", bus, f"{source} domain, location_id")
@@ -391,12 +402,14 @@ def _sighting(node: _Node, bus_counts: Counter[str | None]) -> GpuSighting:
             fields.put("kind", GpuKind.PARTITION,
                        f"{source} ({bus_counts[bus]} KFD nodes on {bus})")
     else:
-        fields.miss("pci_bus", f"{source}: no location_id")
+        fields.miss("pci_bus", message("{source}: no location_id", source=source))
     gfx_value = props.get("gfx_target_version")
     gfx = decode_gfx_target_version(gfx_value) if gfx_value is not None else None
     fields.take("gfx_target", gfx, f"{source} gfx_target_version {gfx_value}",
-                f"{source}: no gfx_target_version (kernel too old)" if gfx_value is None
-                else f"{source}: gfx_target_version {gfx_value} is no target")
+                message("{source}: no gfx_target_version (kernel too old)", source=source)
+                if gfx_value is None
+                else message("{source}: gfx_target_version {value} is no target",
+                             source=source, value=gfx_value))
     simd_count = props.get("simd_count", 0)
     fields.put("simd_count", simd_count, f"{source} simd_count")
     simd_per_cu = props.get("simd_per_cu", 0)
@@ -404,10 +417,12 @@ def _sighting(node: _Node, bus_counts: Counter[str | None]) -> GpuSighting:
         fields.put("compute_units", simd_count // simd_per_cu,
                    f"{source} simd_count / simd_per_cu")
     else:
-        fields.miss("compute_units", f"{source}: simd_per_cu is 0 or missing")
+        fields.miss("compute_units", message("{source}: simd_per_cu is 0 or missing",
+                                             source=source))
     minor = props.get("drm_render_minor", 0)
     if minor > 0:
         fields.put("drm_render_minor", minor, f"{source} drm_render_minor")
     else:
-        fields.miss("drm_render_minor", f"{source}: no drm_render_minor")
+        fields.miss("drm_render_minor", message("{source}: no drm_render_minor",
+                                                source=source))
     return fields.sighting()

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable, Collection
 from typing import Protocol
 
+from gpuscope.i18n import message
 from gpuscope.metrics import Raw
 from gpuscope.probes.sourced import sourced
 
@@ -44,7 +45,8 @@ class LibraryDeviceReader:
     (`_failure_is_permanent`) and whether it means the GPU is lost (`_lost_by`)."""
 
     library = ""  # as logged: "NVML", "amdsmi"
-    no_value = ""  # why an answer without a value is missing: "NVML gave no value"
+    # Why an answer without a value is missing: N_("NVML gave no value") (marked with N_).
+    no_value = ""
 
     def __init__(self, bus: str) -> None:
         self.bus = bus
@@ -102,10 +104,11 @@ class LibraryDeviceReader:
             except Exception as exc:  # one query's failure is its metrics' missing reason
                 if self._lost_by(exc):
                     return {metric: (None, self.lost or "") for metric in metrics}
-                self._query_failed(label, f"{label}: {self._failure_reason(exc)}",
+                self._query_failed(label, message("{source}: {reason}", source=label,
+                                                  reason=self._failure_reason(exc)),
                                    self._failure_is_permanent(exc), out)
                 continue
             for metric, value in values.items():
                 if metric in self._metric_query:
-                    out[metric] = sourced(value, label, self.no_value)
+                    out[metric] = sourced(value, label, message(self.no_value))
         return out

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpuscope.evidence import System
+from gpuscope.i18n import N_, join, message
 from gpuscope.model import (
     Fact,
     GpuKind,
@@ -26,8 +27,14 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
-from gpuscope.probes._library_calls import LibraryCalls, as_dict, as_int, as_str
-from gpuscope.probes.sourced import SightingBuilder
+from gpuscope.probes._library_calls import (
+    NO_SUCH_CALL,
+    LibraryCalls,
+    as_dict,
+    as_int,
+    as_str,
+)
+from gpuscope.probes.sourced import SightingBuilder, recorded_reason
 
 PROBE_NAME = "nvml"
 LIBRARY_NAME = "nvml"
@@ -38,48 +45,53 @@ _NVML_CLOCK_MEM = 2
 _NVML_DEVICE_MIG_ENABLE = 1
 _NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2  # the device is a vGPU inside a virtual machine
 
-_REASON_LIBRARY_NOT_FOUND = (
+# The reasons are recorded in English, as the collect step words them, and read back
+# translatable (`LibraryCalls.known_reasons`).
+_REASON_LIBRARY_NOT_FOUND = N_(
     "NVML library not found (libnvidia-ml.so.1): the NVIDIA driver is not installed"
 )
-_REASON_NOT_INSTALLED = "nvidia-ml-py is not installed"
-_REASON_LOST = "a GPU fell off the bus"
-_REASON_MISMATCH = (
+_REASON_NOT_INSTALLED = N_("nvidia-ml-py is not installed")
+_REASON_LOST = N_("a GPU fell off the bus")
+_REASON_MISMATCH = N_(
     "driver/library version mismatch: the loaded kernel module and libnvidia-ml differ "
     "(reboot after a driver update)"
 )
+_REASON_NO_START = N_("NVML could not start: {error}")
+_REASON_NO_COUNT = N_("NVML could not count the GPUs: {error}")
+_REASON_DRIVER_NOT_LOADED = N_("NVIDIA driver not loaded")
+_REASON_NO_PERMISSION = N_(
+    "no permission to use NVML (the /dev/nvidia* device nodes are not accessible)")
 
 # Init failures: NVML error class -> (state, reason). Others are errors with NVML's message.
 _INIT_FAILURES: dict[str, tuple[ProbeState, str]] = {
     "NVMLError_LibraryNotFound": (ProbeState.LIBRARY_MISSING, _REASON_LIBRARY_NOT_FOUND),
-    "NVMLError_DriverNotLoaded": (ProbeState.DRIVER_MISSING, "NVIDIA driver not loaded"),
-    "NVMLError_NoPermission": (
-        ProbeState.PERMISSION_DENIED,
-        "no permission to use NVML (the /dev/nvidia* device nodes are not accessible)",
-    ),
+    "NVMLError_DriverNotLoaded": (ProbeState.DRIVER_MISSING, _REASON_DRIVER_NOT_LOADED),
+    "NVMLError_NoPermission": (ProbeState.PERMISSION_DENIED, _REASON_NO_PERMISSION),
     "NVMLError_GpuIsLost": (ProbeState.ERROR, _REASON_LOST),
     "NVMLError_LibRmVersionMismatch": (ProbeState.ERROR, _REASON_MISMATCH),
 }
 
 _HINTS: dict[str, str] = {
-    "ImportError": "Install nvidia-ml-py (`pip install nvidia-ml-py`); gpuscope depends on it.",
-    "NVMLError_LibraryNotFound": (
+    "ImportError": N_(
+        "Install nvidia-ml-py (`pip install nvidia-ml-py`); gpuscope depends on it."),
+    "NVMLError_LibraryNotFound": N_(
         "Install the NVIDIA driver for this GPU (it ships libnvidia-ml.so.1); on a machine "
         "without an NVIDIA GPU nothing is wrong."
     ),
-    "NVMLError_DriverNotLoaded": (
+    "NVMLError_DriverNotLoaded": N_(
         "Load the kernel module (`sudo modprobe nvidia`) and read `sudo dmesg` for why it did "
         "not load: Secure Boot refuses unsigned modules, and a new kernel needs the DKMS "
         "module rebuilt."
     ),
-    "NVMLError_NoPermission": (
+    "NVMLError_NoPermission": N_(
         "Make /dev/nvidiactl and /dev/nvidia* readable and writable for this user; in a "
         "container, start it with the GPUs passed through (`docker run --gpus all`)."
     ),
-    "NVMLError_GpuIsLost": (
+    "NVMLError_GpuIsLost": N_(
         "Read `sudo dmesg` for Xid 79 (GPU has fallen off the bus): check the power cables "
         "and the seating of the card, then reboot."
     ),
-    "NVMLError_LibRmVersionMismatch": (
+    "NVMLError_LibRmVersionMismatch": N_(
         "Reboot, or unload and reload the nvidia kernel modules, so that the running module "
         "matches the updated user-space driver."
     ),
@@ -87,18 +99,18 @@ _HINTS: dict[str, str] = {
 
 # Per-field failures: NVML error class -> why the field is missing.
 _FIELD_REASONS: dict[str, str] = {
-    "NVMLError_NotSupported": "not supported by this GPU or driver",
-    "NVMLError_NoPermission": "no permission",
-    "NVMLError_FunctionNotFound": "this driver's NVML lacks the function",
-    "NVMLError_Uninitialized": "NVML was not initialised",
-    "NVMLError_Timeout": "NVML timed out",
-    "NVMLError_GpuIsLost": "the GPU fell off the bus (GPU is lost)",
-    "NVMLError_InsufficientPower": "the GPU's external power cables are not connected",
-    "NVMLError_CorruptedInforom": "the GPU's infoROM is corrupted",
-    "NVMLError_ResetRequired": "the GPU needs a reset",
-    "NVMLError_NoData": "NVML has no data for it",
-    "NVMLError_NotFound": "NVML found nothing",
-    "NVMLError_InvalidArgument": "NVML rejected the query as invalid for this GPU",
+    "NVMLError_NotSupported": N_("not supported by this GPU or driver"),
+    "NVMLError_NoPermission": N_("no permission"),
+    "NVMLError_FunctionNotFound": N_("this driver's NVML lacks the function"),
+    "NVMLError_Uninitialized": N_("NVML was not initialised"),
+    "NVMLError_Timeout": N_("NVML timed out"),
+    "NVMLError_GpuIsLost": N_("the GPU fell off the bus (GPU is lost)"),
+    "NVMLError_InsufficientPower": N_("the GPU's external power cables are not connected"),
+    "NVMLError_CorruptedInforom": N_("the GPU's infoROM is corrupted"),
+    "NVMLError_ResetRequired": N_("the GPU needs a reset"),
+    "NVMLError_NoData": N_("NVML has no data for it"),
+    "NVMLError_NotFound": N_("NVML found nothing"),
+    "NVMLError_InvalidArgument": N_("NVML rejected the query as invalid for this GPU"),
 }
 
 # PCIe generation -> transfer rate per lane (GT/s).
@@ -135,7 +147,7 @@ def collect_nvml() -> JsonValue:
     except Exception as exc:  # every init failure is evidence; NVML's classes are generated
         error_class = type(exc).__name__
         state, reason = _INIT_FAILURES.get(
-            error_class, (ProbeState.ERROR, f"NVML could not start: {_message(exc)}")
+            error_class, (ProbeState.ERROR, _REASON_NO_START.format(error=_message(exc)))
         )
         answer.update({
             "status": state.value, "error": reason, "error_class": error_class,
@@ -150,7 +162,7 @@ def collect_nvml() -> JsonValue:
         if not isinstance(count_value, int):
             error_class = str(count.get("error_class"))
             known = _INIT_FAILURES.get(error_class)
-            reason = known[1] if known else f"NVML could not count the GPUs: {count.get('error')}"
+            reason = known[1] if known else _REASON_NO_COUNT.format(error=count.get("error"))
             answer.update({"status": ProbeState.ERROR.value, "error": reason,
                            "error_class": error_class})
         else:
@@ -321,26 +333,30 @@ def parse_nvml(answer: JsonValue) -> ProbeResult:
             sightings.append(sighting)
             facts.extend(device_facts)
             if device.get("lost") is True:
-                lost.append(sighting.facts.pci_bus or f"index {sighting.facts.smi_index}")
+                lost.append(sighting.facts.pci_bus
+                            or message("index {index}", index=sighting.facts.smi_index))
 
     if status.state is ProbeState.OK:
         if lost:
             status = ProbeStatus(
                 PROBE_NAME, ProbeState.OK,
-                f"{len(lost)} of {len(sightings)} GPUs lost (fell off the bus): "
-                + ", ".join(lost),
-                _HINTS["NVMLError_GpuIsLost"],
+                message("{lost} of {count} GPUs lost (fell off the bus): {which}",
+                        lost=len(lost), count=len(sightings), which=join(", ", lost)),
+                message(_HINTS["NVMLError_GpuIsLost"]),
             )
         elif isinstance(devices, list) and not sightings:
-            status = ProbeStatus(PROBE_NAME, ProbeState.OK, "NVML works but reports no GPU")
+            status = ProbeStatus(PROBE_NAME, ProbeState.OK,
+                                 message("NVML works but reports no GPU"))
     return ProbeResult(status=status, sightings=tuple(sightings), stack_facts=tuple(facts))
 
 
 def _status_hint(answer: Mapping[str, JsonValue], state: ProbeState) -> str | None:
     hint = _HINTS.get(as_str(answer.get("error_class")) or "")
-    if hint is None and state is ProbeState.ERROR:
-        hint = "Run `nvidia-smi`: if it fails too, the driver installation is broken."
-    return hint
+    if hint is not None:
+        return message(hint)
+    if state is ProbeState.ERROR:
+        return message("Run `nvidia-smi`: if it fails too, the driver installation is broken.")
+    return None
 
 
 def _system_facts(system: Mapping[str, JsonValue]) -> list[Fact]:
@@ -355,7 +371,7 @@ def _system_facts(system: Mapping[str, JsonValue]) -> list[Fact]:
         value, source, reason = _field(system, key)
         converted = convert(value) if value is not None else None
         if converted is None and reason is None:
-            reason = f"NVML answered {value!r}, not a version"
+            reason = message("NVML answered {value!r}, not a version", value=value)
         facts.append(Fact(fact_key, converted, source, None if converted is not None else reason))
     return facts
 
@@ -384,12 +400,13 @@ def _parse_device(
     facts: list[Fact] = []
 
     lost = device.get("lost") is True
-    unread_reason = "not read"
+    unread_reason = message("not read")
     handle = as_dict(device.get("handle")) or {}
     if "error" in handle:
-        unread_reason = f"NVML could not open this GPU: {_failure_reason(handle)}"
+        unread_reason = message("NVML could not open this GPU: {reason}",
+                                reason=_failure_reason(handle))
     if lost:
-        unread_reason = "the GPU fell off the bus (GPU is lost)"
+        unread_reason = message(_FIELD_REASONS["NVMLError_GpuIsLost"])
 
     def take(field_name: str, key: str, convert: Callable[[JsonValue], Any]) -> None:
         if key not in fields:
@@ -397,7 +414,8 @@ def _parse_device(
             return
         value, source, reason = _field(fields, key)
         converted = convert(value) if reason is None else None
-        sighting.take(field_name, converted, source or key, reason or f"NVML answered {value!r}")
+        sighting.take(field_name, converted, source or key,
+                      reason or message("NVML answered {value!r}", value=value))
 
     take("name", "name", _nonempty_str)
     take("uuid", "uuid", _nonempty_str)
@@ -413,8 +431,9 @@ def _parse_device(
          lambda v: _positive(as_dict(v), "multiprocessor_count"))
     if "compute_units" in sighting.missing and "attributes" in fields:
         sighting.miss("compute_units",
-                      "NVML reports SM counts only for MIG devices (nvmlDeviceGetAttributes): "
-                      + sighting.missing["compute_units"])
+                      message("NVML reports SM counts only for MIG devices "
+                              "(nvmlDeviceGetAttributes): {reason}",
+                              reason=sighting.missing["compute_units"]))
     _take_pci(fields, sighting, unread_reason)
     _take_pcie_link(fields, sighting, unread_reason)
 
@@ -477,7 +496,8 @@ def _take_pci(
             found["pci_subsystem_device_id"] = f"0x{(subsystem >> 16) & 0xFFFF:04x}"
             found["pci_subsystem_vendor_id"] = f"0x{subsystem & 0xFFFF:04x}"
     for name in names:
-        sighting.take(name, found[name], source, reason or "NVML's PCI information lacks it")
+        sighting.take(name, found[name], source,
+                      reason or message("NVML's PCI information lacks it"))
     vendor_id = sighting.values.get("pci_vendor_id")
     if vendor_id:
         sighting.put("vendor", Vendor.from_pci_vendor_id(vendor_id), source)
@@ -517,7 +537,8 @@ def _take_pcie_link(
         if reason:
             reasons.append(reason)
     if all(v is None for v in parts.values()):
-        sighting.miss("pcie_link", reasons[0] if reasons else "NVML reported no PCIe link")
+        sighting.miss("pcie_link",
+                      reasons[0] if reasons else message("NVML reported no PCIe link"))
         return
     current_gen, max_gen = parts["pcie_current_generation"], parts["pcie_max_generation"]
     # An idle NVIDIA GPU drops its link to a lower generation; "current" is a moment's value.
@@ -534,16 +555,22 @@ def _take_pcie_link(
 def _failure_reason(record: Mapping[str, JsonValue]) -> str:
     error_class = as_str(record.get("error_class")) or ""
     if error_class in _FIELD_REASONS:
-        return _FIELD_REASONS[error_class]
-    message = as_str(record.get("error")) or error_class or "unknown error"
+        return message(_FIELD_REASONS[error_class])
+    error = as_str(record.get("error")) or error_class
+    if not error:
+        return message("NVML error: unknown error")
     if error_class == "AttributeError":
-        return message
-    return f"NVML error: {message}"
+        return recorded_reason(error, NO_SUCH_CALL)
+    return message("NVML error: {error}", error=error)
 
 
 _CALLS = LibraryCalls(probe=PROBE_NAME, binding="nvidia-ml-py", library="NVML",
                       error_record=_error_record, failure_reason=_failure_reason,
-                      no_record="NVML's answer holds no such record")
+                      no_record=N_("NVML's answer holds no such record"),
+                      known_reasons=(
+                          _REASON_LIBRARY_NOT_FOUND, _REASON_NOT_INSTALLED, _REASON_LOST,
+                          _REASON_MISMATCH, _REASON_DRIVER_NOT_LOADED, _REASON_NO_PERMISSION,
+                          _REASON_NO_START, _REASON_NO_COUNT))
 _attempt = _CALLS.attempt
 _field = _CALLS.field
 

@@ -27,9 +27,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from gpuscope.i18n import N_, join, message
 from gpuscope.metrics import Metric, Raw, ThrottleReason
 from gpuscope.probes.metric_reader import LibraryDeviceReader
-from gpuscope.probes.nvml import _FIELD_REASONS, _INIT_FAILURES, _REASON_LIBRARY_NOT_FOUND
+from gpuscope.probes.nvml import (
+    _FIELD_REASONS,
+    _INIT_FAILURES,
+    _REASON_LIBRARY_NOT_FOUND,
+    _REASON_NO_COUNT,
+    _REASON_NO_START,
+)
 from gpuscope.probes.sourced import sourced
 
 log = logging.getLogger(__name__)
@@ -52,7 +59,7 @@ _GPU_IS_LOST = 15
 _PERMANENT_CODES = frozenset({_INVALID_ARGUMENT, _NOT_SUPPORTED, _NO_PERMISSION, _NOT_FOUND,
                               _FUNCTION_NOT_FOUND})
 
-REASON_LOST = "GPU fell off the bus (NVML: GPU is lost)"
+REASON_LOST = N_("GPU fell off the bus (NVML: GPU is lost)")
 # RX and TX take turns: each is refreshed about once a second.
 PCIE_THROUGHPUT_INTERVAL_S = 0.5
 _THROUGHPUT_COUNTERS: tuple[tuple[str, str, int, str], ...] = (
@@ -129,29 +136,31 @@ class NvmlSession:
             try:
                 self._nvml = importlib.import_module("pynvml")
             except ImportError as exc:
-                self.error = f"nvidia-ml-py is not installed ({exc})"
+                self.error = message("nvidia-ml-py is not installed ({error})", error=str(exc))
                 return
         try:
             self._nvml.nvmlInit()
         except Exception as exc:  # NVML's error classes are generated; map by name
             known = _INIT_FAILURES.get(type(exc).__name__)
-            self.error = known[1] if known else f"NVML could not start: {_message(exc)}"
+            self.error = (message(known[1]) if known
+                          else message(_REASON_NO_START, error=_message(exc)))
             if type(exc).__name__ == "NVMLError_LibraryNotFound":
-                self.error = _REASON_LIBRARY_NOT_FOUND
+                self.error = message(_REASON_LIBRARY_NOT_FOUND)
             return
         self._open = True
         try:
             count = int(self._nvml.nvmlDeviceGetCount())
         except Exception as exc:  # as above
-            self.error = f"NVML could not count the GPUs: {_message(exc)}"
+            self.error = message(_REASON_NO_COUNT, error=_message(exc))
             return
         for index in range(count):
             try:
                 handle = self._nvml.nvmlDeviceGetHandleByIndex(index)
                 bus = _bus_id(self._nvml.nvmlDeviceGetPciInfo(handle))
             except Exception as exc:  # recorded per GPU; the others still work
-                self.broken[index] = (REASON_LOST if _code(exc) == _GPU_IS_LOST
-                                      else f"NVML could not open GPU {index}: {_message(exc)}")
+                self.broken[index] = (message(REASON_LOST) if _code(exc) == _GPU_IS_LOST
+                                      else message("NVML could not open GPU {index}: {error}",
+                                                   index=index, error=_message(exc)))
                 continue
             self._handles[index] = handle
             if bus:
@@ -194,7 +203,7 @@ class NvmlDeviceReader(LibraryDeviceReader):
 
     name = READER_NAME
     library = "NVML"
-    no_value = "NVML gave no value"
+    no_value = N_("NVML gave no value")
 
     def __init__(self, nvml: Any, handle: Any, index: int, bus: str,
                  broken: str | None = None) -> None:
@@ -282,27 +291,30 @@ class NvmlDeviceReader(LibraryDeviceReader):
             metrics = query.metrics
             call = next((c for c in query.calls if hasattr(self._nvml, c)), None)
             if call is None:
-                self._give_up(metrics, f"this nvidia-ml-py has no {' or '.join(query.calls)}")
+                self._give_up(metrics, message("this nvidia-ml-py has no {calls}",
+                                               calls=" or ".join(query.calls)))
                 continue
             label = query.label.format(call=call)
             try:
                 values = query.extract(getattr(self._nvml, call)(self._handle, *query.args))
             except Exception as exc:  # classified: lost, unsupported, or transient
                 if _code(exc) == _GPU_IS_LOST:
-                    self.lost = REASON_LOST
+                    self.lost = message(REASON_LOST)
                 if self._is_permanent(exc) and len(query.calls) > 1:
                     # The newer name can be missing in an older driver; try the older one.
                     older = self._try_older(query, call, metrics)
                     if older:
                         continue
                 if self._is_permanent(exc):
-                    self._give_up(metrics, f"{label}: {_reason(exc)}")
+                    self._give_up(metrics, message("{source}: {reason}", source=label,
+                                                   reason=_reason(exc)))
                     continue
             else:
                 for metric in metrics:
                     if values.get(metric) is None and metric in values:
                         # An answer without this value (an invalid field) counts as unsupported.
-                        self._give_up((metric,), f"{label}: NVML gave no value")
+                        self._give_up((metric,), message("{source}: {reason}", source=label,
+                                                         reason=message(self.no_value)))
             for metric in metrics:
                 if metric not in self.unsupported:
                     self.supported[metric] = label
@@ -344,7 +356,7 @@ class NvmlDeviceReader(LibraryDeviceReader):
     def _lost_by(self, exc: BaseException) -> bool:
         if _code(exc) != _GPU_IS_LOST:
             return False
-        self.lost = REASON_LOST
+        self.lost = message(REASON_LOST)
         return True
 
     # ------------------------------------------------------------------ the fast path
@@ -394,31 +406,33 @@ class NvmlDeviceReader(LibraryDeviceReader):
             counter = self._const(constant, default)
             label = f"{call}(NVML_PCIE_UTIL_{name}_BYTES) (KB/s, about once a second)"
             if not hasattr(self._nvml, call):
-                self.unsupported[metric] = f"this nvidia-ml-py has no {call}"
+                self.unsupported[metric] = message("this nvidia-ml-py has no {calls}", calls=call)
                 self._throughput.pop(metric, None)
                 continue
             try:
                 value = _scaled(getattr(self._nvml, call)(self._handle, counter), 1024.0)
             except Exception as exc:  # as in read()
                 if _code(exc) == _GPU_IS_LOST:
-                    self.lost = REASON_LOST
+                    self.lost = message(REASON_LOST)
                 if self._is_permanent(exc):
-                    self.unsupported[metric] = f"{label}: {_reason(exc)}"
+                    self.unsupported[metric] = message("{source}: {reason}", source=label,
+                                                       reason=_reason(exc))
                     self._throughput.pop(metric, None)
                     self.supported.pop(metric, None)
                     if not discovering:
                         log.info("NVML GPU %s: %s no longer available", self.bus, metric)
                         self.generation += 1
                     continue
-                self._throughput[metric] = (None, f"{label}: {_reason(exc)}")
+                self._throughput[metric] = (None, message("{source}: {reason}", source=label,
+                                                          reason=_reason(exc)))
             else:
-                self._throughput[metric] = sourced(value, label, "NVML gave no value")
+                self._throughput[metric] = sourced(value, label, message(self.no_value))
             self.supported[metric] = label
 
     def processes(self) -> tuple[list[dict[str, Any]], str] | str:
         """([{pid, name, used_bytes, kind}], source), or why the processes are unknown."""
         if self._handle is None or self.lost is not None:
-            return self.lost or "NVML could not open this GPU"
+            return self.lost or message("NVML could not open this GPU")
         found: dict[int, dict[str, Any]] = {}
         errors: list[str] = []
         sources: list[str] = []
@@ -426,12 +440,12 @@ class NvmlDeviceReader(LibraryDeviceReader):
                            ("nvmlDeviceGetGraphicsRunningProcesses", "graphics")):
             function = getattr(self._nvml, call, None)
             if function is None:
-                errors.append(f"this nvidia-ml-py has no {call}")
+                errors.append(message("this nvidia-ml-py has no {calls}", calls=call))
                 continue
             try:
                 listed = function(self._handle)
             except Exception as exc:  # reported as the reason when nothing is listed
-                errors.append(f"{call}: {_reason(exc)}")
+                errors.append(message("{source}: {reason}", source=call, reason=_reason(exc)))
                 continue
             sources.append(call)
             for process in listed or ():
@@ -442,7 +456,7 @@ class NvmlDeviceReader(LibraryDeviceReader):
                 if entry["kind"] != kind:
                     entry["kind"] = "compute+graphics"
         if not sources:
-            return "; ".join(errors) or "NVML lists no processes"
+            return join("; ", errors) if errors else message("NVML lists no processes")
         name_of = getattr(self._nvml, "nvmlSystemGetProcessName", None)
         for entry in found.values():
             if name_of is not None:
@@ -474,8 +488,10 @@ def _message(exc: BaseException) -> str:
 
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, (AttributeError, TypeError)):
-        return f"this nvidia-ml-py cannot make the call ({type(exc).__name__}: {exc})"
-    return _FIELD_REASONS.get(type(exc).__name__) or f"NVML error: {_message(exc)}"
+        return message("this nvidia-ml-py cannot make the call ({error})",
+                       error=f"{type(exc).__name__}: {exc}")
+    known = _FIELD_REASONS.get(type(exc).__name__)
+    return message(known) if known else message("NVML error: {error}", error=_message(exc))
 
 
 def _bus_id(info: Any) -> str | None:

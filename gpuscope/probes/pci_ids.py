@@ -18,7 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpuscope.evidence import System
+from gpuscope.i18n import N_, message
 from gpuscope.model import JsonValue, ProbeState
+from gpuscope.probes.sourced import recorded_reason
 
 # Where distributions install pci.ids: hwdata (Fedora, Arch), pci.ids/pciutils (Debian,
 # Ubuntu), and older or hand-installed copies.
@@ -28,7 +30,7 @@ PCI_IDS_PATHS: tuple[str, ...] = (
     "/usr/share/pci.ids",
     "/usr/local/share/pci.ids",
 )
-MISSING_ERROR = "no pci.ids database found (install hwdata or pciutils)"
+MISSING_ERROR = N_("no pci.ids database found (install hwdata or pciutils)")
 
 _ID_RE = re.compile(r"^(?:0x)?([0-9a-f]{1,4})$")
 _VENDOR_RE = re.compile(r"^([0-9a-fA-F]{4})\s+(.*?)\s*$")
@@ -162,7 +164,8 @@ def lookup_pci_names(
     vendor, device = normalise_pci_id(vendor_id), normalise_pci_id(device_id)
     if vendor is None or device is None:
         return PciNames(state=ProbeState.ERROR,
-                        reason=f"not a PCI vendor/device id: {vendor_id!r} {device_id!r}")
+                        reason=message("not a PCI vendor/device id: {vendor!r} {device!r}",
+                                       vendor=vendor_id, device=device_id))
     subvendor = normalise_pci_id(subsystem_vendor_id)
     subdevice = normalise_pci_id(subsystem_device_id)
     if subvendor is None or subdevice is None:
@@ -172,11 +175,13 @@ def lookup_pci_names(
     return parse_pci_names_answer(answer, key, f"0x{vendor}:0x{device}")
 
 
-def parse_pci_names_answer(answer: JsonValue, key: str, what: str = "this device") -> PciNames:
+def parse_pci_names_answer(answer: JsonValue, key: str,
+                           what: str | None = None) -> PciNames:
     """The library answer (JSON) to PciNames; pure."""
     if not isinstance(answer, dict):
-        return PciNames(state=ProbeState.ERROR, reason=f"malformed pci.ids answer: {answer!r:.80}",
-                        source=key)
+        return PciNames(state=ProbeState.ERROR, source=key,
+                        reason=message("malformed pci.ids answer: {answer}",
+                                       answer=f"{answer!r:.80}"))
 
     def text(name: str) -> str | None:
         value = answer.get(name)
@@ -185,25 +190,32 @@ def parse_pci_names_answer(answer: JsonValue, key: str, what: str = "this device
     status = text("status") or "error"
     if status == "not_captured":
         return PciNames(state=ProbeState.NOT_CAPTURED, source=key,
-                        reason="pci.ids lookup not captured in this snapshot")
+                        reason=message("pci.ids lookup not captured in this snapshot"))
+    error = text("error")
+    recorded = recorded_reason(error, MISSING_ERROR) if error else None
     if status == "library_missing":
         return PciNames(state=ProbeState.LIBRARY_MISSING, source=key,
-                        reason=text("error") or MISSING_ERROR)
+                        reason=recorded or message(MISSING_ERROR))
     if status != "ok":
         try:
             state = ProbeState(status)
         except ValueError:
             state = ProbeState.ERROR
         return PciNames(state=state, source=key,
-                        reason=text("error") or f"pci.ids lookup failed ({status})")
+                        reason=recorded or message("pci.ids lookup failed ({status})",
+                                                   status=status))
     database, version = text("file"), text("version")
     names = PciNames(vendor_name=text("vendor_name"), device_name=text("device_name"),
                      subsystem_name=text("subsystem_name"), database=database,
                      database_version=version, source=key)
     if names.device_name is None:
-        where = f"{database or 'pci.ids'}" + (f" (version {version})" if version else "")
-        reason = (f"{what} is not listed in {where}; a newer pci.ids (update-pciids, or the "
-                  "hwdata package) may name it")
+        where = dict(what=what or message("this device"), database=database or "pci.ids",
+                     version=version)
+        reason = (message("{what} is not listed in {database} (version {version}); a newer "
+                          "pci.ids (update-pciids, or the hwdata package) may name it", **where)
+                  if version else
+                  message("{what} is not listed in {database}; a newer pci.ids (update-pciids, "
+                          "or the hwdata package) may name it", **where))
         return PciNames(names.vendor_name, None, None, database, version, ProbeState.OK,
                         reason, key)
     return names

@@ -8,15 +8,47 @@ inventory probes.
 
 from __future__ import annotations
 
+import functools
+import re
+import string
 from typing import Any
 
+from gpuscope.i18n import join, message
 from gpuscope.metrics import Raw
 from gpuscope.model import GpuFacts, GpuSighting, Layer
 
 
 def sourced(value: float | None, source: str, why_missing: str) -> Raw:
     """(value, source) when there is a value, else (None, "<source>: <why_missing>")."""
-    return (value, source) if value is not None else (None, f"{source}: {why_missing}")
+    return ((value, source) if value is not None
+            else (None, message("{source}: {reason}", source=source, reason=why_missing)))
+
+
+def error_text(exc: BaseException) -> str:
+    """An exception as a reason: "TypeError: ...", in every language (a message, so that a
+    reason built from it stays translatable)."""
+    return message("{error}", error=f"{type(exc).__name__}: {exc}")
+
+
+def recorded_reason(text: str, *known: str) -> str:
+    """A reason as a snapshot recorded it (in English): translatable when it is one of the
+    `known` templates (constants marked with N_, "{name}" parts matching anything), else the
+    machine's or the library's own words, as they are."""
+    for template in known:
+        match = _template_pattern(template).fullmatch(text)
+        if match is not None:
+            return message(template, **match.groupdict())
+    return message("{error}", error=text)
+
+
+@functools.lru_cache(maxsize=256)
+def _template_pattern(template: str) -> re.Pattern[str]:
+    pattern = []
+    for literal, name, _spec, _conversion in string.Formatter().parse(template):
+        pattern.append(re.escape(literal))
+        if name:
+            pattern.append(f"(?P<{name}>.*?)")
+    return re.compile("".join(pattern), re.DOTALL)
 
 
 class SightingBuilder:
@@ -46,7 +78,7 @@ class SightingBuilder:
             return
         earlier = self.missing.get(field)
         if earlier and reason not in earlier:
-            reason = f"{earlier}; {reason}"
+            reason = join("; ", [earlier, reason])
         self.missing[field] = reason
 
     def take(self, field: str, value: Any, source: str, reason: str) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuscope.evidence import System
+from gpuscope.i18n import join, message
 from gpuscope.model import Fact, ProbeResult, ProbeState, ProbeStatus
 
 PROBE_NAME = "stack"
@@ -192,7 +193,8 @@ def _probe_rocm(system: System, facts: _Facts, env: dict[str, str | None],
         root, root_source = DEFAULT_ROCM_ROOT, f"default {DEFAULT_ROCM_ROOT}"
 
     if root is None:
-        reason = "HIP_PATH is not set: the HIP SDK is not installed (its installer sets it)"
+        reason = message("HIP_PATH is not set: the HIP SDK is not installed (its installer "
+                         "sets it)")
         for key in ("rocm_path", "rocm_version", "hip_runtime_version", "hsa_runtime_version"):
             facts.missing(key, reason, source="environment variable HIP_PATH")
         return
@@ -205,7 +207,8 @@ def _probe_rocm(system: System, facts: _Facts, env: dict[str, str | None],
         facts.found("rocm_path", root, shown)
     else:
         what = f"ROCM_PATH={root}" if rocm_path_env else root
-        facts.missing("rocm_path", f"{what} does not exist", source=root_source)
+        facts.missing("rocm_path", message("{path} does not exist", path=what),
+                      source=root_source)
 
     # ROCm release.
     info_path = _join(root, ".info", "version", windows=windows)
@@ -216,10 +219,11 @@ def _probe_rocm(system: System, facts: _Facts, env: dict[str, str | None],
         facts.found("rocm_version_full", parsed[1], info_path)
     else:
         if info.ok:
-            reason = f"{info_path} holds no version ({(info.text or '').strip()[:40]!r})"
+            reason = message("{path} holds no version ({text!r})", path=info_path,
+                             text=(info.text or "").strip()[:40])
         else:
-            reason = f"{info_path} missing" if info.error == "ENOENT" \
-                else f"{info_path} unreadable ({info.error})"
+            reason = message("{path} missing", path=info_path) if info.error == "ENOENT" \
+                else message("{path} unreadable ({error})", path=info_path, error=info.error)
         folder = re.search(r"(\d+\.\d+(?:\.\d+)?)[\\/]*\Z", root) if windows else None
         if folder is not None and root_exists:
             # The HIP SDK installs into a folder named after its release, e.g. ROCm\6.2\.
@@ -229,9 +233,11 @@ def _probe_rocm(system: System, facts: _Facts, env: dict[str, str | None],
                 listing = system.list_dir(OPT_DIR)
                 found = versioned_rocm_dirs(listing.entries or ())
                 if found:
-                    reason += "; found " + ", ".join(f"{OPT_DIR}/{d}" for d in found)
+                    reason = join("; ", [reason, message(
+                        "found {folders}", folders=", ".join(f"{OPT_DIR}/{d}" for d in found))])
                 elif listing.ok:
-                    reason += f"; no rocm-X.Y.Z folder in {OPT_DIR}"
+                    reason = join("; ", [reason, message("no rocm-X.Y.Z folder in {path}",
+                                                         path=OPT_DIR)])
             facts.missing("rocm_version", reason, source=info_path)
             facts.missing("rocm_version_full", reason, source=info_path)
 
@@ -256,17 +262,19 @@ def _probe_rocm(system: System, facts: _Facts, env: dict[str, str | None],
             if hip_version:
                 facts.found("hip_runtime_version", hip_version, path)
                 break
-            looked.append(f"{path} (no HIP_VERSION_MAJOR/MINOR)")
+            looked.append(message("{path} (no HIP_VERSION_MAJOR/MINOR)", path=path))
         else:
-            looked.append(f"{path} ({read.error or 'unreadable'})")
+            looked.append(message("{path} ({error})", path=path, error=read.error)
+                          if read.error else message("{path} (unreadable)", path=path))
     if hip_version is None:
-        facts.missing("hip_runtime_version", "no HIP version file: " + ", ".join(looked),
+        facts.missing("hip_runtime_version",
+                      message("no HIP version file: {looked}", looked=join(", ", looked)),
                       source=candidates[0])
 
     # HSA runtime (ROCr).
     if windows:
         facts.missing("hsa_runtime_version",
-                      "the Windows HIP SDK has no HSA runtime (ROCr is Linux-only)")
+                      message("the Windows HIP SDK has no HSA runtime (ROCr is Linux-only)"))
         return
     _probe_hsa(system, facts, root)
 
@@ -292,13 +300,13 @@ def _probe_hsa(system: System, facts: _Facts, root: str) -> None:
             return
         looked.append(lib_dir if listing.ok else f"{lib_dir} ({listing.error})")
     facts.missing("hsa_runtime_version",
-                  "no libhsa-runtime64.so.1.X.Y in " + ", ".join(looked),
+                  message("no libhsa-runtime64.so.1.X.Y in {folders}", folders=", ".join(looked)),
                   source=posixpath.join(root, "lib"))
 
 
 def _probe_amdgpu(system: System, facts: _Facts, windows: bool) -> None:
     if windows:
-        reason = "Linux kernel module; not applicable on Windows"
+        reason = message("Linux kernel module; not applicable on Windows")
         for key in ("amdgpu_loaded", "amdgpu_driver_version", "kfd_loaded"):
             facts.missing(key, reason)
         return
@@ -310,13 +318,15 @@ def _probe_amdgpu(system: System, facts: _Facts, windows: bool) -> None:
             facts.found("amdgpu_driver_version", version, AMDGPU_VERSION_PATH)
         elif read.ok:
             facts.missing("amdgpu_driver_version",
-                          f"{AMDGPU_VERSION_PATH} holds no version", source=AMDGPU_VERSION_PATH)
+                          message("{path} holds no version", path=AMDGPU_VERSION_PATH),
+                          source=AMDGPU_VERSION_PATH)
         else:
             facts.missing("amdgpu_driver_version",
-                          f"in-tree amdgpu (no {AMDGPU_VERSION_PATH})", source=AMDGPU_VERSION_PATH)
+                          message("in-tree amdgpu (no {path})", path=AMDGPU_VERSION_PATH),
+                          source=AMDGPU_VERSION_PATH)
     else:
         facts.found("amdgpu_loaded", False, f"{AMDGPU_MODULE_PATH} absent")
-        facts.missing("amdgpu_driver_version", "amdgpu kernel module not loaded",
+        facts.missing("amdgpu_driver_version", message("amdgpu kernel module not loaded"),
                       source=AMDGPU_MODULE_PATH)
 
     for path in (KFD_SYSFS_PATH, KFD_DEVICE_PATH):
@@ -330,7 +340,7 @@ def _probe_amdgpu(system: System, facts: _Facts, windows: bool) -> None:
 def _probe_nvidia(system: System, facts: _Facts, windows: bool) -> None:
     if windows:
         facts.missing("nvidia_driver_version",
-                      "no /proc on Windows; NVML reports the driver version there")
+                      message("no /proc on Windows; NVML reports the driver version there"))
         return
     proc = system.read_text(NVIDIA_PROC_VERSION_PATH)
     if proc.ok and proc.text:
@@ -346,10 +356,11 @@ def _probe_nvidia(system: System, facts: _Facts, windows: bool) -> None:
         facts.found("nvidia_driver_version", version, NVIDIA_MODULE_VERSION_PATH)
         return
     if proc.ok or sysfs.ok:
-        reason = (f"no version in {NVIDIA_PROC_VERSION_PATH} or {NVIDIA_MODULE_VERSION_PATH}")
+        reason = message("no version in {proc} or {module}", proc=NVIDIA_PROC_VERSION_PATH,
+                         module=NVIDIA_MODULE_VERSION_PATH)
     else:
-        reason = (f"no NVIDIA kernel driver loaded ({NVIDIA_PROC_VERSION_PATH} and "
-                  f"{NVIDIA_MODULE_VERSION_PATH} absent)")
+        reason = message("no NVIDIA kernel driver loaded ({proc} and {module} absent)",
+                         proc=NVIDIA_PROC_VERSION_PATH, module=NVIDIA_MODULE_VERSION_PATH)
     facts.missing("nvidia_driver_version", reason, source=NVIDIA_PROC_VERSION_PATH)
 
 
@@ -358,31 +369,35 @@ def _summary(facts: _Facts, env: dict[str, str | None]) -> str:
     rocm = facts.value("rocm_version")
     rocm_path = facts.value("rocm_path")
     hip = facts.value("hip_runtime_version")
-    if rocm:
-        parts.append(f"ROCm {rocm}" + (f" at {rocm_path}" if rocm_path else ""))
-    elif hip:
-        parts.append(f"HIP {hip}" + (f" at {rocm_path}" if rocm_path else ""))
+    if rocm or hip:
+        name, version = ("ROCm", rocm) if rocm else ("HIP", hip)
+        parts.append(message("{name} {version} at {path}", name=name, version=version,
+                             path=rocm_path) if rocm_path
+                     else message("{name} {version}", name=name, version=version))
     elif rocm_path:
-        parts.append(f"ROCm at {rocm_path} (version unknown)")
+        parts.append(message("ROCm at {path} (version unknown)", path=rocm_path))
     else:
         why = facts.reason("rocm_path")
-        parts.append(f"no ROCm ({why})" if why else "no ROCm")
+        parts.append(message("no ROCm ({reason})", reason=why) if why else message("no ROCm"))
 
     loaded = facts.value("amdgpu_loaded")
     dkms = facts.value("amdgpu_driver_version")
     if loaded is True:
-        parts.append(f"amdgpu-dkms {dkms} loaded" if dkms else "in-tree amdgpu loaded")
+        parts.append(message("amdgpu-dkms {version} loaded", version=dkms) if dkms
+                     else message("in-tree amdgpu loaded"))
     elif loaded is False:
-        parts.append("amdgpu not loaded")
+        parts.append(message("amdgpu not loaded"))
 
     nvidia = facts.value("nvidia_driver_version")
-    parts.append(f"NVIDIA driver {nvidia}" if nvidia else "no NVIDIA driver")
+    parts.append(message("NVIDIA driver {version}", version=nvidia) if nvidia
+                 else message("no NVIDIA driver"))
 
     set_vars = [name for name in FRAMEWORK_ENV_VARS
                 if env.get(name) is not None and name not in ("ROCM_PATH", "HIP_PATH")]
     if set_vars:
-        parts.append("set: " + ", ".join(f"{name}={env[name]}" for name in set_vars))
-    return "; ".join(parts)
+        parts.append(message("set: {variables}",
+                             variables=", ".join(f"{name}={env[name]}" for name in set_vars)))
+    return join("; ", parts)
 
 
 def probe_stack(system: System) -> ProbeResult:
@@ -399,7 +414,8 @@ def probe_stack(system: System) -> ProbeResult:
         for name in FRAMEWORK_ENV_VARS:
             value = env[name]
             if value is None:
-                facts.missing(f"env:{name}", "not set", source=f"environment variable {name}")
+                facts.missing(f"env:{name}", message("not set"),
+                              source=f"environment variable {name}")
             else:
                 facts.found(f"env:{name}", value, f"environment variable {name}")
         return ProbeResult(
@@ -409,6 +425,7 @@ def probe_stack(system: System) -> ProbeResult:
     except Exception as exc:  # a probe never raises: the failure becomes its status
         return ProbeResult(status=ProbeStatus(
             PROBE_NAME, ProbeState.ERROR,
-            reason=f"stack probe failed: {type(exc).__name__}: {exc}",
-            hint="this is a gpuscope bug; please report it with a snapshot (gpuscope snapshot)",
+            reason=message("stack probe failed: {error}", error=f"{type(exc).__name__}: {exc}"),
+            hint=message("this is a gpuscope bug; please report it with a snapshot (gpuscope "
+                         "snapshot)"),
         ))

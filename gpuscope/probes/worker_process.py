@@ -28,7 +28,14 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gpuscope.i18n import N_, message
 from gpuscope.model import ProbeState
+
+# Why an interpreter could not be started (recorded in English, read back translatable).
+REASON_NOT_FOUND = N_("Python interpreter not found: {python}")
+REASON_NOT_ALLOWED = N_("not allowed to run {python}")
+REASON_CANNOT_RUN = N_("cannot run {python}: {error}")
+START_REASONS = (REASON_NOT_FOUND, REASON_NOT_ALLOWED, REASON_CANNOT_RUN)
 
 MAX_MESSAGES = 1000
 MAX_LOG_LINES = 50
@@ -193,13 +200,14 @@ class WorkerProcess:
             )
         except FileNotFoundError as exc:
             raise WorkerStartError(ProbeState.LIBRARY_MISSING,
-                                   f"Python interpreter not found: {python}") from exc
+                                   message(REASON_NOT_FOUND, python=python)) from exc
         except PermissionError as exc:
             raise WorkerStartError(ProbeState.PERMISSION_DENIED,
-                                   f"not allowed to run {python}") from exc
+                                   message(REASON_NOT_ALLOWED, python=python)) from exc
         except OSError as exc:
             raise WorkerStartError(ProbeState.ERROR,
-                                   f"cannot run {python}: {exc.strerror or exc}") from exc
+                                   message(REASON_CANNOT_RUN, python=python,
+                                           error=str(exc.strerror or exc))) from exc
         return cls(process, JsonLineReader(on_message), name)
 
     @property
