@@ -13,7 +13,7 @@ old run gets today's knowledge base. The share report and the Benchmarks page bo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuscope.bench.catalog import spec as catalog_spec
 from gpuscope.bench.results import (
@@ -24,6 +24,8 @@ from gpuscope.bench.results import (
     ResultStatus,
     WorkerHello,
 )
+from gpuscope.bench.stability import Stability, result_stability
+from gpuscope.i18n import Message, message
 from gpuscope.knowledge.bench_expectations import (
     BENCHMARKS as EXPECTATIONS,
 )
@@ -44,15 +46,26 @@ from gpuscope.model import Gpu, Vendor, pcie_generation
 _GPU_OWN_LINK_PREFIXES = ("GPU function", "amd-smi static")
 
 NO_DATASHEET = "no datasheet entry"
-CPU_NO_DATASHEET = (f"{NO_DATASHEET}: gpuscope's knowledge base has datasheet peaks for GPUs, "
-                    "not for CPUs")
+_NO_DATASHEET_TEMPLATE = "no datasheet entry: {note}"
+_CPU_WHY = message("gpuscope's knowledge base has datasheet peaks for GPUs, not for CPUs")
+CPU_NO_DATASHEET = message("no datasheet entry: {note}", note=_CPU_WHY)
+_CPU_NO_DATASHEET_TEXT = message("no datasheet entry: {note}.", note=_CPU_WHY)
 
-# The words of a level, as tables show them.
+# The words of a level, as tables show them (translatable).
 LEVEL_WORDS: dict[str, str] = {
-    VerdictLevel.NORMAL.value: "normal", VerdictLevel.LOW.value: "low",
-    VerdictLevel.HIGH.value: "above published", VerdictLevel.UNKNOWN.value: "no reference",
-    ResultStatus.UNSUPPORTED.value: "unsupported", ResultStatus.FAILED.value: "failed",
+    VerdictLevel.NORMAL.value: message("normal"), VerdictLevel.LOW.value: message("low"),
+    VerdictLevel.HIGH.value: message("above published"),
+    VerdictLevel.UNKNOWN.value: message("no reference"),
+    ResultStatus.UNSUPPORTED.value: message("unsupported"),
+    ResultStatus.FAILED.value: message("failed"),
 }
+_NO_DATASHEET_WORD = message("no datasheet")
+
+# How the worker's device was found (`BenchTarget.matched_by`), marked for translation: a run
+# read back from the history has them as plain text.
+_MATCHED_BY = (message("PCI bus address"), message("name"), message("target"),
+               message("target and VRAM"), message("name in the knowledge base"),
+               message("name torch reported"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +84,11 @@ class ResultAssessment:
     band_pct: tuple[float, float] | None = None  # the published range, % of the peak
     sources: tuple[Source, ...] = ()  # the public sources the verdict rests on
     known_issue: str | None = None
+    stability: Stability | None = None  # how far the repeats spread; None: not measured
+
+    @property
+    def unstable(self) -> bool:
+        return self.stability is not None and self.stability.unstable
 
     @property
     def source(self) -> str:
@@ -80,7 +98,7 @@ class ResultAssessment:
     @property
     def level_word(self) -> str:
         if self.level == VerdictLevel.UNKNOWN.value and self.peak is None:
-            return "no datasheet"
+            return _NO_DATASHEET_WORD
         return LEVEL_WORDS.get(self.level, self.level)
 
 
@@ -151,22 +169,23 @@ def slot_link(gpu: Gpu | None) -> tuple[int | None, int | None, str | None]:
         return None, None, None
     link = gpu.pcie_link
     if link is None:
-        return None, None, "the GPU's PCIe link was not read"
+        return None, None, message("the GPU's PCIe link was not read")
     if gpu.vendor is Vendor.AMD and link.measured_at and link.measured_at.startswith(
             _GPU_OWN_LINK_PREFIXES):
-        return None, None, ("only the GPU's own link was read, which on Radeon cards is the "
-                            "on-board PCIe switch, not the slot")
+        return None, None, message("only the GPU's own link was read, which on Radeon cards is "
+                                   "the on-board PCIe switch, not the slot")
     generation = pcie_generation(link.current_speed_gt_s)
     if generation is None or link.current_width is None:
-        return None, None, "the negotiated PCIe speed or width was not read"
+        return None, None, message("the negotiated PCIe speed or width was not read")
     most = pcie_generation(link.max_speed_gt_s)
     if most is not None and most > generation:
         # An idle link trains down to save power (NVIDIA cards sit at 2.5 GT/s): the speed
         # read at rest is not the speed of a transfer.
         width = max(link.current_width, link.max_width or 0)
-        return most, width, (f"the link was at PCIe {generation}.0 x{link.current_width} when "
-                             f"read (idle links slow down); compared with its maximum, "
-                             f"PCIe {most}.0 x{width}")
+        return most, width, message(
+            "the link was at PCIe {generation}.0 x{width} when read (idle links slow down); "
+            "compared with its maximum, PCIe {most}.0 x{most_width}", generation=generation,
+            width=link.current_width, most=most, most_width=width)
     return generation, link.current_width, None
 
 
@@ -242,10 +261,11 @@ def match_target(hello: WorkerHello | None, gpus: Sequence[Gpu]) -> BenchTarget 
     name = hello.device_name or (device.name if device is not None else None)
     spec = gpu_spec(name) if name else None
     return BenchTarget(
-        matched_by="name torch reported" if spec is not None else "not matched",
+        matched_by=_MATCHED_BY[-1] if spec is not None else "not matched",
         gpu_name=name, pci_bus=device.pci_bus if device is not None else None,
         spec_name=spec.name if spec is not None else None,
-        pcie_note="the GPU was not found among the machine's GPUs, so its PCIe link is unknown")
+        pcie_note=message("the GPU was not found among the machine's GPUs, so its PCIe link "
+                          "is unknown"))
 
 
 # ----------------------------------------------------------------------------- judging
@@ -264,13 +284,14 @@ def assess_result(result: BenchmarkResult, card: GpuSpec | None, *, gpu_run: boo
                   build: str | None = None, pcie_note: str | None = None) -> ResultAssessment:
     """One result against the datasheet peak of `card` (None: no card known)."""
     title = _title(result.id)
+    stability = result_stability(result)
     if result.status is not ResultStatus.OK or result.value is None:
         return ResultAssessment(result.id, title, result.status.value, result.status.value,
                                 result.reason or result.status.value)
     if not gpu_run:
         return ResultAssessment(result.id, title, result.status.value,
-                                VerdictLevel.UNKNOWN.value, CPU_NO_DATASHEET + ".",
-                                peak_missing=CPU_NO_DATASHEET)
+                                VerdictLevel.UNKNOWN.value, _CPU_NO_DATASHEET_TEXT,
+                                peak_missing=CPU_NO_DATASHEET, stability=stability)
     if result.id.startswith("transfer."):
         during = link_during(result)
         if during[0] is not None and during[1] is not None:
@@ -285,12 +306,30 @@ def assess_result(result: BenchmarkResult, card: GpuSpec | None, *, gpu_run: boo
     if used is None:
         missing = _first_sentence(text) if text.startswith(NO_DATASHEET) else NO_DATASHEET
         if result.id.startswith("transfer.") and pcie_note:
-            missing = f"{NO_DATASHEET}: {pcie_note}"
-            text = missing + "."
+            note = _known(pcie_note)
+            missing = message("no datasheet entry: {note}", note=note)
+            text = message("no datasheet entry: {note}.", note=note)
     return ResultAssessment(
         result.id, title, result.status.value, verdict.level.value, text,
         percent_of_peak=verdict.percent_of_peak, peak=used, peak_missing=missing,
-        band_pct=verdict.band_pct, sources=verdict.sources, known_issue=verdict.known_issue)
+        band_pct=verdict.band_pct, sources=verdict.sources, known_issue=verdict.known_issue,
+        stability=stability)
+
+
+def _known(text: str) -> str:
+    """A text marked for translation elsewhere, read back as plain text (a stored run):
+    translatable again when the catalogue has it whole."""
+    return text if isinstance(text, Message) else Message(text, {})
+
+
+def no_datasheet_reason(text: str) -> str:
+    """Why there is no datasheet peak, without the leading "no datasheet entry: " (still
+    translatable when it was made here)."""
+    if isinstance(text, Message) and text.template == _NO_DATASHEET_TEMPLATE:
+        note = text.params.get("note")
+        if isinstance(note, str):
+            return note
+    return text.removeprefix(f"{NO_DATASHEET}: ")
 
 
 def _first_sentence(text: str) -> str:
@@ -304,7 +343,9 @@ def device_label(hello: WorkerHello | None) -> str:
         return f"{hello.device_name or 'GPU'} ({hello.device})"
     if hello is not None and hello.device == "cpu":
         return "CPU" + (f" ({hello.device_name})" if hello.device_name else "")
-    return "unknown device"
+    if hello is not None and not hello.torch_version:
+        return message("none: no torch")  # the worker stopped before choosing a device
+    return message("unknown device")
 
 
 def assess_run(run: BenchRun, gpus: Sequence[Gpu] = ()) -> RunAssessment:
@@ -322,13 +363,20 @@ def assess_run(run: BenchRun, gpus: Sequence[Gpu] = ()) -> RunAssessment:
                       pcie_width=target.pcie_width if target else None,
                       build=build, pcie_note=target.pcie_note if target else None)
         for r in run.results)
+    # The run's telemetry before it started and the other processes give the likely reasons.
+    results = tuple(replace(a, stability=result_stability(r, run)) if a.unstable else a
+                    for a, r in zip(results, run.results, strict=True))
     if not gpu_run:
-        compared = CPU_NO_DATASHEET if hello is not None else "the worker reported no device"
+        compared = (CPU_NO_DATASHEET if hello is not None and hello.device == "cpu"
+                    else message("the worker reported no device"))
     elif card is not None:
-        compared = f"datasheet of the {card.name}"
         if target is not None and target.matched_by not in ("", "not matched"):
-            compared += f" (matched by {target.matched_by})"
+            compared = message("datasheet of the {card} (matched by {how})", card=card.name,
+                               how=_known(target.matched_by))
+        else:
+            compared = message("datasheet of the {card}", card=card.name)
     else:
-        name = (hello.device_name if hello is not None else None) or "this GPU"
-        compared = f"{NO_DATASHEET}: {name} is not in gpuscope's spec table"
+        name = (hello.device_name if hello is not None else None) or message("this GPU")
+        compared = message("no datasheet entry: {note}", note=message(
+            "{name} is not in gpuscope's spec table", name=name))
     return RunAssessment(target, card, device_label(hello), compared, results)

@@ -11,6 +11,8 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gpuscope.i18n import message
+
 
 class Unit(str, enum.Enum):
     TFLOPS = "TFLOPS"
@@ -86,7 +88,7 @@ def resolve_suites(names: Iterable[str]) -> tuple[str, ...]:
         elif name in _BY_ID:
             wanted.add(name)
         else:
-            raise UnknownSuiteError(
-                f"unknown suite or benchmark {name!r}; suites: {', '.join(SUITES)}; "
-                f"benchmarks: {', '.join(BENCHMARK_IDS)}")
+            raise UnknownSuiteError(message(
+                "unknown suite or benchmark {name}; suites: {suites}; benchmarks: {ids}",
+                name=repr(name), suites=", ".join(SUITES), ids=", ".join(BENCHMARK_IDS)))
     return tuple(b for b in BENCHMARK_IDS if b in wanted)

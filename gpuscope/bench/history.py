@@ -31,7 +31,10 @@ from gpuscope.bench.results import (
     primary_error,
     run_from_json,
     run_to_json,
+    status_words,
 )
+from gpuscope.bench.stability import result_stability
+from gpuscope.i18n import join, message
 
 DATA_DIR_ENV = "GPUSCOPE_DATA_DIR"
 APP_DIR_NAME = "gpuscope"
@@ -109,7 +112,8 @@ class RunHistory:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S)
         except (OSError, sqlite3.Error) as exc:
-            raise HistoryError(f"cannot open the run history {self.path}: {_why(exc)}") from exc
+            raise HistoryError(message("cannot open the run history {path}: {why}",
+                                       path=str(self.path), why=_why(exc))) from exc
         try:
             with connection:
                 connection.executescript(_SCHEMA)
@@ -119,12 +123,14 @@ class RunHistory:
                     connection.execute("INSERT INTO meta VALUES ('schema_version', ?)",
                                        (str(SCHEMA_VERSION),))
                 elif row[0] != str(SCHEMA_VERSION):
-                    raise HistoryError(f"the run history {self.path} has schema version "
-                                       f"{row[0]}; this gpuscope reads {SCHEMA_VERSION}")
+                    raise HistoryError(message(
+                        "the run history {path} has schema version {version}; this gpuscope "
+                        "reads {reads}", path=str(self.path), version=row[0],
+                        reads=SCHEMA_VERSION))
                 yield connection
         except sqlite3.Error as exc:
-            raise HistoryError(f"the run history {self.path} cannot be used: {_why(exc)}") \
-                from exc
+            raise HistoryError(message("the run history {path} cannot be used: {why}",
+                                       path=str(self.path), why=_why(exc))) from exc
         finally:
             connection.close()
 
@@ -176,13 +182,15 @@ class RunHistory:
         except FileNotFoundError:
             row = None
         if row is None:
-            raise HistoryError(f"there is no run {run_id} in the history")
+            raise HistoryError(message("there is no run {id} in the history", id=run_id))
         try:
             run = run_from_json(json.loads(row[0]))
         except (TypeError, ValueError) as exc:
-            raise HistoryError(f"run {run_id} in the history is damaged: {exc}") from exc
+            raise HistoryError(message("run {id} in the history is damaged: {error}",
+                                       id=run_id, error=str(exc))) from exc
         if run is None:
-            raise HistoryError(f"run {run_id} in the history is not a benchmark run")
+            raise HistoryError(message("run {id} in the history is not a benchmark run",
+                                       id=run_id))
         return run
 
     def delete(self, run_ids: Sequence[int] | int) -> int:
@@ -211,8 +219,11 @@ def _why(exc: BaseException) -> str:
 @dataclass(frozen=True, slots=True)
 class BenchmarkDelta:
     """One benchmark in two runs. `change` says what it means: "better", "worse", "within
-    spread" (the two runs' min..max ranges overlap), "only in A", "only in B", or "not
-    comparable" (a different unit, or a result that is not ok)."""
+    spread", "only in A", "only in B", or "not comparable" (a different unit, or a result that
+    is not ok). "within spread" means each run's median lies inside the other run's min..max
+    range of repeats, so the difference is no larger than the repeats' own scatter; ranges
+    that do not overlap, or that overlap only because one run spread widely, are a change.
+    The note names a run whose repeats were unstable (`gpuscope.bench.stability`)."""
 
     id: str
     title: str
@@ -239,8 +250,11 @@ class RunComparison:
 
 def _status_words(result: BenchmarkResult | None) -> str:
     if result is None:
-        return "not run"
-    return result.status.value + (f": {result.reason}" if result.reason else "")
+        return message("not run")
+    if result.reason:
+        return message("{status}: {reason}", status=status_words(result.status),
+                       reason=result.reason)
+    return status_words(result.status)
 
 
 def _delta(benchmark_id: str, a: BenchmarkResult | None,
@@ -254,27 +268,34 @@ def _delta(benchmark_id: str, a: BenchmarkResult | None,
     value_b = b.value if b is not None and b.status is ResultStatus.OK else None
     if value_a is None or value_b is None:
         if value_a is None and value_b is None:
-            change = "not comparable"
+            change = message("not comparable")
         else:
-            change = "only in A" if value_a is not None else "only in B"
-        note = f"A: {_status_words(a)}; B: {_status_words(b)}"
+            change = message("only in A") if value_a is not None else message("only in B")
+        note = message("A: {a}; B: {b}", a=_status_words(a), b=_status_words(b))
         return BenchmarkDelta(benchmark_id, title, unit, higher, value_a, value_b, None, None,
                               change, note)
     if a is not None and b is not None and a.unit != b.unit:
         return BenchmarkDelta(benchmark_id, title, unit, higher, value_a, value_b, None, None,
-                              "not comparable", f"units differ: {a.unit} and {b.unit}")
+                              message("not comparable"),
+                              message("units differ: {a} and {b}", a=a.unit, b=b.unit))
     delta = value_b - value_a
     percent = delta / value_a * 100 if value_a else None
     spread_a = a.spread if a is not None else None
     spread_b = b.spread if b is not None else None
-    overlap = spread_a is not None and spread_b is not None and \
-        spread_a.min <= spread_b.max and spread_b.min <= spread_a.max
-    if overlap or delta == 0:
-        change = "within spread"
-    else:
-        change = "better" if (delta > 0) == higher else "worse"
+    within = spread_a is not None and spread_b is not None and \
+        spread_b.min <= value_a <= spread_b.max and spread_a.min <= value_b <= spread_a.max
+    change = (message("within spread") if within or delta == 0
+              else message("better") if (delta > 0) == higher else message("worse"))
+    notes = []
+    for name, result in (("A", a), ("B", b)):
+        stability = result_stability(result) if result is not None else None
+        if stability is not None and stability.unstable:
+            notes.append(message("{run} unstable: {spread}", run=name, spread=stability.text))
     return BenchmarkDelta(benchmark_id, title, unit, higher, value_a, value_b, delta, percent,
-                          change)
+                          change, join("; ", notes))
+
+
+_NONE = message("none")
 
 
 def compare_runs(a: BenchRun, b: BenchRun) -> RunComparison:
@@ -284,11 +305,12 @@ def compare_runs(a: BenchRun, b: BenchRun) -> RunComparison:
     notes: list[str] = []
     label_a, label_b = device_label(a.hello), device_label(b.hello)
     if label_a != label_b:
-        notes.append(f"different devices: A ran on {label_a}, B on {label_b}")
+        notes.append(message("different devices: A ran on {a}, B on {b}", a=label_a, b=label_b))
     torch_a = a.hello.torch_version if a.hello is not None else None
     torch_b = b.hello.torch_version if b.hello is not None else None
     if torch_a != torch_b:
-        notes.append(f"different torch: A {torch_a or 'none'}, B {torch_b or 'none'}")
+        notes.append(message("different torch: A {a}, B {b}", a=torch_a or _NONE,
+                             b=torch_b or _NONE))
     if a.python != b.python:
-        notes.append(f"different interpreters: A {a.python}, B {b.python}")
+        notes.append(message("different interpreters: A {a}, B {b}", a=a.python, b=b.python))
     return RunComparison(a, b, rows, tuple(notes))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from gpuscope.decode import Decoder
+from gpuscope.i18n import message
 from gpuscope.model import JsonValue, json_int, json_list, to_jsonable
 
 RUN_SCHEMA = "gpuscope.bench/1"
@@ -44,6 +45,19 @@ class ResultStatus(str, enum.Enum):
     FAILED = "failed"  # ran and failed: wrong results, out of memory, an exception
 
 
+# A status in words, translatable (the status itself stays the English id).
+STATUS_WORDS: dict[str, str] = {
+    ResultStatus.OK.value: message("ok"), ResultStatus.UNSUPPORTED.value: message("unsupported"),
+    ResultStatus.FAILED.value: message("failed"),
+}
+
+
+def status_words(status: ResultStatus | str) -> str:
+    """A status as a translatable word ("ok", "unsupported", "failed")."""
+    value = status.value if isinstance(status, ResultStatus) else status
+    return STATUS_WORDS.get(value, value)
+
+
 class ErrorKind(str, enum.Enum):
     CRASH = "crash"  # killed by SIGSEGV, SIGBUS, SIGILL, SIGFPE
     ABORT = "abort"  # SIGABRT: a GPU runtime's fatal error (hipErrorNoBinaryForGpu)
@@ -68,6 +82,8 @@ class Spread:
     median: float
     max: float
     count: int
+    q1: float | None = None  # the quartiles of the repeats (None from older workers)
+    q3: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +98,8 @@ class MetricSummary:
     max: float
     samples: int
     source: str | None = None  # "amdsmi:...", "sysfs:/sys/class/drm/card1/device/..."
+    first: float | None = None  # the first and last reading: a clock rising over the
+    last: float | None = None  # benchmark was still ramping
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +224,10 @@ class BenchRun:
     stderr_tail: str | None = None
     target: BenchTarget | None = None  # None: not matched (the CPU, or an unclear device)
     telemetry_note: str | None = None  # why there is no telemetry, when there is none
+    # The device under test from the start of sampling to the first benchmark (the worker
+    # importing torch): a load already there shows here.
+    telemetry_before: BenchTelemetry | None = None
+    other_processes: tuple[str, ...] = ()  # "name (pid N)" on the GPU during the run
 
     @property
     def duration_s(self) -> float:
@@ -238,11 +260,12 @@ def primary_error(run: BenchRun) -> BenchError | None:
         return run.errors[0]
     failed = [r for r in run.results if r.status is ResultStatus.FAILED]
     if failed:
-        return BenchError(ErrorKind.WORKER, f"{failed[0].id} failed: {failed[0].reason}",
-                          failed[0].id)
+        return BenchError(ErrorKind.WORKER, message("{benchmark} failed: {reason}",
+                                                    benchmark=failed[0].id,
+                                                    reason=failed[0].reason), failed[0].id)
     if run.not_run:
-        return BenchError(ErrorKind.WORKER, "the worker finished without running "
-                          + ", ".join(run.not_run))
+        return BenchError(ErrorKind.WORKER, message("the worker finished without running {ids}",
+                                                    ids=", ".join(run.not_run)))
     return None
 
 
@@ -302,9 +325,9 @@ def result_from_json(raw: Any) -> BenchmarkResult | None:
         return None
     status, reason = result.status, result.reason
     if status is ResultStatus.FAILED and reason is None and raw.get("status") != "failed":
-        reason = f"unknown status {raw.get('status')!r}"
+        reason = message("unknown status {status}", status=repr(raw.get("status")))
     if status is ResultStatus.OK and result.value is None:
-        status, reason = ResultStatus.FAILED, "the worker reported no value"
+        status, reason = ResultStatus.FAILED, message("the worker reported no value")
     if status is ResultStatus.OK:
         return result
     return replace(result, status=status, reason=reason, value=None, spread=None)

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 
 from gpuscope.bench.results import BenchTelemetry, MetricSummary
+from gpuscope.i18n import join, message
 from gpuscope.metrics import (
     HOST_DEVICE,
     Metric,
@@ -41,6 +42,7 @@ _WANTED = frozenset(m.value for m in (*GPU_METRICS, *HOST_METRICS, Metric.THROTT
 # Enough ticks for a long full suite at the bench sampling rate; older ticks are dropped.
 MAX_TICKS = 50_000
 DEFAULT_RATE_HZ = 5.0
+_NO_READING = message("no reading during this benchmark")
 
 
 class TelemetryCapture:
@@ -122,6 +124,12 @@ class TelemetryCapture:
     # -- reading
 
     @property
+    def first_tick_s(self) -> float | None:
+        """The unix time of the first tick since `attach`."""
+        with self._lock:
+            return self._first_tick_s
+
+    @property
     def devices(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._ticks)
@@ -136,7 +144,8 @@ class TelemetryCapture:
             shown = label or self._labels.get(device, device)
             if started_unix_s is None or ended_unix_s is None:
                 return BenchTelemetry(device, shown, 0, self.rate_hz,
-                                      note="the benchmark's start or end time is unknown")
+                                      note=message("the benchmark's start or end time is "
+                                                   "unknown"))
             ticks = [(t, row) for t, row in self._ticks.get(device, ())
                      if started_unix_s <= t <= ended_unix_s]
             first, last = self._first_tick_s, self._last_tick_s
@@ -146,16 +155,18 @@ class TelemetryCapture:
         note = None
         if not ticks:
             if first is None or first > ended_unix_s:
-                why = "telemetry sampling had not started yet"
+                why = message("telemetry sampling had not started yet")
             elif last is not None and last < started_unix_s:
-                why = "telemetry sampling had stopped"
+                why = message("telemetry sampling had stopped")
+            elif self.rate_hz:
+                why = message("the benchmark took {seconds} s; a sample every {period} s",
+                              seconds=f"{duration:.2f}", period=f"{1 / self.rate_hz:.1f}")
             else:
-                period = f"; a sample every {1 / self.rate_hz:.1f} s" if self.rate_hz else ""
-                why = f"the benchmark took {duration:.2f} s{period}"
-            note = f"no telemetry sample during this benchmark: {why}"
+                why = message("the benchmark took {seconds} s", seconds=f"{duration:.2f}")
+            note = message("no telemetry sample during this benchmark: {why}", why=why)
         elif first is not None and first > started_unix_s + 1.0:
-            note = (f"telemetry sampling began {first - started_unix_s:.1f} s into this "
-                    "benchmark")
+            note = message("telemetry sampling began {seconds} s into this benchmark",
+                           seconds=f"{first - started_unix_s:.1f}")
         summaries: list[MetricSummary] = []
         missing: dict[str, str] = {}
         for metric in metrics:
@@ -164,7 +175,7 @@ class TelemetryCapture:
             if values:
                 summaries.append(_summarise(key, values, sources.get(key)))
             elif ticks:
-                missing[key] = reasons.get(key) or "no reading during this benchmark"
+                missing[key] = reasons.get(key) or _NO_READING
         throttle_values = [row[_THROTTLE] for _t, row in ticks if _THROTTLE in row]
         seen: list[str] = []
         throttled = 0
@@ -175,7 +186,7 @@ class TelemetryCapture:
             seen.extend(w for w in words if w not in seen)
         throttle_source = sources.get(_THROTTLE) if throttle_values else None
         if gpu and ticks and not throttle_values:
-            missing[_THROTTLE] = reasons.get(_THROTTLE) or "no reading during this benchmark"
+            missing[_THROTTLE] = reasons.get(_THROTTLE) or _NO_READING
         return BenchTelemetry(device=device, label=shown, samples=len(ticks),
                               rate_hz=self.rate_hz, metrics=tuple(summaries), missing=missing,
                               throttle_reasons=tuple(seen), throttled_samples=throttled,
@@ -190,7 +201,8 @@ def _real_throttle(words: Iterable[str]) -> tuple[str, ...]:
 def _summarise(metric: str, values: list[float], source: str | None) -> MetricSummary:
     return MetricSummary(metric=metric, label=metric_label(metric), unit=stored_unit(metric),
                          min=min(values), median=float(statistics.median(values)),
-                         max=max(values), samples=len(values), source=source)
+                         max=max(values), samples=len(values), source=source,
+                         first=values[0], last=values[-1])
 
 
 def telemetry_words(telemetry: BenchTelemetry | None) -> str:
@@ -198,37 +210,39 @@ def telemetry_words(telemetry: BenchTelemetry | None) -> str:
     power cap, max 71 °C, clock 1900-2500 MHz, max 305 W"; for the host "CPU 97%, RAM 5.1 GiB";
     or why there is none."""
     if telemetry is None:
-        return "no telemetry"
+        return message("no telemetry")
     if telemetry.samples == 0:
-        return telemetry.note or "no telemetry sample"
+        return telemetry.note or message("no telemetry sample")
     parts: list[str] = []
     if telemetry.device == HOST_DEVICE:
         cpu = telemetry.metric(Metric.HOST_CPU_PERCENT.value)
         if cpu is not None:
-            spread = f" (max {cpu.max:.0f}%)" if cpu.max - cpu.median >= 5 else ""
-            parts.append(f"CPU {cpu.median:.0f}%{spread}")
+            parts.append(message("CPU {percent}% (max {most}%)", percent=f"{cpu.median:.0f}",
+                                 most=f"{cpu.max:.0f}") if cpu.max - cpu.median >= 5
+                         else f"CPU {cpu.median:.0f}%")
         ram = telemetry.metric(Metric.HOST_RAM_USED_BYTES.value)
         if ram is not None:
             parts.append(f"RAM {ram.max / 2**30:.1f} GiB")
     else:
         if telemetry.throttle_reasons:
-            parts.append("throttled: " + ", ".join(telemetry.throttle_reasons))
+            parts.append(message("throttled: {reasons}",
+                                 reasons=", ".join(telemetry.throttle_reasons)))
         elif telemetry.throttle_source is not None:
-            parts.append("not throttled")
+            parts.append(message("not throttled"))
         temps = [m for m in (telemetry.metric(k.value) for k in (
             Metric.TEMP_JUNCTION_C, Metric.TEMP_EDGE_C)) if m is not None]
         if temps:
-            parts.append(f"max {temps[0].max:.0f} °C")
+            parts.append(message("max {temperature} °C", temperature=f"{temps[0].max:.0f}"))
         clock = telemetry.metric(Metric.SCLK_MHZ.value)
         if clock is not None:
             same = round(clock.min) == round(clock.max)
             span = f"{clock.max:.0f}" if same else f"{clock.min:.0f}-{clock.max:.0f}"
-            parts.append(f"clock {span} MHz")
+            parts.append(message("clock {span} MHz", span=span))
         power = telemetry.metric(Metric.POWER_W.value)
         if power is not None:
-            parts.append(f"max {power.max:.0f} W")
+            parts.append(message("max {power} W", power=f"{power.max:.0f}"))
         if telemetry.throttle_source is None:
-            parts.append("throttling not readable")
+            parts.append(message("throttling not readable"))
     if not parts:
-        return "no metric could be read"
-    return ", ".join(parts)
+        return message("no metric could be read")
+    return join(", ", parts)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from gpuscope import i18n
 from gpuscope.bench.protocol import PROTOCOL, DoneMessage, ProgressMessage, parse_message
 from gpuscope.bench.results import (
     BenchError,
@@ -216,6 +217,11 @@ class OneRun(Generic[EventT]):
         return self._thread is not None and self._thread.is_alive()
 
 
+def _while(benchmark: str | None) -> str:
+    """" while running matmul.fp16" (translatable), or "" when no benchmark was running."""
+    return i18n.message(" while running {benchmark}", benchmark=benchmark) if benchmark else ""
+
+
 class BenchRunner(OneRun[BenchEvent]):
     """One run of the worker. Not reusable: make a new runner per run."""
 
@@ -272,7 +278,7 @@ class BenchRunner(OneRun[BenchEvent]):
         messages: queue.Queue[dict[str, Any]] = queue.Queue()
         if self._cancel.is_set():
             yield from self._finish_unstarted(state, started_unix, BenchError(
-                ErrorKind.CANCELLED, "cancelled before the worker started"))
+                ErrorKind.CANCELLED, i18n.message("cancelled before the worker started")))
             return
         try:
             worker = WorkerProcess.start(self._argv(script), env=request.env,
@@ -300,8 +306,8 @@ class BenchRunner(OneRun[BenchEvent]):
                 error: BenchError | None = None
                 if self._cancel.is_set() and not state.done:
                     state.cancelled = True
-                    where = f" while running {state.current}" if state.current else ""
-                    error = BenchError(ErrorKind.CANCELLED, f"cancelled by the user{where}",
+                    error = BenchError(ErrorKind.CANCELLED, i18n.message(
+                        "cancelled by the user{where}", where=_while(state.current)),
                                        state.current)
                 elif raw is None and (state.done or worker.stdout_closed.is_set()):
                     # Messages are queued before stdout counts as closed: none is left.
@@ -342,8 +348,9 @@ class BenchRunner(OneRun[BenchEvent]):
             if message.protocol != PROTOCOL:
                 error = BenchError(
                     ErrorKind.PROTOCOL,
-                    f"the benchmark worker speaks protocol {message.protocol!r}, this "
-                    f"gpuscope reads {PROTOCOL}")
+                    i18n.message("the benchmark worker speaks protocol {protocol}, this "
+                                 "gpuscope reads {reads}", protocol=repr(message.protocol),
+                                 reads=PROTOCOL))
                 state.fatal = True
                 state.errors.append(error)
                 yield ErrorRaised(error)
@@ -370,25 +377,27 @@ class BenchRunner(OneRun[BenchEvent]):
                   started: float) -> BenchError | None:
         request = self.request
         now = time.monotonic()
-        where = f" while running {state.current}" if state.current else ""
+        where = _while(state.current)
         if now - started > request.overall_limit_s:
-            return BenchError(ErrorKind.TIMEOUT,
-                              f"the run did not finish within {request.overall_limit_s:g} s"
-                              f"{where}; the worker was killed", state.current)
+            return BenchError(ErrorKind.TIMEOUT, i18n.message(
+                "the run did not finish within {seconds} s{where}; the worker was killed",
+                seconds=f"{request.overall_limit_s:g}", where=where), state.current)
         if state.hello is None:
             if now - started > request.startup_timeout_s:
-                return BenchError(
-                    ErrorKind.HANG,
-                    f"no output for {request.startup_timeout_s:g} s after the worker started "
-                    f"(importing torch or initialising the GPU hung), killed")
+                return BenchError(ErrorKind.HANG, i18n.message(
+                    "no output for {seconds} s after the worker started (importing torch or "
+                    "initialising the GPU hung), killed",
+                    seconds=f"{request.startup_timeout_s:g}"))
             return None
         silent = now - worker.last_output_monotonic
         if silent > request.stall_timeout_s:
-            return BenchError(ErrorKind.HANG, f"no output for {request.stall_timeout_s:g} s"
-                              f"{where}, killed", state.current)
+            return BenchError(ErrorKind.HANG, i18n.message(
+                "no output for {seconds} s{where}, killed",
+                seconds=f"{request.stall_timeout_s:g}", where=where), state.current)
         if state.current and now - state.current_since > request.benchmark_timeout_s:
-            return BenchError(ErrorKind.TIMEOUT, f"{state.current} did not finish within "
-                              f"{request.benchmark_timeout_s:g} s; the worker was killed",
+            return BenchError(ErrorKind.TIMEOUT, i18n.message(
+                "{benchmark} did not finish within {seconds} s; the worker was killed",
+                benchmark=state.current, seconds=f"{request.benchmark_timeout_s:g}"),
                               state.current)
         return None
 
@@ -399,37 +408,37 @@ class BenchRunner(OneRun[BenchEvent]):
         detail = key_error_line(stderr)
         signame = signal_name(returncode)
         benchmark = state.current
-        if benchmark:
-            where = f" while running {benchmark}"
-        elif state.hello is None:
-            where = " before it reported anything"
-        else:
-            where = ""
+        where = (_while(benchmark) if benchmark else
+                 i18n.message(" before it reported anything") if state.hello is None else "")
         tail = f": {detail}" if detail else ""
         if signame in _CRASH_SIGNALS:
-            return BenchError(ErrorKind.CRASH, f"the benchmark worker crashed ({signame}){where}"
-                              f"{tail}", benchmark, signame, detail)
+            return BenchError(ErrorKind.CRASH, i18n.message(
+                "the benchmark worker crashed ({signal}){where}{tail}", signal=signame,
+                where=where, tail=tail), benchmark, signame, detail)
         if signame == "SIGABRT":
-            return BenchError(ErrorKind.ABORT, f"the benchmark worker aborted (SIGABRT){where}"
-                              f"{tail}", benchmark, signame, detail)
+            return BenchError(ErrorKind.ABORT, i18n.message(
+                "the benchmark worker aborted (SIGABRT){where}{tail}", where=where, tail=tail),
+                benchmark, signame, detail)
         if signame == "SIGKILL":
-            return BenchError(
-                ErrorKind.KILLED,
-                f"the benchmark worker was killed (SIGKILL){where}; the kernel's out-of-memory "
-                f"killer does this when RAM runs out (see dmesg)", benchmark, signame, detail)
+            return BenchError(ErrorKind.KILLED, i18n.message(
+                "the benchmark worker was killed (SIGKILL){where}; the kernel's out-of-memory "
+                "killer does this when RAM runs out (see dmesg)", where=where),
+                benchmark, signame, detail)
         if signame is not None:
-            return BenchError(ErrorKind.CRASH, f"the benchmark worker was killed by {signame}"
-                              f"{where}{tail}", benchmark, signame, detail)
+            return BenchError(ErrorKind.CRASH, i18n.message(
+                "the benchmark worker was killed by {signal}{where}{tail}", signal=signame,
+                where=where, tail=tail), benchmark, signame, detail)
         if state.hello is None:
             if detail and "SyntaxError" in stderr:
-                message = ("this interpreter cannot run the benchmark worker (it needs Python "
-                           f"3.9 or newer): {detail}")
+                message = i18n.message("this interpreter cannot run the benchmark worker (it "
+                                       "needs Python 3.9 or newer): {detail}", detail=detail)
             else:
-                message = (f"the interpreter did not run the benchmark worker (exit status "
-                           f"{returncode}){tail}")
+                message = i18n.message("the interpreter did not run the benchmark worker (exit "
+                                       "status {status}){tail}", status=returncode, tail=tail)
             return BenchError(ErrorKind.START, message, None, None, detail)
-        return BenchError(ErrorKind.EXITED, f"the benchmark worker exited with status "
-                          f"{returncode} before it was done{where}{tail}", benchmark, None, detail)
+        return BenchError(ErrorKind.EXITED, i18n.message(
+            "the benchmark worker exited with status {status} before it was done{where}{tail}",
+            status=returncode, where=where, tail=tail), benchmark, None, detail)
 
     def _finish_unstarted(self, state: _State, started_unix: float,
                           error: BenchError) -> Iterator[BenchEvent]:

@@ -19,13 +19,20 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gpuscope.bench.assess import is_gpu_run, match_target
-from gpuscope.bench.results import BenchmarkResult, BenchRun, BenchTarget, WorkerHello
+from gpuscope.bench.results import (
+    BenchmarkResult,
+    BenchRun,
+    BenchTarget,
+    BenchTelemetry,
+    WorkerHello,
+)
 from gpuscope.bench.run_telemetry import DEFAULT_RATE_HZ, TelemetryCapture
 from gpuscope.bench.runner import (
     BenchEvent,
@@ -36,6 +43,7 @@ from gpuscope.bench.runner import (
     ResultReceived,
     RunFinished,
 )
+from gpuscope.i18n import message
 from gpuscope.metrics import HOST_DEVICE
 from gpuscope.model import Gpu
 from gpuscope.telemetry.sampler import Sampler
@@ -132,7 +140,7 @@ class BenchSession(OneRun[SessionEvent]):
             threading.Thread(target=self._find_machine, daemon=True,
                              name=f"{THREAD_PREFIX}machine").start()
         else:
-            self._machine_error = "telemetry was not sampled for this run"
+            self._machine_error = message("telemetry was not sampled for this run")
             self._machine_ready.set()
         try:
             for event in self.runner.events():
@@ -149,9 +157,9 @@ class BenchSession(OneRun[SessionEvent]):
                     if event.run.hello is not None and not self._machine_ready.wait(
                             max(0.0, left)):
                         with self._lock:
-                            self._machine_error = (
-                                f"the machine's GPUs were not listed within "
-                                f"{self._machine_timeout_s:g} s")
+                            self._machine_error = message(
+                                "the machine's GPUs were not listed within {seconds} s",
+                                seconds=f"{self._machine_timeout_s:g}")
                     yield from self._target_event()
                     yield RunFinished(self._finish(event.run))
                 else:
@@ -168,8 +176,8 @@ class BenchSession(OneRun[SessionEvent]):
         except Exception as exc:  # a probe bug must not end the run: it is its reason
             log.exception("listing the machine for a benchmark run failed")
             with self._lock:
-                self._machine_error = f"the machine could not be listed: " \
-                                      f"{type(exc).__name__}: {exc}"
+                self._machine_error = message("the machine could not be listed: {error}",
+                                              error=f"{type(exc).__name__}: {exc}")
             self._machine_ready.set()
             return
         sampler: Sampler | None = machine.sampler
@@ -191,14 +199,16 @@ class BenchSession(OneRun[SessionEvent]):
                     owned.start()
         except Exception as exc:
             log.exception("telemetry for a benchmark run could not start")
-            error = f"telemetry could not start: {type(exc).__name__}: {exc}"
+            error = message("telemetry could not start: {error}",
+                            error=f"{type(exc).__name__}: {exc}")
         with self._lock:
             self._machine = machine
             self._own_sampler = owned
             if error is not None:
                 self._machine_error = error
             elif sampler is None:
-                self._machine_error = machine.note or "no telemetry source for this machine"
+                self._machine_error = machine.note or message(
+                    "no telemetry source for this machine")
             late = self._closed
         self._machine_ready.set()
         if late:  # the run ended first
@@ -216,17 +226,17 @@ class BenchSession(OneRun[SessionEvent]):
         device: str | None
         missing: str | None = None
         if machine is None:  # the machine could not be listed, or not in time
-            device, missing = None, error or "the machine's GPUs are not known"
+            device, missing = None, error or message("the machine's GPUs are not known")
         elif not is_gpu_run(hello):
             device = HOST_DEVICE if hello.device == "cpu" else None
         elif target is not None and target.gpu_index is not None:
             device = target.pci_bus or f"gpu{target.gpu_index}"
         else:
             device = None
-            missing = ("the GPU the worker ran on was not found among the machine's GPUs, so "
-                       "its telemetry is not known")
+            missing = message("the GPU the worker ran on was not found among the machine's "
+                              "GPUs, so its telemetry is not known")
         if device is not None and not self._capturing:
-            missing, device = error or "no telemetry was sampled", None
+            missing, device = error or message("no telemetry was sampled"), None
         self._target, self._telemetry_device, self._telemetry_missing = target, device, missing
         yield TargetKnown(target, device, missing)
 
@@ -244,7 +254,32 @@ class BenchSession(OneRun[SessionEvent]):
             with self._lock:
                 note = self._machine_error
         return dataclasses.replace(run, results=results, target=self._target,
-                                   telemetry_note=note)
+                                   telemetry_note=note, telemetry_before=self._before(results),
+                                   other_processes=self._other_processes(run.hello))
+
+    def _before(self, results: tuple[BenchmarkResult, ...]) -> BenchTelemetry | None:
+        """The device under test from the first sample to the first benchmark: a load that
+        was there before the run."""
+        device, first = self._telemetry_device, self.capture.first_tick_s
+        starts = [r.started_unix_s for r in results if r.started_unix_s is not None]
+        if device is None or first is None or not starts or first >= min(starts):
+            return None
+        return self.capture.summary(device, first, min(starts))
+
+    def _other_processes(self, hello: WorkerHello | None) -> tuple[str, ...]:
+        """The processes on the GPU under test other than the worker (and gpuscope)."""
+        with self._lock:
+            machine, owned = self._machine, self._own_sampler
+        sampler = owned or (machine.sampler if machine is not None else None)
+        device = self._telemetry_device
+        if sampler is None or device is None or device == HOST_DEVICE:
+            return ()
+        snapshot = sampler.processes.get(device)
+        if snapshot is None:
+            return ()
+        mine = {os.getpid(), hello.pid if hello is not None else None}
+        return tuple(f"{p.name or 'a process'} (pid {p.pid})" for p in snapshot.processes
+                     if p.pid not in mine)
 
     def _close(self) -> None:
         with self._lock:

@@ -179,6 +179,9 @@ class DoctorLoader(QObject):
     inspection_started = Signal(object)
     interpreter_answered = Signal(object)
     inspection_finished = Signal(object)
+    # The whole FrameworkInspection of a finished inspection (the Benchmarks page picks its
+    # default interpreter from it instead of inspecting again).
+    inspection_done = Signal(object)
     inspection_failed = Signal(str)
     inspection_cancelled = Signal()
 
@@ -355,6 +358,7 @@ class DoctorLoader(QObject):
         self._inspected = tuple(a.choice.python for a in inspection.answers)
         self.inspection_finished.emit(inspection.frameworks)
         self._set_live(inspection)
+        self.inspection_done.emit(inspection)
 
     def _on_inspection_failed(self, message: str) -> None:
         self.inspection_failed.emit(message)

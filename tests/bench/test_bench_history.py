@@ -9,6 +9,7 @@ import io
 import json
 import os
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -149,18 +150,19 @@ def test_the_cli_keeps_runs_and_lists_shows_compares_deletes(
     monkeypatch.setenv("GPUSCOPE_BENCH_SCALE", tiny_env["GPUSCOPE_BENCH_SCALE"])
     history = RunHistory(tmp_path / "runs.sqlite")
     out, err = io.StringIO(), io.StringIO()
-    assert bench_command(["latency.launch"], as_json=True, history=history, machine=None,
-                         stdout=out, stderr=err) == 0
+    python = sys.executable
+    assert bench_command(["latency.launch"], python=python, as_json=True, history=history,
+                         machine=None, stdout=out, stderr=err) == 0
     document = json.loads(out.getvalue())
     first = document["history"]["id"]
     assert document["history"] == {"id": first, "path": str(history.path), "not_saved": None}
     out = io.StringIO()
-    assert bench_command(["latency.launch"], history=history, machine=None, stdout=out,
-                         stderr=err) == 0
+    assert bench_command(["latency.launch"], python=python, history=history, machine=None,
+                         stdout=out, stderr=err) == 0
     assert f"Kept as run {first + 1} in {history.path}" in out.getvalue()
     out = io.StringIO()
-    assert bench_command(["latency.launch"], history=history, machine=None, save=False,
-                         stdout=out, stderr=err) == 0
+    assert bench_command(["latency.launch"], python=python, history=history, machine=None,
+                         save=False, stdout=out, stderr=err) == 0
     assert "Kept as run" not in out.getvalue()
     assert [r.id for r in history.list()] == [first + 1, first]
 

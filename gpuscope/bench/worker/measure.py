@@ -182,8 +182,11 @@ def measure(ctx: Context, fn: Callable[[], Any], progress: Progress, host: bool 
 
 
 def spread(values: list[float]) -> dict[str, Any]:
+    # The quartiles let gpuscope tell a spread-out result from one slow repeat.
+    quartiles = (statistics.quantiles(values, n=4, method="inclusive") if len(values) >= 2
+                 else [values[0]] * 3)
     return {"min": min(values), "median": statistics.median(values), "max": max(values),
-            "count": len(values)}
+            "count": len(values), "q1": quartiles[0], "q3": quartiles[2]}
 
 
 def rate_result(result: dict[str, Any], m: Measurement, work_per_call: float,

@@ -10,10 +10,11 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from gpuscope.bench.assess import RunAssessment
+from gpuscope.bench.assess import RunAssessment, no_datasheet_reason
 from gpuscope.bench.results import BenchRun, ResultStatus
 from gpuscope.knowledge.bench_expectations import BENCHMARKS as EXPECTATIONS
 from gpuscope.metrics import shown_unit
+from gpuscope.ui.i18n import core_text
 from gpuscope.ui.theme import MUTED_COLOR, gpu_color
 from gpuscope.ui.widgets import PlotPanel, make_label
 
@@ -96,8 +97,8 @@ class BenchChart(PlotPanel):
         if not self._bars:
             self.note.setText(self._empty_text)
         elif all(bar.peak is None for bar in self._bars):
-            why = assessment.compared_with if assessment is not None else ""
-            why = why.removeprefix("no datasheet entry: ")
+            why = core_text(no_datasheet_reason(assessment.compared_with)
+                            if assessment is not None else "")
             self.note.setText(self.tr("No datasheet peak to draw: {why}.").format(why=why))
         else:
             missing = [bar.label for bar in self._bars if bar.peak is None]

@@ -48,14 +48,14 @@ class BenchCompareDialog(QDialog):
         def describe(run: BenchRun) -> str:
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started_unix_s))
             torch = run.hello.torch_version if run.hello is not None else None
-            return f"{device_label(run.hello)}, {started}, torch {torch or '–'}"
+            return f"{core_text(device_label(run.hello))}, {started}, torch {torch or '–'}"
 
         column.addWidget(make_label(self.tr("A: run {id} — {what}").format(
             id=id_a, what=describe(comparison.a))))
         column.addWidget(make_label(self.tr("B: run {id} — {what}").format(
             id=id_b, what=describe(comparison.b))))
         for note in comparison.notes:
-            column.addWidget(make_label(note, color=WARN_COLOR))
+            column.addWidget(make_label(core_text(note), color=WARN_COLOR))
         headers = [self.tr("Benchmark"), self.tr("A"), self.tr("B"), self.tr("Unit"),
                    self.tr("B vs A"), self.tr("Change"), self.tr("Note")]
         self.table = QTableWidget(len(comparison.rows), len(headers))
@@ -67,7 +67,7 @@ class BenchCompareDialog(QDialog):
             cells = [core_text(delta.title), format_value(delta.value_a),
                      format_value(delta.value_b), delta.unit,
                      f"{delta.delta_pct:+.1f}%" if delta.delta_pct is not None else "–",
-                     core_text(delta.change), delta.note]
+                     core_text(delta.change), core_text(delta.note)]
             for column_index, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(plain_tooltip(text))
@@ -178,10 +178,11 @@ class BenchHistoryPanel(QWidget):
             outcome = (self.tr("ok, {n} results").format(n=stored.results) if stored.ok
                        else (stored.error or self.tr("not ok")).split(":", 1)[0])
             tip = plain_tooltip(
-                f"{stored.device}\n{stored.python}\ntorch {stored.torch or '–'}\n"
+                f"{core_text(stored.device)}\n{stored.python}\ntorch {stored.torch or '–'}\n"
                 f"{', '.join(stored.benchmarks)}" + (f"\n{stored.error}" if stored.error
                                                       else ""))
-            for column, text in enumerate((str(stored.id), when, stored.device, outcome)):
+            for column, text in enumerate((str(stored.id), when, core_text(stored.device),
+                                           outcome)):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, stored.id)
                 item.setToolTip(tip)

@@ -2,10 +2,11 @@
 each result against the card's datasheet, with the telemetry recorded while it ran.
 
 A Run button per suite (quick, full, each family) and "Run all" (the full suite on every GPU the
-worker sees, one after the other); the interpreter (this Python by default, or one of the
-environments found on this machine) and the device; progress of the run and of the current
-benchmark; Cancel. The results table shows value, spread, % of the datasheet peak and the
-verdict, the relative error, the library, and what the clocks, power and temperature did; the
+worker sees, one after the other); the interpreter (by default the inspected one whose PyTorch
+can use the GPU, as `gpuscope bench` chooses it; when none has PyTorch, the line saying what to
+install) and the device; progress of the run and of the current benchmark; Cancel. The results
+table shows value, spread, % of the datasheet peak and the verdict (unstable when the repeats
+disagree), the relative error, the library, and what the clocks, power and temperature did; the
 chart puts measured matmul throughput beside the datasheet peak per precision. Past runs come
 from the run history (SQLite), can be shown again, deleted, and two of them compared.
 
@@ -39,21 +40,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuscope.bench.assess import (
-    RunAssessment,
-    assess_result,
-    assess_run,
-    device_label,
-)
+from gpuscope.bench.assess import RunAssessment, assess_run, device_label
 from gpuscope.bench.catalog import FAMILIES, SUITES, resolve_suites
 from gpuscope.bench.history import RunHistory
+from gpuscope.bench.interpreter import BenchInterpreter
 from gpuscope.bench.results import (
     BenchError,
     BenchmarkResult,
     BenchRun,
     BenchTarget,
-    ErrorKind,
-    ResultStatus,
     WorkerHello,
     primary_error,
 )
@@ -74,24 +69,31 @@ from gpuscope.bench.session import (
     live_machine,
 )
 from gpuscope.evidence import LiveSystem, System
-from gpuscope.knowledge.specs import gpu_spec
-from gpuscope.model import OriginKind
+from gpuscope.inventory import FrameworkInspection
+from gpuscope.model import Inventory, OriginKind
 from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
 from gpuscope.ui.background import BackgroundTask, Relay
 from gpuscope.ui.bench.chart import BenchChart
 from gpuscope.ui.bench.history import BenchHistoryPanel
+from gpuscope.ui.bench.interpreter import (
+    DefaultInterpreter,
+    InterpreterPicker,
+    live_pick,
+    pick_from,
+)
 from gpuscope.ui.bench.table import COLUMNS as COLUMNS
-from gpuscope.ui.bench.table import BenchResultsTable
+from gpuscope.ui.bench.table import (
+    BenchResultsTable,
+    error_words,
+    errors_text,
+    verdict_line,
+)
+from gpuscope.ui.i18n import core_text
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import css_color, make_label, plain_tooltip
 
 EnvironmentFinder = Callable[[System, str], tuple[PythonEnv, ...]]
 SessionFactory = Callable[[BenchRequest, MachineProvider | None], BenchSession]
-
-# Errors that end the worker: the page says what happened in its error line.
-_ENDING = (ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED, ErrorKind.HANG,
-           ErrorKind.TIMEOUT, ErrorKind.START, ErrorKind.PROTOCOL, ErrorKind.NO_TORCH,
-           ErrorKind.DEVICE, ErrorKind.EXITED)
 
 
 def _default_session(request: BenchRequest, machine: MachineProvider | None) -> BenchSession:
@@ -114,6 +116,7 @@ class BenchPage(QWidget):
         history: RunHistory | None = None,
         request_options: Mapping[str, Any] | None = None,
         session_factory: SessionFactory = _default_session,
+        choose_interpreter: InterpreterPicker | None = live_pick,
     ) -> None:
         super().__init__(parent)
         self._current_python = current_python
@@ -142,6 +145,9 @@ class BenchPage(QWidget):
         self._discovery = BackgroundTask("bench-python-envs", self)
         self._discovery.done.connect(self._on_environments)
         self._discovery.failed.connect(self._on_discovery_failed)
+        self._user_chose_python = False  # a choice by hand is never replaced by the default
+        self.default_interpreter = DefaultInterpreter(choose_interpreter, current_python, self)
+        self.default_interpreter.picked.connect(self._on_default_interpreter)
         self._build()
 
     # ------------------------------------------------------------------ layout
@@ -182,6 +188,8 @@ class BenchPage(QWidget):
         self.python_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.python_box.setMinimumContentsLength(30)
         self.python_box.currentIndexChanged.connect(self._on_python_changed)
+        self.python_box.activated.connect(lambda _index: setattr(self, "_user_chose_python",
+                                                                 True))
         self._add_python(self._current_python, self.tr("this Python (gpuscope's)"))
         python_row = QHBoxLayout()
         python_row.setSpacing(6)
@@ -227,6 +235,9 @@ class BenchPage(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         buttons.addWidget(self.cancel_button)
         controls.addLayout(buttons, 1, 1)
+        self.interpreter_note = make_label("", color=MUTED_COLOR)
+        self.interpreter_note.setObjectName("benchInterpreterNote")
+        controls.addWidget(self.interpreter_note, 2, 1)
         controls.setColumnStretch(1, 1)
         outer.addLayout(controls)
 
@@ -306,6 +317,8 @@ class BenchPage(QWidget):
             self._discovered = True
             self.refresh_environments()
             self.past_runs.refresh()
+            if self._system is None or self._system.origin_kind is OriginKind.LIVE:
+                self._choose_default(None)
 
     def refresh_environments(self) -> None:
         """Find the Python environments of this machine (off the GUI thread); benchmarks run
@@ -328,6 +341,34 @@ class BenchPage(QWidget):
         self.python_box.setToolTip(plain_tooltip(
             self.tr("Looking for environments failed: {message}").format(message=message)))
 
+    def use_inspection(self, inspection: FrameworkInspection, inventory: Inventory) -> None:
+        """Choose the default interpreter from interpreters already inspected on this machine
+        (the doctor's live inspection), instead of inspecting them again."""
+        self.default_interpreter.use(pick_from(inspection, inventory))
+
+    def _choose_default(self, then: Callable[[], None] | None) -> bool:
+        """Start choosing the default interpreter (unless chosen, or one was picked by hand);
+        True when `then` waits for it."""
+        chooser = self.default_interpreter
+        waits = not self._user_chose_python and chooser.after_pick(then or (lambda: None))
+        if chooser.is_running:
+            self.interpreter_note.setText(self.tr(
+                "Looking for an interpreter whose PyTorch can use the GPU…"))
+        return waits and then is not None
+
+    def _on_default_interpreter(self, pick: BenchInterpreter) -> None:
+        self.interpreter_note.setStyleSheet("")
+        reason = core_text(pick.reason)
+        if pick.python is None:
+            self.interpreter_note.setText(reason)
+            self.interpreter_note.setStyleSheet(f"color: {css_color(ERROR_COLOR)};")
+            return
+        if not self._user_chose_python and not self.is_running:
+            self._add_python(pick.python, self.tr("PyTorch {version}").format(
+                version=pick.torch_version or "?"))
+            self.python_box.setCurrentIndex(self.python_box.findData(pick.python))
+        self.interpreter_note.setText(self.tr("Default: {reason}").format(reason=reason))
+
     def _add_python(self, path: str, name: str) -> None:
         index = self.python_box.findData(path)
         if index < 0:
@@ -343,7 +384,9 @@ class BenchPage(QWidget):
         return str(data) if data else self._current_python
 
     def set_python(self, path: str) -> None:
-        """Use `path` for the next run (added to the list if it is not there)."""
+        """Use `path` for the next run (added to the list if it is not there); the default
+        interpreter no longer replaces it."""
+        self._user_chose_python = True
         self._add_python(path, os.path.basename(os.path.dirname(os.path.dirname(path)))
                          or path)
         self.python_box.setCurrentIndex(self.python_box.findData(path))
@@ -391,15 +434,16 @@ class BenchPage(QWidget):
 
     def run_suite(self, suite: str, device: str | None = None) -> None:
         """Run a suite (quick, full, a family) or benchmark ids; ignored while one runs."""
-        if self._session is not None:
-            return
+        if self._session is not None or self._choose_default(
+                lambda: self.run_suite(suite, device)):
+            return  # the run starts once the default interpreter is chosen
         self._run_all = False
         self._queue = []
         self._start(suite, device or self.device())
 
     def run_all(self) -> None:
         """The full suite on the chosen device, then on every other GPU the worker reports."""
-        if self._session is not None:
+        if self._session is not None or self._choose_default(self.run_all):
             return
         self._run_all = True
         self._queue = []
@@ -563,11 +607,19 @@ class BenchPage(QWidget):
         hello = self._hello
         if hello is None:
             return
-        parts = [device_label(hello)]
+        pick = self.default_interpreter.pick
+        if not hello.torch_version:  # the worker stopped at `import torch`: name the device
+            self.run_info.setText(self.tr("Nothing ran on {device}: {python} has no PyTorch.")
+                                  .format(device=pick.device if pick and pick.device
+                                          else self.tr("this machine"),
+                                          python=hello.python or self.python()))
+            return
+        parts = [core_text(device_label(hello))]
         if hello.torch_version:
             parts.append(f"torch {hello.torch_version}")
         if assessment is not None:
-            parts.append(self.tr("compared with: {what}").format(what=assessment.compared_with))
+            what = core_text(assessment.compared_with)
+            parts.append(self.tr("compared with: {what}").format(what=what))
         elif self._target_known:
             if self._target is not None and self._target.spec_name:
                 parts.append(self.tr("compared with: datasheet of the {card}").format(
@@ -589,73 +641,24 @@ class BenchPage(QWidget):
         if not errors:
             self.error_label.hide()
             return
-        ending = next((e for e in errors if e.kind in _ENDING), None)
-        if run is not None:
-            ending = primary_error(run) or ending
-        if ending is not None and ending.kind not in (*_ENDING, ErrorKind.CANCELLED):
-            ending = None  # an out of memory or a wrong result: the run went on
-        lines = []
-        if ending is not None and ending.kind is ErrorKind.CANCELLED:
-            lines.append(self.tr("Cancelled: {message}").format(message=ending.message))
-        elif ending is not None and ending.kind in _ENDING:
-            lines.append(self.error_words(ending))
-            if run is not None and run.results:
-                lines.append(self.tr("The {count} results before it are kept below.").format(
-                    count=len(run.results)))
-        lines.extend(self.error_words(e) for e in errors
-                     if e is not ending and e.kind is not ErrorKind.CANCELLED)
-        self.error_label.setText("\n".join(lines))
-        self.error_label.setToolTip(plain_tooltip(
-            "\n".join(f"{e.kind.value}: {e.message}" + (f"\n  {e.detail}" if e.detail else "")
-                      for e in errors)))
+        text, tooltip = errors_text(errors, run, self.default_interpreter.pick, self.python())
+        self.error_label.setText(text)
+        self.error_label.setToolTip(plain_tooltip(tooltip))
         self.error_label.show()
 
-    def error_words(self, error: BenchError) -> str:
-        """One line naming what happened: the runner's own sentence where it names it (a
-        crash, an abort, a kill), else a word for the kind before it."""
-        message = error.message
-        if error.kind in (ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED, ErrorKind.EXITED):
-            return message[:1].upper() + message[1:]
-        if error.kind is ErrorKind.OOM:
-            detail = message.removeprefix("out of memory: ")
-            return self.tr("Out of memory in {benchmark}: {detail}").format(
-                benchmark=error.benchmark or self.tr("the worker"), detail=detail)
-        if error.kind is ErrorKind.WRONG_RESULT:
-            return self.tr("Wrong results in {benchmark}: {message}").format(
-                benchmark=error.benchmark or "?", message=message)
-        words = {
-            ErrorKind.HANG: self.tr("The benchmark worker hung"),
-            ErrorKind.TIMEOUT: self.tr("Out of time"),
-            ErrorKind.START: self.tr("The benchmark worker could not start"),
-            ErrorKind.NO_TORCH: self.tr("No torch in this interpreter"),
-            ErrorKind.DEVICE: self.tr("No such device"),
-            ErrorKind.PROTOCOL: self.tr("Another version of the benchmark worker"),
-            ErrorKind.EXCEPTION: self.tr("A benchmark failed"),
-        }
-        return f"{words.get(error.kind, error.kind.value)}: {message}"
+    @staticmethod
+    def error_words(error: BenchError) -> str:
+        """One line naming what happened (`gpuscope.ui.bench.table.error_words`)."""
+        return error_words(error)
 
     def _on_row_selected(self) -> None:
         benchmark = self.table.selected_benchmark()
-        if benchmark is None:
-            self.verdict_label.setText("")
-            return
         result = next((r for r in self._results if r.id == benchmark), None)
-        if result is None:
-            return
-        if result.status is not ResultStatus.OK:
-            self.verdict_label.setText(f"{benchmark}: {result.reason or result.status.value}")
-            return
-        judged = None
-        if self._shown_assessment is not None and self._shown_run is not None and \
-                self._shown_run.result(benchmark) is result:
-            judged = self._shown_assessment.result(benchmark)
-        elif self._target_known and self._hello is not None:
-            card = gpu_spec(self._target.spec_name) if self._target is not None and \
-                self._target.spec_name else None
-            judged = assess_result(result, card, gpu_run=bool(
-                self._hello.device and self._hello.device.startswith("cuda")),
-                build=self._hello.torch_version)
-        self.verdict_label.setText(f"{benchmark}: {judged.text}" if judged is not None else "")
+        shown = self._shown_run if self._shown_run is not None and result is not None and \
+            self._shown_run.result(result.id) is result else None
+        self.verdict_label.setText(verdict_line(
+            result, shown, self._shown_assessment if shown is not None else None,
+            self._hello if self._target_known else None, self._target))
 
     # ------------------------------------------------------------------ results shown
 
@@ -691,4 +694,5 @@ class BenchPage(QWidget):
             self._session.cancel()
             self._session = None
         self._discovery.cancel()
+        self.default_interpreter.cancel()
         self.past_runs.shutdown()

@@ -24,7 +24,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="Render the Benchmarks page after a run.")
     parser.add_argument("-o", "--output", required=True, metavar="PNG")
     parser.add_argument("--suite", default="quick", help="quick (default), full, a family")
-    parser.add_argument("--python", default=sys.executable, metavar="PATH")
+    parser.add_argument("--python", default=None, metavar="PATH",
+                        help="default: the page's own choice (the inspected interpreter whose "
+                             "PyTorch can use the GPU)")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
     parser.add_argument("--size", default=None, metavar="WxH")
@@ -70,7 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             page.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
             page.show()
         wait_until(lambda: not page.is_discovering, 30)
-        page.set_python(args.python)
+        if args.python:
+            page.set_python(args.python)
+        else:
+            wait_until(lambda: not page.default_interpreter.is_running, 60)
         page.set_device(args.device)
         page.run_suite(args.suite)
         if not wait_until(lambda: not page.is_running, args.timeout):

@@ -1,6 +1,8 @@
 """The Benchmarks page's results table: one row per result with its value, spread, % of the
-datasheet peak and verdict, the relative error, the library, and what the clocks, power and
-temperature did; tooltips give the datasheet source and every telemetry metric."""
+datasheet peak and verdict (unstable when the repeats disagree), the relative error, the
+library, and what the clocks, power and temperature did; tooltips give the datasheet source and
+every telemetry metric. Also the words above it: the selected result's verdict, and the error
+line (what ended a run, and the errors that did not end it)."""
 
 from __future__ import annotations
 
@@ -16,10 +18,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuscope.bench.assess import ResultAssessment, RunAssessment
+from gpuscope.bench.assess import ResultAssessment, RunAssessment, assess_result, is_gpu_run
 from gpuscope.bench.catalog import spec as catalog_spec
-from gpuscope.bench.results import BenchmarkResult, BenchTelemetry, ResultStatus
+from gpuscope.bench.interpreter import BenchInterpreter
+from gpuscope.bench.results import (
+    BenchError,
+    BenchmarkResult,
+    BenchRun,
+    BenchTarget,
+    BenchTelemetry,
+    ErrorKind,
+    ResultStatus,
+    WorkerHello,
+    primary_error,
+    status_words,
+)
 from gpuscope.bench.run_telemetry import telemetry_words
+from gpuscope.bench.stability import result_stability
+from gpuscope.knowledge.specs import gpu_spec
 from gpuscope.metrics import shown_unit
 from gpuscope.ui.bench.history import format_value
 from gpuscope.ui.i18n import core_text, translate
@@ -43,7 +59,7 @@ def telemetry_details(telemetry: BenchTelemetry | None) -> str:
              + (translate("BenchPage", " at {rate} Hz").format(rate=f"{telemetry.rate_hz:g}")
                 if telemetry.rate_hz else "")]
     if telemetry.note:
-        lines.append(telemetry.note)
+        lines.append(core_text(telemetry.note))
     for metric in telemetry.metrics:
         scale, unit = (2**-30, "GiB") if metric.unit == "B" else (1.0, metric.unit)
         lines.append(f"{metric.label}: {metric.min * scale:.4g} / {metric.median * scale:.4g} / "
@@ -60,8 +76,33 @@ def telemetry_details(telemetry: BenchTelemetry | None) -> str:
             source=telemetry.throttle_source))
     for name, reason in telemetry.missing.items():
         lines.append(translate("BenchPage", "{name}: not available ({reason})").format(
-            name=name, reason=reason))
+            name=name, reason=core_text(reason)))
     return "\n".join(lines)
+
+
+def verdict_line(result: BenchmarkResult | None, run: BenchRun | None,
+                 assessment: RunAssessment | None, hello: WorkerHello | None,
+                 target: BenchTarget | None) -> str:
+    """The selected result's verdict in words, and its stability when unstable: from the run
+    on show and its assessment, else (a run in progress) judged against the target's card
+    once it is known (`hello` given); "" when there is nothing to say."""
+    if result is None:
+        return ""
+    if result.status is not ResultStatus.OK:
+        return f"{result.id}: {core_text(result.reason or status_words(result.status))}"
+    judged = assessment.result(result.id) if assessment is not None else None
+    if judged is None and hello is not None:
+        card = gpu_spec(target.spec_name) if target is not None and target.spec_name else None
+        judged = assess_result(result, card, gpu_run=is_gpu_run(hello),
+                               build=hello.torch_version)
+    if judged is None:
+        return ""
+    stability = judged.stability if run is not None else result_stability(result)
+    text = f"{result.id}: {core_text(judged.text)}"
+    if stability is not None and stability.unstable:
+        text += "\n" + translate("BenchPage", "Unstable: {words}").format(
+            words=core_text(stability.detail))
+    return text
 
 
 class BenchResultsTable(QTableWidget):
@@ -116,6 +157,9 @@ class BenchResultsTable(QTableWidget):
                         percent += translate("BenchPage", " of {peak}").format(
                             peak=f"{judged.peak.value:.3g}")
                 verdict = core_text(judged.level_word)
+                if judged.unstable:  # the median is not to be believed
+                    verdict = translate("BenchPage", "unstable · {verdict}").format(
+                        verdict=verdict)
             elif not ok:
                 verdict = core_text(result.status.value)
             error = ""
@@ -126,7 +170,8 @@ class BenchResultsTable(QTableWidget):
             cells = {
                 "benchmark": title, "value": value, "spread": spread, "percent": percent,
                 "verdict": verdict, "error": error, "library": result.math_library or "",
-                "telemetry": telemetry_words(result.telemetry) if ok else (result.reason or ""),
+                "telemetry": core_text(telemetry_words(result.telemetry) if ok
+                                       else (result.reason or "")),
             }
             items = [QTableWidgetItem(cells[key]) for key in COLUMNS]
             for column, item in enumerate(items):
@@ -151,7 +196,7 @@ class BenchResultsTable(QTableWidget):
         if judged is not None:
             level = judged.level if ok else result.status.value
             verdict.setForeground(_LEVEL_COLORS.get(level, MUTED_COLOR))
-            tip = judged.text
+            tip = core_text(judged.text)
             if judged.peak is not None:
                 tip += "\n\n" + translate("BenchPage", "Peak: {value} {unit} {what} — {note}\n"
                                            "Source: {source}").format(
@@ -159,14 +204,18 @@ class BenchResultsTable(QTableWidget):
                     what=judged.peak.label, note=judged.peak.note,
                     source="".join(f"\n  {source}" for source in judged.peak.sources))
             elif judged.peak_missing:
-                tip += f"\n\n{judged.peak_missing}"
+                tip += f"\n\n{core_text(judged.peak_missing)}"
+            if judged.stability is not None and judged.unstable:
+                verdict.setForeground(WARN_COLOR)
+                tip = translate("BenchPage", "Unstable: {words}").format(
+                    words=core_text(judged.stability.detail)) + "\n\n" + tip
             verdict.setToolTip(plain_tooltip(tip))
             percent.setToolTip(plain_tooltip(tip))
         elif not ok:
             verdict.setForeground(_LEVEL_COLORS.get(result.status.value, MUTED_COLOR))
         if not ok:
             value.setForeground(MUTED_COLOR)
-            telemetry.setToolTip(plain_tooltip(result.reason or ""))
+            telemetry.setToolTip(plain_tooltip(core_text(result.reason or "")))
         else:
             telemetry.setToolTip(plain_tooltip(telemetry_details(result.telemetry)))
             if result.telemetry is not None and result.telemetry.throttle_reasons:
@@ -199,3 +248,69 @@ class BenchResultsTable(QTableWidget):
             rows.append(cells)
         return rows
 
+
+# Errors that end the worker: the page says what happened in its error line.
+ENDING = (ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED, ErrorKind.HANG,
+          ErrorKind.TIMEOUT, ErrorKind.START, ErrorKind.PROTOCOL, ErrorKind.NO_TORCH,
+          ErrorKind.DEVICE, ErrorKind.EXITED)
+
+
+def error_words(error: BenchError) -> str:
+    """One line naming what happened: the runner's own sentence where it names it (a crash,
+    an abort, a kill), else a word for the kind before it."""
+    message = core_text(error.message)
+    if error.kind in (ErrorKind.CRASH, ErrorKind.ABORT, ErrorKind.KILLED, ErrorKind.EXITED):
+        return message[:1].upper() + message[1:]
+    if error.kind is ErrorKind.OOM:
+        detail = message.removeprefix("out of memory: ")
+        return translate("BenchPage", "Out of memory in {benchmark}: {detail}").format(
+            benchmark=error.benchmark or translate("BenchPage", "the worker"), detail=detail)
+    if error.kind is ErrorKind.WRONG_RESULT:
+        return translate("BenchPage", "Wrong results in {benchmark}: {message}").format(
+            benchmark=error.benchmark or "?", message=message)
+    words = {
+        ErrorKind.HANG: translate("BenchPage", "The benchmark worker hung"),
+        ErrorKind.TIMEOUT: translate("BenchPage", "Out of time"),
+        ErrorKind.START: translate("BenchPage", "The benchmark worker could not start"),
+        ErrorKind.NO_TORCH: translate("BenchPage", "No torch in this interpreter"),
+        ErrorKind.DEVICE: translate("BenchPage", "No such device"),
+        ErrorKind.PROTOCOL: translate("BenchPage", "Another version of the benchmark worker"),
+        ErrorKind.EXCEPTION: translate("BenchPage", "A benchmark failed"),
+    }
+    return f"{words.get(error.kind, error.kind.value)}: {message}"
+
+
+def errors_text(errors: Sequence[BenchError], run: BenchRun | None,
+                pick: BenchInterpreter | None = None, python: str | None = None
+                ) -> tuple[str, str]:
+    """(the error line, its tooltip) for the errors of a run so far (`run` once it ended).
+    After "no torch" in `python`, the default interpreter `pick` says which interpreter has
+    it, or how to install it."""
+    hint = None
+    if pick is not None and pick.python is None:
+        hint = core_text(pick.reason)
+    elif pick is not None and pick.python is not None and pick.python != python:
+        hint = translate("BenchPage", "{python} has PyTorch: choose it above.").format(
+            python=pick.python)
+    ending = next((e for e in errors if e.kind in ENDING), None)
+    if run is not None:
+        ending = primary_error(run) or ending
+    if ending is not None and ending.kind not in (*ENDING, ErrorKind.CANCELLED):
+        ending = None  # an out of memory or a wrong result: the run went on
+    lines = []
+    if ending is not None and ending.kind is ErrorKind.CANCELLED:
+        lines.append(translate("BenchPage", "Cancelled: {message}").format(
+            message=core_text(ending.message)))
+    elif ending is not None and ending.kind in ENDING:
+        lines.append(error_words(ending))
+        if ending.kind is ErrorKind.NO_TORCH and hint:
+            lines.append(hint)
+        if run is not None and run.results:
+            lines.append(translate("BenchPage", "The {count} results before it are kept below.")
+                         .format(count=len(run.results)))
+    lines.extend(error_words(e) for e in errors
+                 if e is not ending and e.kind is not ErrorKind.CANCELLED)
+    tooltip = "\n".join(f"{e.kind.value}: {core_text(e.message)}"
+                        + (f"\n  {e.detail}" if e.detail else "")
+                        for e in errors)
+    return "\n".join(lines), tooltip
