@@ -138,6 +138,24 @@ class ReasonFeed(Protocol):
     def reason_at(self, series: str, time_s: float) -> str | None: ...
 
 
+@runtime_checkable
+class CaptureFeed(Protocol):
+    """A feed that may hold no history: a replayed snapshot's single readings, repeated.
+    Where `at_capture`, its values are shown as read at `captured_at_s` (None: the snapshot
+    did not record when), never as curves or statistics over time."""
+
+    @property
+    def at_capture(self) -> bool: ...
+
+    @property
+    def captured_at_s(self) -> float | None: ...
+
+
+def is_capture(feed: object) -> bool:
+    """Whether `feed` holds a snapshot's single readings rather than samples over time."""
+    return isinstance(feed, CaptureFeed) and feed.at_capture
+
+
 LatestSource = Mapping[str, Reading] | Callable[[str], Reading | None]
 NowSource = float | Callable[[], float]
 ProcessSource = Mapping[str, ProcessSnapshot] | Callable[[str], ProcessSnapshot | None]
@@ -159,8 +177,11 @@ class RingFeed:
                  summaries: Mapping[str, MinMaxPyramid] | None = None,
                  reason_changes: Mapping[str, Sequence[tuple[float, str]]] | None = None,
                  report_label: str | None = None,
+                 at_capture: bool = False, captured_at_s: float | None = None,
                  ) -> None:
         self._devices: tuple[FeedDevice, ...] = tuple(devices)
+        self._at_capture = at_capture
+        self._captured_at_s = captured_at_s
         self._report_label = report_label
         self._rings = dict(rings)
         self._latest = latest
@@ -243,7 +264,16 @@ class RingFeed:
 
     @property
     def pausable(self) -> bool:
-        return self._live
+        return self._live and not self._at_capture
+
+    @property
+    def at_capture(self) -> bool:
+        """Single readings of a snapshot (see `CaptureFeed`)."""
+        return self._at_capture
+
+    @property
+    def captured_at_s(self) -> float | None:
+        return self._captured_at_s
 
     @property
     def label(self) -> LabelText:

@@ -8,6 +8,7 @@ seconds, so the page does it on a thread of its own (`telemetry_loader.Recording
 
 from __future__ import annotations
 
+import datetime as _dt
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -36,15 +37,33 @@ def _gpu_device(key: str, gpus: Sequence[Gpu], fallback_label: str) -> FeedDevic
     return FeedDevice(key, gpu_label(gpu.index, gpu.name or key), gpu.index)
 
 
+def capture_time_s(captured_utc: str | None) -> float | None:
+    """A snapshot's capture time ("2026-11-27T02:31:05+00:00", as `Origin.captured_utc`
+    holds it) in unix seconds; None when absent or unreadable."""
+    if not captured_utc:
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(captured_utc.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return when.timestamp()
+
+
 class SamplerFeed:
     """A running `Sampler`, read on the page's own timer (never pushed). A `label` given as
-    a string is shown as it is (translated already); `report_label` is the report's."""
+    a string is shown as it is (translated already); `report_label` is the report's.
+    `repeats_capture`: the sampler reads a replayed snapshot, whose single readings it
+    repeats; they are shown "at capture" (`captured_utc`, the snapshot's capture time)."""
 
     def __init__(self, sampler: Sampler, gpus: Sequence[Gpu],
                  label: LabelText | str | None = None,
-                 report_label: str | None = None, *, repeats_capture: bool = False) -> None:
+                 report_label: str | None = None, *, repeats_capture: bool = False,
+                 captured_utc: str | None = None) -> None:
         self._sampler = sampler
         self._repeats_capture = repeats_capture  # a replay: captured values, repeated
+        self._captured_at_s = capture_time_s(captured_utc)
         self._gpus = tuple(gpus)
         self._label = (label if not isinstance(label, str) else
                        verbatim(label) if label else None)
@@ -80,6 +99,14 @@ class SamplerFeed:
     @property
     def pausable(self) -> bool:
         return not self._repeats_capture
+
+    @property
+    def at_capture(self) -> bool:
+        return self._repeats_capture
+
+    @property
+    def captured_at_s(self) -> float | None:
+        return self._captured_at_s
 
     @property
     def label(self) -> LabelText:

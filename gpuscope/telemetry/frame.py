@@ -46,6 +46,9 @@ Points = tuple[FloatArray, FloatArray]
 SeriesData = Callable[[FloatArray, FloatArray, float, float, int], list[Points]]
 
 MIN_VIEW_S = 5.0  # the narrowest range zooming in reaches
+# The windows a following view narrows to when there is less data than the chosen window.
+FIT_STEPS_S: tuple[int, ...] = (5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300, 450, 600,
+                                900, 1200, 1800, 2700, 3600)
 BASE_REFRESH_S = 4.0  # following: a device's window is decimated afresh about this often
 _EMPTY: Points = (np.empty(0), np.empty(0))
 
@@ -79,6 +82,20 @@ def clamp_range(start_s: float, end_s: float, first_s: float, last_s: float,
     return TimeRange(start, start + width)
 
 
+def fitted_window_s(window_s: float, span_s: float | None, *, fit_all: bool = False) -> float:
+    """The window a following view shows: the chosen `window_s`, or, where the data span
+    only `span_s` seconds, the step of FIT_STEPS_S just wider than that (seconds of data
+    fill the chart instead of a sliver at "now" on a 5-minute axis); with `fit_all`, that
+    step whatever the chosen window (whole hours past the last step). Steps, not the span
+    itself, so that a live chart's axis changes now and then, not every frame."""
+    if span_s is None or not math.isfinite(span_s):
+        return float(window_s) if not fit_all else float(FIT_STEPS_S[0])
+    span = max(span_s, 0.0)
+    step = next((float(s) for s in FIT_STEPS_S if s >= span),
+                3600.0 * math.ceil(span / 3600.0))
+    return step if fit_all else min(float(window_s), step)
+
+
 def take(ring: SeriesRing, names: Sequence[str], since_s: float,
          until_s: float) -> tuple[FloatArray, FloatArray]:
     """Rows of `ring` with since_s <= time <= until_s, as (times, values[series, row])."""
@@ -105,7 +122,7 @@ def feed_extent(feed: TelemetryFeed, devices: Sequence[FeedDevice],
 class _Base:
     """Following: a device's last full decimation of its window."""
 
-    key: tuple[int, int]  # (window, columns) it was decimated for
+    key: tuple[float, int]  # (window, columns) it was decimated for
     last_time: float  # the newest sample it holds
     points: list[Points]  # per series: absolute times, stored values
     means: tuple[float | None, ...]  # per series, over the window, in stored units
@@ -209,19 +226,13 @@ class FrameModel:
         """Curves of every charted device over the window ending `now`; the keys of the
         devices whose curves changed."""
         view = self.time
-        if view.fit_all:
-            extent = feed_extent(feed, self.devices, now)
-            span = now - extent[0] if extent is not None else float(view.window_s)
-            # Whole minutes, so that the axes change once a minute, not every frame.
-            window = float(max(60, math.ceil(span / 60.0) * 60))
-            key_window = -1
-        else:
-            window = float(view.window_s)
-            key_window = view.window_s
+        extent = feed_extent(feed, self.devices, now)
+        window = fitted_window_s(view.window_s, now - extent[0] if extent else None,
+                                 fit_all=view.fit_all)
         view.frame_window = window
         view.x_origin = now
         start = now - window
-        key = (key_window, columns)
+        key = (window, columns)
         # Enough before the window for the sample that carries the line to its left edge.
         slack = max(2.0 * window / columns, 5.0)
         clock = self.clock()

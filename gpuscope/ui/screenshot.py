@@ -4,8 +4,10 @@ files, offscreen (no display needed), for the docs and for review.
 The window is made as the app makes it, over this machine, a replayed snapshot or pasted
 outputs; the probes finish, live telemetry runs for a few seconds (a replay's telemetry is its
 recorded values, labelled as such on the page), the Frameworks page lists the interpreters it
-finds (without inspecting them), and the Report page makes its report. Then each page is
-rendered at the window's size, and the report at its export width.
+finds (without inspecting them), and the Report page makes its report. With a recording
+(`gpuscope record`), the Telemetry page shows all of it instead of live samples, as
+`gpuscope --recording FILE` does, and the report's telemetry strip is the recording's. Then
+each page is rendered at the window's size, and the report at its export width.
 """
 
 from __future__ import annotations
@@ -56,13 +58,19 @@ def take_screenshots(
     imports: Sequence[str] = (),
     size: tuple[int, int] = DEFAULT_SIZE,
     telemetry_s: float = DEFAULT_TELEMETRY_S,
+    recording: str | None = None,
+    dark: bool = False,
     progress: Progress = _quiet,
 ) -> list[Path]:
     """Render every page and the report into `out_dir` (created if needed): "01-overview.png"
-    ... and "report.png". The paths written, in order. Raises ScreenshotError."""
+    ... and "report.png", in the light theme (`dark`: the dark one). With `recording`, the
+    Telemetry page (and the report) show that recording instead of `telemetry_s` seconds of
+    live samples. The paths written, in order. Raises ScreenshotError."""
     from gpuscope.app.machine import system_for
     from gpuscope.evidence import SnapshotError
     from gpuscope.inventory import DEFAULT_INSPECTION_BUDGET_S, DEFAULT_PROBE_TIMEOUT_S, PROBES
+    from gpuscope.telemetry.feed_adapters import recording_feed
+    from gpuscope.telemetry.recorder import RecordingError
     from gpuscope.ui.app import setup_application
     from gpuscope.ui.main_window import MainWindow
     from gpuscope.ui.report.render import save_report_png
@@ -79,6 +87,13 @@ def take_screenshots(
         system = system_for(replay or None)
     except SnapshotError as exc:
         raise ScreenshotError(str(exc)) from exc
+    recorded = None
+    if recording:
+        progress(f"reading the recording {os.path.basename(recording)}")
+        try:
+            recorded = recording_feed(recording)
+        except RecordingError as exc:
+            raise ScreenshotError(str(exc)) from exc
     outcome = None
     if imports:
         from gpuscope.ui.import_dialog import import_inputs
@@ -92,7 +107,8 @@ def take_screenshots(
     _app = setup_application(["gpuscope"])
     theme = app_theme()
     previous = theme.choice
-    theme.set_choice(ThemeChoice.LIGHT)  # pictures for the docs look the same everywhere
+    # Pictures for the docs look the same everywhere, whatever the desktop's theme.
+    theme.set_choice(ThemeChoice.DARK if dark else ThemeChoice.LIGHT)
     # As the window does on opening: the PyTorch answer (a replay's from its capture).
     window = MainWindow(system, probes=() if outcome is not None else PROBES,
                         probe_timeout_s=DEFAULT_PROBE_TIMEOUT_S, theme=theme,
@@ -110,7 +126,11 @@ def take_screenshots(
         if window.doctor.is_inspecting:
             progress("waiting for the framework check")
             wait_until(lambda: not window.doctor.is_inspecting, DEFAULT_INSPECTION_BUDGET_S + 5)
-        if telemetry_s > 0 and outcome is None:
+        if recorded is not None:
+            # As `gpuscope --recording FILE` opens it: all of it, and no live sampler.
+            window.telemetry_page.set_feed(recorded)
+            window.telemetry_page.fit_all()
+        elif telemetry_s > 0 and outcome is None:
             progress(f"sampling telemetry for {telemetry_s:g} s")
             window.start_live_telemetry(TELEMETRY_RATE_HZ)
             deadline = time.monotonic() + telemetry_s

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -22,6 +22,8 @@ from PySide6.QtGui import (
     QPalette,
     QPixmap,
     QPolygonF,
+    QResizeEvent,
+    QTextDocumentFragment,
 )
 from PySide6.QtWidgets import (
     QFrame,
@@ -330,13 +332,53 @@ def _polygon(x: FloatArray, y: FloatArray) -> QPolygonF:
     return polygon
 
 
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that never widens its panel: where its text does not
+    fit, it is drawn cut with "…", and the whole text is its tooltip."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), self.fontMetrics().horizontalAdvance("…") * 6),
+                     hint.height())
+
+    def is_elided(self) -> bool:
+        return self.fontMetrics().horizontalAdvance(self.text()) > self.contentsRect().width()
+
+    def shown_text(self) -> str:
+        """The text as drawn: cut with "…" where it does not fit."""
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
+                                             self.contentsRect().width())
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._sync_tooltip()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._sync_tooltip()
+
+    def _sync_tooltip(self) -> None:
+        self.setToolTip(self.text() if self.is_elided() else "")
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(self.contentsRect(), int(self.alignment()), self.shown_text())
+        painter.end()
+
+
 def chart_header(column: QVBoxLayout, title: str) -> tuple[QLabel, QLabel]:
-    """The header row of a chart or strip: its bold title, and the hover readout on the
-    right. Added to `column`; returns (title, readout)."""
+    """The header row of a chart or strip: its bold title (cut with "…" where the panel is
+    too narrow, whole in its tooltip), and the hover readout on the right. Added to
+    `column`; returns (title, readout)."""
     header = QHBoxLayout()
     header.setSpacing(8)
-    title_label = QLabel(title)
-    title_label.setTextFormat(Qt.TextFormat.PlainText)
+    title_label = ElidedLabel(title)
     font = title_label.font()
     font.setBold(True)
     title_label.setFont(font)
@@ -387,6 +429,16 @@ class TelemetryChart(QFrame):
 
         self.legend = LegendTable()
         column.addWidget(self.legend)
+        # A snapshot's single readings, in place of the plot and the table.
+        self.capture_view = QLabel()
+        self.capture_view.setObjectName("captureView")
+        self.capture_view.setTextFormat(Qt.TextFormat.RichText)
+        self.capture_view.setWordWrap(True)
+        self.capture_view.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.capture_view.setVisible(False)
+        column.addWidget(self.capture_view)
+        column.addStretch(1)  # a panel taller than its contents keeps them at the top
+        self._capture = ""
 
         self.curves: dict[str, pg.GraphicsObject] = {}
         self.curve_data: dict[str, tuple[FloatArray, FloatArray]] = {}
@@ -516,6 +568,23 @@ class TelemetryChart(QFrame):
         self._message = message
         self.not_available.setText(message)
         self.body.setCurrentWidget(self.not_available if message else self.plot_widget)
+
+    def show_capture(self, text_html: str) -> None:
+        """Replace the plot and the table by `text_html`: single readings as a snapshot
+        captured them; "" shows the plot and the table again."""
+        if text_html == self._capture:
+            return
+        self._capture = text_html
+        self.capture_view.setText(text_html)
+        self.capture_view.setVisible(bool(text_html))
+        self.body.setVisible(not text_html)
+        self.legend.setVisible(not text_html)
+
+    @property
+    def capture_text(self) -> str:
+        """The single readings on show, as plain text ("" while the plot is on show)."""
+        return self.capture_view.text() and QTextDocumentFragment.fromHtml(
+            self.capture_view.text()).toPlainText()
 
     @property
     def message(self) -> str:

@@ -64,9 +64,10 @@ class ChartGrid(QWidget):
               drawing: CurveDrawing, metrics: tuple[Metric, ...],
               hover: Callable[[Metric, float | None], None],
               strip_hover: Callable[[StripChart, float | None, int | None], None],
-              manual_range: Callable[[pg.ViewBox], None]) -> DeviceSeries:
+              manual_range: Callable[[pg.ViewBox], None], *,
+              strips: bool = True) -> DeviceSeries:
         """A chart per metric of `metrics` that some device has (a line per device), and
-        the strips; which series each device's ring gives the charts."""
+        (with `strips`) the strips; which series each device's ring gives the charts."""
         device_series: DeviceSeries = {}
         rings = {d.key: feed.ring(d.key) for d in devices}
         for metric in metrics:
@@ -88,8 +89,8 @@ class ChartGrid(QWidget):
             chart.connect_hover(hover)
             initial_y_range(chart)
             self.charts[metric] = chart
-        self.strips = PageStrips(feed, devices, rings, window_s)
-        for strip in self.strips.charts():
+        self.strips = PageStrips(feed, devices, rings, window_s) if strips else None
+        for strip in self.strips.charts() if self.strips is not None else ():
             strip.connect_hover(strip_hover)
         for item in self.all_charts():
             item.view_box.sigRangeChangedManually.connect(

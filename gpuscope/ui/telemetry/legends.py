@@ -193,6 +193,15 @@ def update_processes(table: ProcessTable, feed: TelemetryFeed,
 def view_note(model: FrameModel, feed: TelemetryFeed) -> str:
     """How to move the view, or what range it shows and that stats are over it."""
     view = model.time.view_range
+    shown_s, chosen_s = model.time.frame_window, model.time.window_s
+    if model.time.following and not model.time.fit_all and shown_s < chosen_s:
+        # Narrowed to the data there is (`frame.fitted_window_s`): say why it is not the
+        # window chosen.
+        return (translate("TelemetryPage", "Showing the last {width}: the chart widens to "
+                          "{window} as samples arrive.") if feed.live else
+                translate("TelemetryPage", "Showing the last {width}, all there is of the "
+                          "{window} chosen.")).format(width=span_text(shown_s),
+                                                      window=span_text(chosen_s))
     if model.time.following or view is None:
         return (translate("TelemetryPage", "Wheel over a chart zooms, dragging pans; the "
                           "overview's box moves too.")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsItem, QHBoxLayout, QLabel, QSizeP
 from gpuscope.metrics import Metric, series_name
 from gpuscope.telemetry.decimate import decimate_block
 from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
-from gpuscope.telemetry.frame import take
+from gpuscope.telemetry.frame import TimeRange, take
 from gpuscope.ui.telemetry.chart import HOST_COLOR, FastCurve
 from gpuscope.ui.telemetry.time_axis import TimeAxis
 from gpuscope.ui.theme import MUTED_COLOR, gpu_color
@@ -28,6 +28,8 @@ from gpuscope.ui.widgets import color_plot
 
 FloatArray = npt.NDArray[np.float64]
 OVERVIEW_HEIGHT = 58
+OVERVIEW_REFRESH_S = 2.0  # a live overview is redrawn about this often
+OVERVIEW_METRICS: tuple[Metric, ...] = (Metric.GPU_UTIL_PERCENT, Metric.HOST_CPU_PERCENT)
 _REGION_BRUSH = QColor(76, 141, 246, 45)
 _REGION_PEN = QColor(76, 141, 246, 200)
 
@@ -81,6 +83,30 @@ class OverviewStrip(QFrame):
         self.extent: tuple[float, float] | None = None  # unix seconds
         self.curves: list[FastCurve] = []
         self._quiet = False
+        self._key: tuple[tuple[float, float], int, int] | None = None
+        self._due_at = 0.0
+
+    def forget(self) -> None:
+        """A new feed: a new origin, and lines to draw afresh."""
+        self.extent = None
+        self._key = None
+
+    def refresh(self, feed: TelemetryFeed, devices: Sequence[FeedDevice],
+                extent: tuple[float, float], clock: float, view: TimeRange | None) -> None:
+        """Draw the lines over `extent` (unix seconds) where what they show changed, and box
+        `view`. Not on every forced frame (each step of a zoom is one); live, once time has
+        moved on by a pixel column, and not more often than every OVERVIEW_REFRESH_S of
+        `clock`."""
+        columns = max(64, int(self.view_box.width()) or 600)
+        key = (extent, columns, len(devices))
+        if key != self._key and (not feed.live or clock >= self._due_at or self._key is None):
+            self._key = key
+            self._due_at = clock + max(OVERVIEW_REFRESH_S, (extent[1] - extent[0]) / columns)
+            first, last = extent
+            lines = overview_lines(feed, devices, OVERVIEW_METRICS, first, last, columns)
+            self.set_lines(lines, extent, self.origin_s if self.extent is not None else last)
+        if view is not None:
+            self.set_region(view.start_s, view.end_s)
 
     # ------------------------------------------------------------------ data
 

@@ -35,11 +35,12 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.metrics import CATALOGUE, GPU_METRICS, HOST_METRICS, Metric, MetricKind
-from gpuscope.telemetry.feed import ReasonFeed, TelemetryFeed
+from gpuscope.telemetry.feed import ReasonFeed, TelemetryFeed, is_capture
 from gpuscope.telemetry.frame import MIN_VIEW_S, FrameModel, TimeRange, clamp_range
 from gpuscope.ui import pixmap_cache
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP
 from gpuscope.ui.telemetry.bar import ALL_BUTTON_ID, WINDOWS_S, LoadingPanel, TelemetryBar
+from gpuscope.ui.telemetry.capture import capture_note, update_captures
 from gpuscope.ui.telemetry.chart import (
     HOST_COLOR,
     LEGEND_HEADERS,
@@ -70,7 +71,7 @@ from gpuscope.ui.telemetry.legends import (
     when_text,
 )
 from gpuscope.ui.telemetry.loader import RecordingLoader
-from gpuscope.ui.telemetry.overview import OverviewStrip, overview_lines
+from gpuscope.ui.telemetry.overview import OverviewStrip
 from gpuscope.ui.telemetry.strips import PageStrips, StripChart
 from gpuscope.ui.telemetry.texts import device_label, device_short_label, shown
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
@@ -87,14 +88,12 @@ NO_FEED_TEXT = QT_TRANSLATE_NOOP("TelemetryPage",
 DEFAULT_WINDOW_S = 300
 DEFAULT_REDRAW_HZ = 4.0
 TEXT_INTERVAL_S = 1.0  # legend tables and y ranges change at most this often
-OVERVIEW_REFRESH_S = 2.0  # a live overview is redrawn about this often
 RANGE_SETTLE_MS = 40  # after a wheel step or drag move, redraw once the burst settles
 # Throttle reasons are flags, drawn as a strip, never as a line.
 CHART_GPU_METRICS: tuple[Metric, ...] = tuple(
     m for m in GPU_METRICS
     if m not in REFERENCE_TOPS.values() and CATALOGUE[m].kind is not MetricKind.FLAGS)
 CHART_METRICS: tuple[Metric, ...] = CHART_GPU_METRICS + HOST_METRICS
-OVERVIEW_METRICS: tuple[Metric, ...] = (Metric.GPU_UTIL_PERCENT, Metric.HOST_CPU_PERCENT)
 
 
 class TelemetryPage(QWidget):
@@ -114,8 +113,6 @@ class TelemetryPage(QWidget):
                                 self.drawing.reuse_windows)
         self._paused = False
         self._texts_due_at = 0.0
-        self._overview_due_at = 0.0
-        self._overview_key: tuple[tuple[float, float], int, int] | None = None
         self.frames_drawn = 0
 
         self.timer = QTimer(self)
@@ -380,6 +377,14 @@ class TelemetryPage(QWidget):
         now = frozen if frozen is not None else feed.now_s()
         view.frame_now = now
         texts_due = force or self.clock() >= self._texts_due_at
+        if is_capture(feed):  # a snapshot's single readings: no curves, no overview
+            if texts_due:
+                self._texts_due_at = self.clock() + TEXT_INTERVAL_S
+                update_captures(feed, self.charts.values(), model.devices, self._reason)
+                self._update_device_legend()
+                update_processes(self.process_table, feed, model.devices)
+            self.frames_drawn += 1
+            return
         columns = self.chart_grid.plot_columns()
         if view.following:
             changed = model.draw_following(feed, now, columns, force, texts_due)
@@ -536,7 +541,7 @@ class TelemetryPage(QWidget):
         if feed is None:
             self.view_note.setVisible(False)
             return
-        text = view_note(self.frame, feed)
+        text = capture_note(feed) if is_capture(feed) else view_note(self.frame, feed)
         if self.view_note.text() != text:
             self.view_note.setText(text)
         self.view_note.setVisible(True)
@@ -564,9 +569,11 @@ class TelemetryPage(QWidget):
         # A recording holds still by itself, and a replay repeats the same values: nothing
         # new arrives to pause.
         self.pause_button.setVisible(feed is None or feed.pausable)
+        capture = is_capture(feed)  # no time to choose among
         for button in self.window_buttons.buttons():
             button.setEnabled(feed is not None)
-        self.overview.setVisible(feed is not None)
+            button.setVisible(not capture)
+        self.overview.setVisible(feed is not None and not capture)
         self._update_view_note()
 
     def _on_load_progress(self, fraction: float, what: str) -> None:
@@ -595,8 +602,7 @@ class TelemetryPage(QWidget):
 
     def _rebuild_charts(self) -> None:
         self.chart_grid.clear()
-        self.overview.extent = None  # a new feed: a new origin
-        self._overview_key = None
+        self.overview.forget()  # a new feed: a new origin
         feed = self.feed
         devices = tuple(feed.devices()) if feed is not None else ()
         self.frame.reset(feed, devices, {})
@@ -606,7 +612,7 @@ class TelemetryPage(QWidget):
             return
         self.frame.device_series = self.chart_grid.build(
             feed, devices, self.window_s, self.drawing, CHART_METRICS, self.show_readout,
-            self._on_strip_hover, self._on_manual_range)
+            self._on_strip_hover, self._on_manual_range, strips=not is_capture(feed))
         self._layout_charts()
 
     def _on_strip_hover(self, strip: StripChart, x_s: float | None, row: int | None) -> None:
@@ -674,23 +680,6 @@ class TelemetryPage(QWidget):
 
     def _draw_overview(self, feed: TelemetryFeed, now: float) -> None:
         extent = self.frame.extent(now)
-        if extent is None:
-            return
-        clock = self.clock()
-        columns = max(64, int(self.overview.view_box.width()) or 600)
-        devices = self.frame.devices
-        key = (extent, columns, len(devices))
-        # Not on every forced frame (each step of a zoom is one) but when what it shows
-        # changed; live, once time has moved on by a pixel column (and not more often).
-        if key != self._overview_key and (not feed.live or clock >= self._overview_due_at
-                                          or self._overview_key is None):
-            self._overview_key = key
-            self._overview_due_at = clock + max(OVERVIEW_REFRESH_S,
-                                                (extent[1] - extent[0]) / columns)
-            first, last = extent
-            lines = overview_lines(feed, devices, OVERVIEW_METRICS, first, last, columns)
-            origin = self.overview.origin_s if self.overview.extent is not None else last
-            self.overview.set_lines(lines, extent, origin)
-        view = self.view_range
-        if view is not None:
-            self.overview.set_region(view.start_s, view.end_s)
+        if extent is not None:
+            self.overview.refresh(feed, self.frame.devices, extent, self.clock(),
+                                  self.view_range)

@@ -47,6 +47,30 @@ def utc_offset_s(time_s: float) -> float:
     return float(time.localtime(time_s).tm_gmtoff)
 
 
+def clock_resolution_s(spacing_s: float) -> float:
+    """What `clock_text` shows of a time on ticks `spacing_s` apart: seconds, minutes or
+    days."""
+    return 1.0 if spacing_s < 60 else 60.0 if spacing_s < 86400 else 86400.0
+
+
+def clock_labels(times_s: list[float], spacing_s: float, span_s: float = 0.0) -> list[str]:
+    """The labels of ticks at `times_s` (unix seconds), `spacing_s` apart, on an axis
+    `span_s` wide, such that no two ticks read the same: a tick between two clock steps of
+    its label (half seconds) gets none, and times of day on an axis a day or more wide say
+    their day too."""
+    resolution = clock_resolution_s(spacing_s)
+    with_day = resolution < 86400 and span_s >= 86400 - 1
+    labels = []
+    for time_s in times_s:
+        local = (time_s + utc_offset_s(time_s)) / resolution
+        exact = abs(local - round(local)) * resolution < 1e-3
+        text = clock_text(time_s, spacing_s) if exact else ""
+        if text and with_day:
+            text = clock_text(time_s, 86400) + " " + text
+        labels.append(text)
+    return labels
+
+
 def clock_text(time_s: float, spacing_s: float) -> str:
     if spacing_s < 60:
         return time.strftime("%H:%M:%S", time.localtime(time_s))
@@ -64,6 +88,7 @@ class TimeAxis(pg.AxisItem):  # type: ignore[misc]
         self.window_s = 300
         self.clock = False
         self.origin_s = 0.0
+        self.span_s = 0.0  # the width of the axis last laid out, in seconds
 
     def set_window(self, seconds: int) -> None:
         """Label ticks relative to "now" (following live), spaced for a window of
@@ -103,6 +128,7 @@ class TimeAxis(pg.AxisItem):  # type: ignore[misc]
         if not self.clock:
             levels: list[tuple[float, float]] = super().tickSpacing(minVal, maxVal, size)
             return levels
+        self.span_s = maxVal - minVal
         major, minor = clock_spacing(maxVal - minVal, size)
         zone = utc_offset_s(self.origin_s + minVal)
         # Offsets that put ticks on whole clock steps of local time.
@@ -111,13 +137,14 @@ class TimeAxis(pg.AxisItem):  # type: ignore[misc]
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         if self.clock:
-            return [clock_text(self.origin_s + value, spacing) for value in values]
+            return clock_labels([self.origin_s + value for value in values], spacing,
+                                self.span_s)
         strings = []
         for value in values:
             ago = -value
             if abs(ago) < 1e-6:
                 strings.append(self.tr("now"))
-            elif self.window_s >= 300:
+            elif self.window_s >= 300 or spacing % 60 == 0:
                 strings.append("−" + self.tr("{minutes} min").format(minutes=f"{ago / 60:g}"))
             else:
                 strings.append("−" + self.tr("{seconds} s").format(seconds=f"{ago:g}"))
