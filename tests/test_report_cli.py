@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from fixture_paths import SNAPSHOTS_DIR, TESTS_DIR
 
+from gpuscope.bench.results import run_from_json
 from gpuscope.cli import main
 from gpuscope.report.compare_import import ImportedReport, read_compare_report
 
@@ -307,3 +308,100 @@ def test_the_telemetry_strip_from_a_recording(tmp_path: Path,
     assert "GPU 0: AMD Radeon RX 7900 XTX" in telemetry and "| 340 W |" in telemetry
     assert PLANTED_HOST not in text
     capsys.readouterr()
+
+
+# ----------------------------------------------------------------------------- the language
+
+
+NO_ACCESS = str(SNAPSHOTS_DIR / "amd_kfd_no_access.json")
+
+
+def _has_chinese(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+@pytest.fixture
+def chinese_locale(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A machine whose locale is Simplified Chinese; English again afterwards (the command
+    sets the language of this whole process)."""
+    from gpuscope.i18n import ENGLISH, set_language
+
+    for name in ("GPUSCOPE_LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    yield
+    set_language(ENGLISH)
+
+
+def _without_time(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if "generated_unix_s" not in line)
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_the_report_follows_the_locale_and_lang_en_gives_english(
+        chinese_locale: None, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    assert main(["--replay", NO_ACCESS, "report", "--format", fmt, "-q"]) == 0
+    chinese = capsys.readouterr()
+    assert main(["--lang", "en", "--replay", NO_ACCESS, "report", "--format", fmt, "-q"]) == 0
+    english = capsys.readouterr()
+    if fmt == "md":
+        assert chinese.out.startswith("# GPU 报告：AMD Radeon RX 6700 XT（回放）")
+        assert "## 诊断结果" in chinese.out and "修复：" in chinese.out
+        assert english.out.startswith("# GPU report: AMD Radeon RX 6700 XT (replay)")
+    else:
+        assert '<html lang="zh-CN">' in chinese.out and "<h2>诊断结果</h2>" in chinese.out
+        assert '<html lang="en">' in english.out
+    assert "sudo usermod -aG render,video $USER" in chinese.out  # commands as they are
+    assert "已标注：回放的快照 — 不是实时读数。" in chinese.err
+    assert not _has_chinese(english.out) and not _has_chinese(english.err)
+    assert "Labelled: REPLAYED SNAPSHOT — not a live reading." in english.err
+
+
+def test_json_stays_english_byte_for_byte(chinese_locale: None,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for lang in ([], ["--lang", "en"]):
+        assert main([*lang, "--replay", NO_ACCESS, "report", "--format", "json", "-q"]) == 0
+        report = capsys.readouterr().out
+        assert main([*lang, "--replay", NO_ACCESS, "info", "--json"]) == 0
+        info = json.loads(capsys.readouterr().out)
+        info["origin"].pop("probe_durations_s")  # how long each probe took this time
+        outputs.append((_without_time(report), json.dumps(info)))
+    assert outputs[0] == outputs[1]
+    assert not any(_has_chinese(text) for text in outputs[0])
+
+
+def test_info_follows_the_locale(chinese_locale: None,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--replay", NO_ACCESS, "info"]) == 0
+    chinese = capsys.readouterr().out
+    assert main(["--lang", "en", "--replay", NO_ACCESS, "info"]) == 0
+    english = capsys.readouterr().out
+    assert "\n主机\n" in chinese and "\n探测\n" in chinese and "不可用：" in chinese
+    assert "\nHost\n" in english and "unavailable: " in english
+    assert not _has_chinese(english)
+
+
+def test_a_json_report_after_a_failed_and_a_successful_run_holds_only_the_successful_one(
+        tmp_path: Path) -> None:
+    """Issue #12's acceptance: a failed run (no torch) and a successful one, both given;
+    the report's JSON carries the successful run only, and says why the other is left out."""
+    good = bench_run_document(1_700_000_000.0)
+    failed = bench_run_document(1_700_000_600.0)
+    failed["results"] = []
+    failed["errors"] = [{"kind": "no_torch", "message": "No module named 'torch'"}]
+    parsed = run_from_json(failed)
+    assert parsed is not None and not parsed.ok  # a run that failed, not an unreadable file
+    paths = []
+    for name, document in (("good.json", good), ("failed.json", failed)):
+        path = tmp_path / name
+        path.write_text(json.dumps(document), encoding="utf-8")
+        paths.append(str(path))
+    code, stdout, stderr = _run("--replay", RX7900, "report", "--format", "json",
+                                "--no-frameworks", "--sample", "0", "--bench", paths[0],
+                                "--bench", paths[1])
+    assert code == 0, stderr
+    runs = json.loads(stdout)["bench_runs"]
+    assert [run["started_unix_s"] for run in runs] == [1_700_000_000.0]
+    assert all(result["status"] == "ok" for result in runs[0]["results"]
+               if result["id"] != "matmul.int8")

@@ -18,15 +18,18 @@ from typing import Any
 
 import numpy as np
 
+from gpuscope.bench.assess import is_gpu_run, match_target
+from gpuscope.bench.history import StoredRun
 from gpuscope.bench.results import RUN_SCHEMA, BenchRun, run_from_json
 from gpuscope.doctor import DoctorInput, diagnose
 from gpuscope.evidence import ReplaySystem, System
+from gpuscope.i18n import N_, message
 from gpuscope.metrics import HOST_DEVICE, split_series_name
-from gpuscope.model import Finding, Inventory, OriginKind
+from gpuscope.model import Finding, Gpu, Inventory, OriginKind
 from gpuscope.report.share import prepare_report
-from gpuscope.report.telemetry_summary import DeviceSeries, summarise_telemetry
+from gpuscope.report.telemetry_summary import DeviceSeries, feed_label, summarise_telemetry
 from gpuscope.report.view_model import PreparedReport, TelemetrySummary
-from gpuscope.telemetry.feed import TelemetryFeed
+from gpuscope.telemetry.feed import CaptureFeed, TelemetryFeed, is_capture
 from gpuscope.telemetry.ring import SeriesRing
 from gpuscope.untrusted import UntrustedInputError, load_json, read_regular_file
 
@@ -35,6 +38,8 @@ MAX_BENCH_FILE_BYTES = 8 * 1024 * 1024
 # The live strip of `gpuscope report`: long enough for a shape, short enough to wait for.
 DEFAULT_SAMPLE_S = 3.0
 SAMPLE_RATE_HZ = 4.0
+# Long enough for a sampler over a replayed snapshot to read each captured value once.
+CAPTURE_SAMPLE_S = 0.6
 # What the telemetry strip summarises of a long feed: its last 15 minutes.
 TELEMETRY_WINDOW_S = 15 * 60.0
 
@@ -111,56 +116,132 @@ def read_bench_runs(paths: Sequence[str]) -> tuple[BenchRun, ...]:
     return tuple(sorted(runs, key=lambda r: -r.started_unix_s))
 
 
+def successful_only(runs: Sequence[BenchRun]) -> tuple[tuple[BenchRun, ...], str | None]:
+    """(the runs of `runs` that succeeded, a note saying how many failed ones are left out, or
+    None): a failed run (no torch, a crash, a hang, a failed benchmark) is never in a
+    report."""
+    kept = tuple(run for run in runs if run.ok)
+    failed = len(runs) - len(kept)
+    if failed == 0:
+        return kept, None
+    return kept, (message("1 failed benchmark run left out: a report shows successful runs "
+                          "only") if failed == 1 else
+                  message("{count} failed benchmark runs left out: a report shows successful "
+                          "runs only", count=failed))
+
+
 # The newest saved run of each of this many devices goes into a report.
 SAVED_RUN_DEVICES = 2
+# How many of the newest saved runs the report looks through.
+SAVED_RUN_LIMIT = 50
+# Which saved runs a report takes: the newest successful run of each device, none, or the
+# id of one run in the history.
+LATEST_PER_DEVICE = "latest"
+NO_SAVED_RUNS = "none"
+SavedRunChoice = str | int
 
 
-def latest_saved_runs(history_path: str | None = None,
-                      devices: int = SAVED_RUN_DEVICES) -> tuple[tuple[BenchRun, ...], str | None]:
-    """(the newest successful run of each of the `devices` most recently benchmarked devices
-    in the history of past runs (`gpuscope bench` keeps it), why none could be read or None).
-    A failed run (no torch, a crash, a hang, a failed benchmark) stays in the history only: a
-    report shows what the card does, not what went wrong once."""
+@dataclass(frozen=True, slots=True)
+class SavedRun:
+    """A successful run of the history of past runs, as listed and as loaded."""
+
+    entry: StoredRun
+    run: BenchRun
+
+
+def on_this_machine(run: BenchRun, gpus: Sequence[Gpu]) -> bool:
+    """Whether `run` ran on a device of the machine whose GPUs are `gpus`: the CPU, or one
+    of these GPUs (by the PCI bus address kept with the run, else as the bench layer matches
+    a worker's device)."""
+    if not is_gpu_run(run.hello):
+        return run.hello is not None and run.hello.device == "cpu"
+    buses = {g.pci_bus for g in gpus if g.pci_bus}
+    if run.target is not None and run.target.pci_bus in buses:
+        return True
+    target = match_target(run.hello, gpus)
+    return target is not None and target.gpu_index is not None
+
+
+def successful_saved_runs(history_path: str | None = None, *,
+                          gpus: Sequence[Gpu] | None = None,
+                          limit: int = SAVED_RUN_LIMIT) -> tuple[tuple[SavedRun, ...], str | None]:
+    """(the successful runs among the newest `limit` of the history of past runs (`gpuscope
+    bench` keeps it), newest first, those on the devices of a machine with `gpus` only
+    (None: any device); why they could not be read, or None). A failed run (no torch, a
+    crash, a hang, a failed benchmark) stays in the history only: a report shows what the
+    card does, not what went wrong once."""
     from gpuscope.bench.history import HistoryError, RunHistory
 
     history = RunHistory(history_path)
     try:
-        stored = history.list(limit=50)
-        chosen: dict[str, int] = {}
-        for entry in stored:  # newest first
-            if entry.ok and entry.device not in chosen and len(chosen) < devices:
-                chosen[entry.device] = entry.id
-        runs = tuple(history.load(run_id) for run_id in chosen.values())
+        found: list[SavedRun] = []
+        for entry in history.list(limit=limit):  # newest first
+            if not entry.ok:
+                continue
+            run = history.load(entry.id)
+            if run.ok and (gpus is None or on_this_machine(run, gpus)):
+                found.append(SavedRun(entry, run))
     except HistoryError as exc:
-        return (), f"the saved benchmark runs could not be read: {exc}"
-    return tuple(sorted(runs, key=lambda r: -r.started_unix_s)), None
+        return (), message("the saved benchmark runs could not be read: {error}",
+                           error=str(exc))
+    return tuple(found), None
+
+
+def choose_saved_runs(saved: Sequence[SavedRun], choice: SavedRunChoice = LATEST_PER_DEVICE,
+                      devices: int = SAVED_RUN_DEVICES) -> tuple[BenchRun, ...]:
+    """The runs of `saved` (newest first) a report takes: `LATEST_PER_DEVICE`, the newest
+    run of each of the `devices` most recently benchmarked devices; `NO_SAVED_RUNS`; or the
+    run of that id (none when it is no longer there)."""
+    if choice == NO_SAVED_RUNS:
+        return ()
+    if isinstance(choice, int):
+        return tuple(s.run for s in saved if s.entry.id == choice)[:1]
+    chosen: dict[str, BenchRun] = {}
+    for item in saved:
+        if item.entry.device not in chosen and len(chosen) < devices:
+            chosen[item.entry.device] = item.run
+    return tuple(sorted(chosen.values(), key=lambda r: -r.started_unix_s))
+
+
+def latest_saved_runs(history_path: str | None = None, devices: int = SAVED_RUN_DEVICES, *,
+                      gpus: Sequence[Gpu] | None = None,
+                      ) -> tuple[tuple[BenchRun, ...], str | None]:
+    """(the newest successful run of each of the `devices` most recently benchmarked devices
+    of the machine with `gpus` (None: any), newest first; why none could be read or None)."""
+    saved, problem = successful_saved_runs(history_path, gpus=gpus)
+    return choose_saved_runs(saved, LATEST_PER_DEVICE, devices), problem
 
 
 # ----------------------------------------------------------------------------- telemetry
 
 
-HOST_LABEL = "Host (CPU and RAM)"
+HOST_LABEL = N_("Host (CPU and RAM)")
 
 
-def _series(key: str, label: str, ring: SeriesRing, since_s: float | None) -> DeviceSeries | None:
+def _series(key: str, label: str, ring: SeriesRing, since_s: float | None, *,
+            newest_only: bool = False) -> DeviceSeries | None:
     times, columns = ring.snapshot(since_s=since_s)
     if len(times) == 0:
         return None
+    if newest_only:
+        times, columns = times[-1:], {name: column[-1:] for name, column in columns.items()}
     values = {split_series_name(name)[1]: np.asarray(column, dtype=float).tolist()
               for name, column in columns.items()}
     return DeviceSeries(key, HOST_LABEL if key == HOST_DEVICE else label, times.tolist(),
                         values)
 
 
-def series_from_feed(feed: TelemetryFeed,
-                     window_s: float | None = TELEMETRY_WINDOW_S) -> list[DeviceSeries]:
+def series_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_WINDOW_S, *,
+                     newest_only: bool = False) -> list[DeviceSeries]:
     """The samples of every device of a telemetry feed (the live sampler, an opened
-    recording), the last `window_s` seconds of each (None: all of it)."""
-    since = None if window_s is None else feed.now_s() - window_s
+    recording), the last `window_s` seconds of each (None: all of it); `newest_only`: the
+    newest row of each."""
+    since = None if window_s is None or newest_only else feed.now_s() - window_s
     out: list[DeviceSeries] = []
     for device in feed.devices():
         ring = feed.ring(device.key)
-        series = _series(device.key, device.label, ring, since) if ring is not None else None
+        series = (_series(device.key, device.label, ring, since, newest_only=newest_only)
+                  if ring is not None else None)
         if series is not None:
             out.append(series)
     return out
@@ -170,10 +251,23 @@ def telemetry_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_
                         *, replayed: bool = False) -> TelemetrySummary | None:
     """The report's telemetry strip from what a feed holds; None when it holds nothing.
     `replayed`: the machine is a replay, so even a running sampler repeats recorded values
-    (the feed's label says so) and the strip is not live."""
+    (the feed's label says so) and the strip is not live.
+
+    A feed of a snapshot's single readings (`is_capture`) gives them "at capture": the newest
+    row of each ring, at the snapshot's capture time, never today's. A feed that is not live
+    (a recording) gives all of it, as `gpuscope report --recording` does; `window_s` bounds
+    a live one."""
+    # The feed's English label for the JSON, shown in the report's language.
+    source = feed_label(feed.label, feed.report_label)
+    if is_capture(feed):
+        captured = feed.captured_at_s if isinstance(feed, CaptureFeed) else None
+        return summarise_telemetry(series_from_feed(feed, newest_only=True), source=source,
+                                   live=False, at_capture=True, captured_at_s=captured)
     live = feed.live and not replayed
-    source = "live sampler" if live else feed.report_label  # the report stays English
-    return summarise_telemetry(series_from_feed(feed, window_s), source=source, live=live)
+    if live:
+        source = message("live sampler")
+    window = window_s if feed.live else None
+    return summarise_telemetry(series_from_feed(feed, window), source=source, live=live)
 
 
 def _gpu_labels(gpus: Sequence[Any]) -> dict[str, str]:
@@ -203,16 +297,14 @@ def telemetry_from_recording(path: str) -> tuple[TelemetrySummary | None, Any]:
         series = _series(key, label, ring, None)
         if series is not None:
             devices.append(series)
-    summary = summarise_telemetry(devices, source=f"recording {os.path.basename(path)}",
+    summary = summarise_telemetry(devices, source=message("recording {file}",
+                                                          file=os.path.basename(path)),
                                   live=False)
     return summary, inventory
 
 
-def sample_live_telemetry(system: System, inventory: Inventory,
-                          seconds: float = DEFAULT_SAMPLE_S,
-                          rate_hz: float = SAMPLE_RATE_HZ) -> TelemetrySummary | None:
-    """Sample every GPU and the host for `seconds`; the strip of what came back. Blocks for
-    `seconds`: for the command line, never the GUI thread."""
+def _sampled_series(system: System, inventory: Inventory, seconds: float, rate_hz: float,
+                    *, newest_only: bool = False) -> list[DeviceSeries]:
     from gpuscope.telemetry.sampler import Sampler
     from gpuscope.telemetry.sources import build_sources
 
@@ -225,11 +317,38 @@ def sample_live_telemetry(system: System, inventory: Inventory,
         finally:
             sampler.stop()
         labels = _gpu_labels(inventory.gpus)
-        devices = [series for key, ring in sampler.rings.items()
-                   if (series := _series(key, labels.get(key, key), ring, None)) is not None]
-        return summarise_telemetry(devices, source="live sample", live=True)
+        return [series for key, ring in sampler.rings.items()
+                if (series := _series(key, labels.get(key, key), ring, None,
+                                      newest_only=newest_only)) is not None]
     finally:
         sources.close()
+
+
+def sample_live_telemetry(system: System, inventory: Inventory,
+                          seconds: float = DEFAULT_SAMPLE_S,
+                          rate_hz: float = SAMPLE_RATE_HZ) -> TelemetrySummary | None:
+    """Sample every GPU and the host for `seconds`; the strip of what came back. Blocks for
+    `seconds`: for the command line, never the GUI thread."""
+    return summarise_telemetry(_sampled_series(system, inventory, seconds, rate_hz),
+                               source=message("live sample"), live=True)
+
+
+def captured_telemetry(system: ReplaySystem, inventory: Inventory) -> TelemetrySummary | None:
+    """A replayed snapshot's single readings "at capture", at its capture time (a sampler
+    over a replay repeats them): what the Report page shows of a replay. Blocks for a
+    fraction of a second."""
+    from gpuscope.telemetry.feed_adapters import capture_time_s
+
+    series = _sampled_series(system, inventory, CAPTURE_SAMPLE_S, SAMPLE_RATE_HZ,
+                             newest_only=True)
+    return summarise_telemetry(
+        series, source=snapshot_source(system.source), live=False, at_capture=True,
+        captured_at_s=capture_time_s(inventory.origin.captured_utc))
+
+
+def snapshot_source(path: str | None) -> str:
+    """The report's name of a replayed snapshot's readings: "snapshot rx7900xtx.json"."""
+    return message("snapshot {file}", file=os.path.basename(path or "") or "?")
 
 
 # ----------------------------------------------------------------------------- the command
@@ -254,10 +373,11 @@ def gather_report_inputs(
     pasted outputs `imports`), the frameworks of `pythons` (None: the default set, see
     `default_interpreters`, bounded to 20 s in all, or those a snapshot inspected; () for
     none; an interpreter named here that cannot be run raises UnusableInterpreterError),
-    the benchmark runs in
-    `bench_files` (else, for this machine and with `saved_runs`, the newest runs `gpuscope
-    bench` saved), and a telemetry strip from `recording` or, live, a sample of `sample_s`
-    seconds (0: none). `progress(text)` says what it is doing. Raises ReportInputError."""
+    the benchmark runs in `bench_files` (else, for this machine and with `saved_runs`, the
+    newest successful runs `gpuscope bench` saved on its devices), and a telemetry strip from
+    `recording` or, live, a sample of `sample_s` seconds, or a snapshot's readings at capture
+    (`sample_s` 0: none). `progress(text)` says what it is doing, and `notes` what was left
+    out (messages: show them with `gpuscope.i18n.localise`). Raises ReportInputError."""
     from gpuscope.app.machine import system_for
     from gpuscope.config import added_interpreters
     from gpuscope.evidence import SnapshotError
@@ -277,7 +397,7 @@ def gather_report_inputs(
     if imports:
         from gpuscope.importer import InputFileError, import_files
 
-        progress(f"reading {len(imports)} pasted output(s)")
+        progress(message("reading {count} pasted output(s)", count=len(imports)))
         try:
             machine = import_files(list(imports))
         except InputFileError as exc:
@@ -289,8 +409,8 @@ def gather_report_inputs(
             system = system_for(replay or None)
         except SnapshotError as exc:
             raise ReportInputError(str(exc)) from exc
-        progress("probing the GPUs and the stack" if replay is None
-                 else f"replaying {os.path.basename(replay)}")
+        progress(message("probing the GPUs and the stack") if replay is None
+                 else message("replaying {file}", file=os.path.basename(replay)))
         inventory = collect_inventory(system)
         if pythons is None:
             choices = default_interpreters(system, sys.executable, added_interpreters())
@@ -299,7 +419,8 @@ def gather_report_inputs(
             choices = given_interpreters(pythons)
             budget_s = DEFAULT_FRAMEWORK_TIMEOUT_S
         if choices:
-            progress(f"inspecting the frameworks of {len(choices)} Python interpreter(s)")
+            progress(message("inspecting the frameworks of {count} Python interpreter(s)",
+                             count=len(choices)))
         inspection = inspect_interpreters(system, choices, budget_s)
         if pythons:
             for python, reason in inspection.unusable():
@@ -310,27 +431,40 @@ def gather_report_inputs(
     live = system is not None and data.inventory.origin.kind is OriginKind.LIVE
     bench_runs: tuple[BenchRun, ...] = ()
     if bench_files:
-        bench_runs = read_bench_runs(bench_files)
+        bench_runs, left_out = successful_only(read_bench_runs(bench_files))
+        if left_out:
+            notes.append(left_out)
     elif saved_runs and live:
-        progress("reading the saved benchmark runs")
-        bench_runs, problem = latest_saved_runs()
+        progress(message("reading the saved benchmark runs"))
+        bench_runs, problem = latest_saved_runs(gpus=data.inventory.gpus)
         if problem:
             notes.append(problem)
     telemetry: TelemetrySummary | None = None
     sources = list(identity_sources_of(system, imported))
     if recording:
-        progress(f"reading the recording {os.path.basename(recording)}")
+        progress(message("reading the recording {file}", file=os.path.basename(recording)))
         telemetry, recorded_inventory = telemetry_from_recording(recording)
         if recorded_inventory:
             sources.append(recorded_inventory)
         if telemetry is None:
-            notes.append(f"the recording {os.path.basename(recording)} holds no sample of "
-                         "the strip's metrics")
+            notes.append(message("the recording {file} holds no sample of the strip's metrics",
+                                 file=os.path.basename(recording)))
+    elif sample_s > 0 and isinstance(system, ReplaySystem):
+        progress(message("reading the snapshot's telemetry readings"))
+        try:
+            telemetry = captured_telemetry(system, data.inventory)
+            if telemetry is None:
+                notes.append(message("no telemetry: the snapshot holds no reading of the "
+                                     "strip's metrics"))
+        except (OSError, RuntimeError, ValueError) as exc:
+            notes.append(message("no telemetry: the snapshot's readings could not be read "
+                                 "({error})", error=str(exc)))
     elif sample_s > 0 and system is not None and live:
-        progress(f"sampling telemetry for {sample_s:g} s")
+        progress(message("sampling telemetry for {seconds} s", seconds=f"{sample_s:g}"))
         try:
             telemetry = sample_live_telemetry(system, data.inventory, sample_s)
         except (OSError, RuntimeError, ValueError) as exc:
-            notes.append(f"no telemetry: the live sample failed ({exc})")
+            notes.append(message("no telemetry: the live sample failed ({error})",
+                                 error=str(exc)))
     return ReportInputs(data, tuple(findings), bench_runs, telemetry, tuple(sources),
                         tuple(notes))

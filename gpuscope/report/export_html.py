@@ -4,6 +4,8 @@ browser as well). Long parts (finding details and evidence, verdicts in full, th
 are collapsed in `<details>`.
 
 Every text from the machine is escaped; placeholders such as `<host-1>` show as written.
+Written in the language chosen, as the Markdown is (`export_markdown`); the raw JSON stays
+English.
 """
 
 from __future__ import annotations
@@ -12,12 +14,21 @@ import html
 import json
 from collections.abc import Iterable, Sequence
 
+from gpuscope.i18n import ENGLISH, current_language, gettext, localise
 from gpuscope.metrics import HOST_DEVICE
 from gpuscope.report import style
-from gpuscope.report.export_markdown import NOT_REDACTED_NOTE, REDACTED_NOTE
+from gpuscope.report.device_index import COLUMNS, remark_lines
+from gpuscope.report.export_markdown import (
+    NOT_REDACTED_NOTE,
+    REDACTED_NOTE,
+    UNSTABLE_MARK,
+    telemetry_line,
+)
 from gpuscope.report.export_svg import bench_bars_svg, sparkline_svg
 from gpuscope.report.formatting import format_duration, format_stat, format_unix
+from gpuscope.report.telemetry_summary import shown
 from gpuscope.report.view_model import (
+    UNSTABLE_WORD,
     BenchSection,
     DeviceTelemetry,
     ReportFinding,
@@ -80,11 +91,14 @@ footer{{color:{style.MUTED};font-size:14px;margin-top:28px}}
 
 
 def esc(value: object) -> str:
-    return html.escape(clean_text(str(value)), quote=True)
+    """`value` localised (a message, a constant marked N_) and escaped."""
+    text = localise(value) if isinstance(value, str) else str(value)
+    return html.escape(clean_text(text), quote=True)
 
 
-def _chip(word: str, color: str) -> str:
-    return f'<span class="chip" style="background:{color}">{esc(word)}</span>'
+def _chip(word: str, color: str, *, title: str = "") -> str:
+    hint = f' title="{esc(title)}"' if title else ""
+    return f'<span class="chip" style="background:{color}"{hint}>{esc(word)}</span>'
 
 
 def _kv_table(rows: Iterable[tuple[str, str]], css: str = "kv") -> str:
@@ -104,13 +118,15 @@ def _header(report: ShareReport) -> str:
     origin = report.origin
     background = style.ORIGIN_BACKGROUNDS.get(origin.kind, style.ORIGIN_BACKGROUNDS["unknown"])
     mark = "" if origin.is_live else "⚠ "
-    note = REDACTED_NOTE if report.redacted else "⚠ " + NOT_REDACTED_NOTE
+    note = esc(REDACTED_NOTE) if report.redacted else "⚠ " + esc(NOT_REDACTED_NOTE)
+    made = gettext("Made by gpuscope {version} on {when}.").format(
+        version=report.gpuscope_version or "?",
+        when=localise(format_unix(report.generated_unix_s)))
     return (f"<header><h1>{esc(report.title)}</h1>"
             f'<div class="origin origin-{esc(origin.kind)}" style="background:{background}">'
-            f"<b>{esc(mark + origin.title)}</b>{esc(origin.sentence(report.generated_unix_s))}"
+            f"<b>{mark}{esc(origin.title)}</b>{esc(origin.sentence(report.generated_unix_s))}"
             f"</div>"
-            f'<p class="meta">Made by gpuscope {esc(report.gpuscope_version or "?")} on '
-            f"{esc(format_unix(report.generated_unix_s))}. {esc(note)}</p>"
+            f'<p class="meta">{esc(made)} {note}</p>'
             f'<p class="verdict">{esc(report.verdict_line())}</p></header>')
 
 
@@ -123,35 +139,47 @@ def _gpu_card(gpu: ReportGpu) -> str:
 def _machine(report: ShareReport) -> str:
     rows = report.platform.rows()
     gpus = ("".join(_gpu_card(g) for g in report.gpus) if report.gpus
-            else "<p>No GPU found.</p>")
-    return (f'<section id="machine"><h2>Machine</h2>{_kv_table(rows)}'
-            f'<div class="gpus">{gpus}</div></section>')
+            else f"<p>{esc(gettext('No GPU found.'))}</p>")
+    return (f'<section id="machine"><h2>{esc(gettext("Machine"))}</h2>{_kv_table(rows)}'
+            f'<div class="gpus">{gpus}</div>{_device_index(report)}</section>')
+
+
+def _device_index(report: ShareReport) -> str:
+    """How each layer numbers each GPU (HIP and CUDA: after the *_VISIBLE_DEVICES variables)."""
+    if not report.device_index:
+        return ""
+    remarks = "".join(f'<p class="meta">{esc(line)}</p>'
+                      for line in remark_lines(report.device_index))
+    return (f'<h3 id="device-index">{esc(gettext("Device index"))}</h3>'
+            + _table(COLUMNS, [[esc(cell) for cell in row.cells()]
+                               for row in report.device_index], "device-index") + remarks)
 
 
 def _stack(report: ShareReport) -> str:
-    parts = ['<section id="stack"><h2>Stack</h2>']
+    parts = [f'<section id="stack"><h2>{esc(gettext("Stack"))}</h2>']
     for gpu in report.gpus:
         rows = report.layers_of(gpu.index)
         if not rows:
             continue
         parts.append(f"<h3>GPU {gpu.index}: {esc(gpu.name)}</h3>")
         parts.append(_table(
-            ["Layer", "State", "What gpuscope found"],
-            [(esc(r.name), _chip(f"{r.mark} {r.word}", style.LAYER_COLORS.get(r.state,
-                                                                             style.UNKNOWN)),
+            [gettext("Layer"), gettext("State"), gettext("What gpuscope found")],
+            [(esc(r.name), _chip(f"{r.mark} {localise(r.word)}",
+                                 style.LAYER_COLORS.get(r.state, style.UNKNOWN)),
               esc(r.text)) for r in rows], "layers"))
     if report.stack:
-        parts.append("<h3>Versions</h3>" + _kv_table(report.stack))
+        parts.append(f"<h3>{esc(gettext('Versions'))}</h3>" + _kv_table(report.stack))
     extra = ""
     if report.environment:
-        extra += _table(["Variable", "Value"], [(f"<code>{esc(k)}</code>",
+        extra += _table([gettext("Variable"), gettext("Value")], [(f"<code>{esc(k)}</code>",
                                                  f"<code>{esc(v)}</code>")
                                                 for k, v in report.environment])
     if report.device_nodes:
-        extra += _table(["Device node", "Access"], [(f"<code>{esc(p)}</code>", esc(a))
-                                                    for p, a in report.device_nodes])
+        extra += _table([gettext("Device node"), gettext("Access")],
+                        [(f"<code>{esc(p)}</code>", esc(a)) for p, a in report.device_nodes])
     if extra:
-        parts.append(f"<details><summary>Environment variables and device nodes</summary>"
+        parts.append(f"<details><summary>"
+                     f"{esc(gettext('Environment variables and device nodes'))}</summary>"
                      f"{extra}</details>")
     parts.append("</section>")
     return "".join(parts)
@@ -159,27 +187,29 @@ def _stack(report: ShareReport) -> str:
 
 def _frameworks(report: ShareReport) -> str:
     if not report.frameworks:
-        body = ("<p>No framework inspected (run <code>gpuscope doctor --python PATH</code>)."
-                "</p>")
+        body = "<p>" + esc(gettext("No framework inspected (run {command}).")).format(
+            command="<code>gpuscope doctor --python PATH</code>") + "</p>"
     else:
-        body = _table(["Framework", "Version", "Build", "Sees a GPU", "Smoke test", "Python"], [
+        body = _table([gettext("Framework"), gettext("Version"), gettext("Build"),
+                       gettext("Sees a GPU"), gettext("Smoke test"), "Python"], [
             (esc(f.name), esc(f.version or "?"), esc(f.build_text),
-             esc(f.sees_text + (f" ({', '.join(f.devices)})" if f.devices else "")),
-             esc(f.error or f.smoke_test or "not run"),
+             esc(f.sees_text) + (esc(f" ({', '.join(f.devices)})") if f.devices else ""),
+             esc(f.error or f.smoke_test or gettext("not run")),
              f"<code>{esc(f.python)}</code>" if f.python else "?")
             for f in report.frameworks])
-    return f'<section id="frameworks"><h2>Frameworks</h2>{body}</section>'
+    return (f'<section id="frameworks"><h2>{esc(gettext("Frameworks"))}</h2>{body}'
+            "</section>")
 
 
 def _finding(finding: ReportFinding) -> str:
     color = style.SEVERITY_COLORS.get(finding.severity, style.UNKNOWN)
     where = f", GPU {finding.gpu}" if finding.gpu is not None else ""
     parts = [f'<div class="finding" style="border-color:{color}">',
-             f"{_chip(f'{finding.mark} {finding.word}', color)} "
+             f"{_chip(f'{finding.mark} {localise(finding.word)}', color)} "
              f'<span class="title">{esc(finding.title)}</span> '
              f'<span class="id">({esc(finding.id)}{where})</span>']
     if finding.fix:
-        parts.append(f"<p>Fix: {esc(finding.fix)}</p>")
+        parts.append(f"<p>{esc(gettext('Fix: {fix}').format(fix=localise(finding.fix)))}</p>")
     if finding.fix_commands:
         parts.append(f"<pre><code>{esc(chr(10).join(finding.fix_commands))}</code></pre>")
     # Sources stay in the JSON and the Markdown: the page names no address outside itself.
@@ -187,82 +217,98 @@ def _finding(finding: ReportFinding) -> str:
     if finding.detail:
         body += f"<p>{esc(finding.detail)}</p>"
     if finding.evidence:
-        body += ("<p>Evidence:</p><ul>"
+        body += (f"<p>{esc(gettext('Evidence:'))}</p><ul>"
                  + "".join(f"<li><code>{esc(e)}</code></li>" for e in finding.evidence)
                  + "</ul>")
 
     if body:
-        parts.append(f"<details><summary>Details and evidence</summary>{body}</details>")
+        parts.append(f"<details><summary>{esc(gettext('Details and evidence'))}</summary>"
+                     f"{body}</details>")
     parts.append("</div>")
     return "".join(parts)
 
 
 def _findings(report: ShareReport) -> str:
-    body = "".join(_finding(f) for f in report.findings) or "<p>No findings.</p>"
-    return f'<section id="findings"><h2>Doctor findings</h2>{body}</section>'
+    body = ("".join(_finding(f) for f in report.findings)
+            or f"<p>{esc(gettext('No findings.'))}</p>")
+    return (f'<section id="findings"><h2>{esc(gettext("Doctor findings"))}</h2>{body}'
+            "</section>")
 
 
 def _bench_section(section: BenchSection) -> str:
-    card = f" against the {esc(section.card)} datasheet" if section.card else ""
+    when, duration = (localise(format_unix(section.started_unix_s)),
+                      localise(format_duration(section.duration_s)))
+    line = (gettext("{when}, {duration} against the {card} datasheet").format(
+        when=when, duration=duration, card=section.card) if section.card
+        else gettext("{when}, {duration}").format(when=when, duration=duration))
     parts = [f"<h3>{esc(section.device)}</h3>",
-             f'<p class="meta">{esc(section.torch)}: {esc(format_unix(section.started_unix_s))}'
-             f", {esc(format_duration(section.duration_s))}{card}</p>"]
+             f'<p class="meta">{esc(section.torch)}: {esc(line)}</p>']
     if section.note:
         parts.append(f"<p><i>{esc(section.note)}</i></p>")
     parts.append(bench_bars_svg(section.rows))
     if section.rows:
         parts.append(_table(
-            ["Benchmark", "Measured", "Datasheet peak", "% of peak", "Verdict"],
+            [gettext("Benchmark"), gettext("Measured"), gettext("Datasheet peak"),
+             gettext("% of peak"), gettext("Verdict")],
             [(esc(r.title), f'<span class="num">{esc(r.value_text)}</span>',
-              esc(r.peak_text + (f" ({r.peak_label})" if r.peak_label else "")),
+              esc(r.peak_text) + (esc(f" ({localise(r.peak_label)})") if r.peak_label
+                                  else ""),
               f'<span class="num">{esc(r.percent_text)}</span>',
-              _chip(r.level_word, style.VERDICT_COLORS.get(r.level, style.UNKNOWN)))
+              _chip(r.level_word, style.VERDICT_COLORS.get(r.level, style.UNKNOWN))
+              + (" " + _chip(f"{UNSTABLE_MARK} {localise(UNSTABLE_WORD)}", style.WARNING,
+                             title=localise(r.stability or "")) if r.unstable else ""))
              for r in section.rows]))
-        verdicts = "".join(f"<li><b>{esc(r.title)}</b>: {esc(r.verdict)}</li>"
-                           for r in section.rows if r.verdict)
+        verdicts = "".join(f"<li><b>{esc(r.title)}</b>: {esc(r.verdict)}"
+                           + (f" {UNSTABLE_MARK} {esc(r.stability)}" if r.stability else "")
+                           + "</li>" for r in section.rows if r.verdict)
         if verdicts:
-            parts.append(f"<details><summary>Verdicts in full</summary><ul>{verdicts}</ul>"
-                         "</details>")
+            parts.append(f"<details><summary>{esc(gettext('Verdicts in full'))}</summary>"
+                         f"<ul>{verdicts}</ul></details>")
     for error in section.errors:
         parts.append(f'<p style="color:{style.ERROR}">✗ {esc(error)}</p>')
     if section.not_run:
-        parts.append(f"<p>Not run: {esc(', '.join(section.not_run))}</p>")
+        parts.append("<p>" + esc(gettext("Not run: {benchmarks}").format(
+            benchmarks=", ".join(localise(name) for name in section.not_run))) + "</p>")
     return "".join(parts)
 
 
 def _bench(report: ShareReport) -> str:
     if not report.bench:
         return ""
-    return ('<section id="bench"><h2>Benchmarks</h2>'
+    return (f'<section id="bench"><h2>{esc(gettext("Benchmarks"))}</h2>'
             + "".join(_bench_section(s) for s in report.bench) + "</section>")
 
 
-def _device_tiles(device: DeviceTelemetry, color: str) -> str:
+def _device_tiles(device: DeviceTelemetry, color: str, at_capture: bool = False) -> str:
     tiles = []
     for stat in device.metrics:
+        if at_capture:  # a snapshot's one reading: no sparkline, no min and max
+            tiles.append(
+                f'<div class="tile"><div class="label">{esc(shown(stat.label))}</div>'
+                f'<div class="avg">{esc(format_stat(stat.avg, stat.unit))} <span '
+                f'class="label">{esc(gettext("at capture"))}</span></div></div>')
+            continue
         spark = sparkline_svg(stat.spark, color=color, width=200, height=38)
         tiles.append(
-            f'<div class="tile"><div class="label">{esc(stat.label)}</div>'
+            f'<div class="tile"><div class="label">{esc(shown(stat.label))}</div>'
             f'<div class="avg">{esc(format_stat(stat.avg, stat.unit))} <span class="label">'
-            f"avg</span></div>{spark}"
-            f'<div class="stats">min {esc(format_stat(stat.min, stat.unit))} · max '
-            f"{esc(format_stat(stat.max, stat.unit))}</div></div>")
-    return f'<h3>{esc(device.label)}</h3><div class="tiles">{"".join(tiles)}</div>'
+            f"{esc(gettext('avg'))}</span></div>{spark}"
+            f'<div class="stats">{esc(gettext("min"))} {esc(format_stat(stat.min, stat.unit))}'
+            f" · {esc(gettext('max'))} {esc(format_stat(stat.max, stat.unit))}</div></div>")
+    return f'<h3>{esc(shown(device.label))}</h3><div class="tiles">{"".join(tiles)}</div>'
 
 
 def _telemetry(report: ShareReport) -> str:
     summary = report.telemetry
     if summary is None:
         return ""
-    when = (f" from {format_unix(summary.started_unix_s)}"
-            if summary.started_unix_s is not None else "")
-    parts = ['<section id="telemetry"><h2>Telemetry</h2>',
-             f'<p class="meta">{esc(summary.source)}: {esc(format_duration(summary.duration_s))}'
-             f"{esc(when)}.</p>"]
+    parts = [f'<section id="telemetry"><h2>{esc(gettext("Telemetry"))}</h2>',
+             f'<p class="meta">{esc(telemetry_line(summary))}</p>']
     gpu_number = 0
     for device in summary.devices:
         host = device.key == HOST_DEVICE
-        parts.append(_device_tiles(device, style.series_color(gpu_number, host)))
+        parts.append(_device_tiles(device, style.series_color(gpu_number, host),
+                                   summary.at_capture))
         gpu_number += 0 if host else 1
     parts.append("</section>")
     return "".join(parts)
@@ -271,18 +317,21 @@ def _telemetry(report: ShareReport) -> str:
 def report_html(report: ShareReport) -> str:
     """The report as a standalone HTML page."""
     raw = json.dumps(report.document, indent=1, ensure_ascii=False)
-    problems = (f"<p>Parts of this report could not be read: {esc('; '.join(report.problems))}"
-                "</p>" if report.problems else "")
+    problems = ("<p>" + esc(gettext("Parts of this report could not be read: {problems}").format(
+        problems="; ".join(localise(problem) for problem in report.problems))) + "</p>"
+        if report.problems else "")
+    lang = "en" if current_language() == ENGLISH else current_language().replace("_", "-")
     return (
         "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
+        f'<html lang="{lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(report.title)}</title><style>{CSS}</style></head><body><main>"
         + _header(report) + _machine(report) + _stack(report) + _frameworks(report)
         + _findings(report) + _bench(report) + _telemetry(report) + problems
-        + f"<details><summary>Raw report JSON ({esc(report.document.get('schema', '?'))})"
-        f"</summary><pre><code>{esc(raw)}</code></pre></details>"
+        + "<details><summary>" + esc(gettext("Raw report JSON ({schema})").format(
+            schema=report.document.get("schema", "?")))
+        + f"</summary><pre><code>{esc(raw)}</code></pre></details>"
         f"<footer>gpuscope {esc(report.gpuscope_version or '?')} · "
         f"{esc(report.origin.title)}</footer>"
         "</main></body></html>\n")

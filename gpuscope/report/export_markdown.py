@@ -3,6 +3,10 @@ parts (evidence, full finding details, verdicts in full, the raw JSON) in `<deta
 
 Every piece of text from the machine is escaped: a placeholder such as `<host-1>` would be
 taken for an HTML tag and vanish, a `|` would break a table.
+
+Written in the language chosen (`gpuscope.i18n`; `gpuscope.i18n.language` picks another for
+one report): the report's messages through `localise`, its own words through `gettext`. The
+raw JSON at the end stays English.
 """
 
 from __future__ import annotations
@@ -11,27 +15,40 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
+from gpuscope.i18n import N_, gettext, localise
+from gpuscope.report.device_index import COLUMNS, remark_lines
 from gpuscope.report.formatting import format_duration, format_stat, format_unix
-from gpuscope.report.view_model import BenchSection, ReportFinding, ShareReport
+from gpuscope.report.telemetry_summary import shown
+from gpuscope.report.view_model import (
+    UNSTABLE_WORD,
+    BenchSection,
+    ReportFinding,
+    ShareReport,
+    TelemetrySummary,
+)
 from gpuscope.untrusted import clean_text
 
 # GitHub refuses comments over 65,536 characters; forums are stricter still.
 MAX_CHARS = 60_000
+# Beside a result whose repeats spread too far (`BenchRow.unstable`).
+UNSTABLE_MARK = "⚠"
 VERDICT_MARKS = {"normal": "✓", "low": "▼", "high": "▲", "unknown": "–", "unsupported": "–",
                  "failed": "✗"}
-REDACTED_NOTE = ("Personal details are redacted: host and user names, home paths, serial "
-                 "numbers, UUIDs, MAC and IP addresses appear as placeholders such as "
-                 "<host-1>.")
-NOT_REDACTED_NOTE = ("Not redacted: this report may contain host and user names, home paths, "
-                     "serial numbers, UUIDs, MAC and IP addresses.")
+# Shown with `localise`.
+REDACTED_NOTE = N_("Personal details are redacted: host and user names, home paths, serial "
+                   "numbers, UUIDs, MAC and IP addresses appear as placeholders such as "
+                   "<host-1>.")
+NOT_REDACTED_NOTE = N_("Not redacted: this report may contain host and user names, home "
+                       "paths, serial numbers, UUIDs, MAC and IP addresses.")
 
 _SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def text(value: str) -> str:
-    """Inline Markdown text showing `value` literally: HTML and Markdown specials escaped,
-    line breaks folded into spaces."""
-    escaped = clean_text(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Inline Markdown text showing `value` (localised) literally: HTML and Markdown specials
+    escaped, line breaks folded into spaces."""
+    escaped = clean_text(localise(value))
+    escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     escaped = _SPECIAL.sub(r"\\\1", escaped)
     escaped = " ".join(escaped.split())
     # A line that starts like a heading, a list or a quote would become one. Only ASCII
@@ -70,26 +87,31 @@ def details(summary: str, body: Sequence[str]) -> list[str]:
 
 def _head(report: ShareReport) -> list[str]:
     origin = report.origin
-    suffix = "" if origin.is_live else f" ({'replay' if origin.kind == 'replay' else origin.kind})"
-    lines = [f"# {text(report.title)}{suffix}", ""]
+    kind = (gettext("replay") if origin.kind == "replay"
+            else gettext("imported") if origin.kind == "imported" else gettext("unknown"))
+    title = (localise(report.title) if origin.is_live
+             else gettext("{title} ({kind})").format(title=localise(report.title), kind=kind))
+    lines = [f"# {text(title)}", ""]
     warning = "" if origin.is_live else "⚠ "
-    lines += [f"> **{warning}{text(origin.title)}.** "
-              f"{text(origin.sentence(report.generated_unix_s))}", ""]
-    made = (f"Made by gpuscope {text(report.gpuscope_version or '?')} on "
-            f"{format_unix(report.generated_unix_s)}.")
-    note = text(REDACTED_NOTE if report.redacted else "⚠ " + NOT_REDACTED_NOTE)
+    lines += [f"> **{warning}{text(gettext('{title}.').format(title=localise(origin.title)))}**"
+              f" {text(origin.sentence(report.generated_unix_s))}", ""]
+    made = text(gettext("Made by gpuscope {version} on {when}.").format(
+        version=report.gpuscope_version or "?", when=localise(format_unix(
+            report.generated_unix_s))))
+    note = (text(REDACTED_NOTE) if report.redacted
+            else "⚠ " + text(NOT_REDACTED_NOTE))
     lines += [f"{made} {note} **{text(report.verdict_line())}**", ""]
     return lines
 
 
 def _machine(report: ShareReport) -> list[str]:
     rows = report.platform.rows()
-    lines = ["## Machine", ""]
-    lines += table(["", ""], [(f"**{label}**", text(value)) for label, value in rows])
+    lines = ["## " + gettext("Machine"), ""]
+    lines += table(["", ""], [(f"**{text(label)}**", text(value)) for label, value in rows])
     lines.append("")
-    lines += ["### GPUs", ""]
+    lines += ["### " + gettext("GPUs"), ""]
     if not report.gpus:
-        lines += ["No GPU found.", ""]
+        lines += [text(gettext("No GPU found.")), ""]
         return lines
     rows_gpu = []
     for gpu in report.gpus:
@@ -97,120 +119,150 @@ def _machine(report: ShareReport) -> list[str]:
         if gpu.board_name:
             name += f"<br>{text(gpu.board_name)}"
         if gpu.name_candidates:
-            name += f"<br>could be: {text(' / '.join(gpu.name_candidates))}"
+            name += "<br>" + text(gettext("could be: {names}").format(
+                names=" / ".join(gpu.name_candidates)))
         driver = " ".join(p for p in (gpu.kernel_driver, gpu.driver_version) if p)
-        rows_gpu.append((str(gpu.index), name, gpu.vendor_label, text(gpu.target or "?"),
+        rows_gpu.append((str(gpu.index), name, text(gpu.vendor_label), text(gpu.target or "?"),
                          text(gpu.vram_text or "?"), text(driver or "?"),
                          text(" ".join(p for p in (gpu.pci_id_text, gpu.pci_bus) if p) or "?")))
-    lines += table(["#", "GPU", "Vendor", "Target", "VRAM", "Driver", "PCI"], rows_gpu)
+    lines += table(["#", "GPU", gettext("Vendor"), gettext("Target"), "VRAM",
+                    gettext("Driver"), "PCI"], rows_gpu)
     lines.append("")
+    return lines + _device_index(report)
+
+
+def _device_index(report: ShareReport) -> list[str]:
+    """How each layer numbers each GPU (HIP and CUDA: after the *_VISIBLE_DEVICES variables)."""
+    if not report.device_index:
+        return []
+    lines = ["### " + gettext("Device index"), ""]
+    lines += table([text(column) for column in COLUMNS], [[text(cell) for cell in row.cells()]
+                                   for row in report.device_index])
+    lines.append("")
+    for remark in remark_lines(report.device_index):
+        lines += [f"- {text(remark)}"]
+    if lines[-1] != "":
+        lines.append("")
     return lines
 
 
 def _stack(report: ShareReport) -> list[str]:
-    lines = ["## Stack", ""]
+    lines = ["## " + gettext("Stack"), ""]
     for gpu in report.gpus:
         rows = report.layers_of(gpu.index)
         if not rows:
             continue
         lines += [f"**GPU {gpu.index}: {text(gpu.name)}**", ""]
-        lines += table(["Layer", "State", "What gpuscope found"],
-                       [(text(row.name), f"{row.mark} {row.word}", text(row.text))
+        lines += table([gettext("Layer"), gettext("State"), gettext("What gpuscope found")],
+                       [(text(row.name), f"{row.mark} {text(row.word)}", text(row.text))
                         for row in rows])
         lines.append("")
     if report.stack:
-        lines += table(["Component", "Version"],
+        lines += table([gettext("Component"), gettext("Version")],
                        [(text(label), text(value)) for label, value in report.stack])
         lines.append("")
     extra: list[str] = []
     if report.environment:
-        extra += table(["Variable", "Value"],
+        extra += table([gettext("Variable"), gettext("Value")],
                        [(code(name), code(value)) for name, value in report.environment])
         extra.append("")
     if report.device_nodes:
-        extra += table(["Device node", "Access"],
+        extra += table([gettext("Device node"), gettext("Access")],
                        [(code(path), text(access)) for path, access in report.device_nodes])
     if extra:
-        lines += details("Environment variables and device nodes", extra)
+        lines += details(text(gettext("Environment variables and device nodes")), extra)
     return lines
 
 
 def _frameworks(report: ShareReport) -> list[str]:
-    lines = ["## Frameworks", ""]
+    lines = ["## " + gettext("Frameworks"), ""]
     if not report.frameworks:
-        return [*lines, "No framework inspected (run `gpuscope doctor --python PATH`).", ""]
+        return [*lines, gettext("No framework inspected (run {command}).").format(
+            command="`gpuscope doctor --python PATH`"), ""]
     rows = []
     for fw in report.frameworks:
-        smoke = fw.error or fw.smoke_test or "not run"
+        smoke = fw.error or fw.smoke_test or gettext("not run")
         rows.append((text(fw.name), text(fw.version or "?"), text(fw.build_text),
                      text(fw.sees_text) + (f" ({text(', '.join(fw.devices))})"
                                            if fw.devices else ""),
                      text(smoke), code(fw.python) if fw.python else "?"))
-    lines += table(["Framework", "Version", "Build", "Sees a GPU", "Smoke test", "Python"],
-                   rows)
+    lines += table([gettext("Framework"), gettext("Version"), gettext("Build"),
+                    gettext("Sees a GPU"), gettext("Smoke test"), "Python"], rows)
     lines.append("")
     return lines
 
 
 def _finding(finding: ReportFinding) -> list[str]:
     where = f", GPU {finding.gpu}" if finding.gpu is not None else ""
-    lines = [f"**{finding.mark} {text(finding.word)}: {text(finding.title)}** "
-             f"({code(finding.id)}{where})", ""]
+    heading = gettext("{severity}: {title}").format(severity=localise(finding.word),
+                                                    title=localise(finding.title))
+    lines = [f"**{finding.mark} {text(heading)}** ({code(finding.id)}{where})", ""]
     if finding.fix:
-        lines += [f"Fix: {text(finding.fix)}", ""]
+        lines += [text(gettext("Fix: {fix}").format(fix=localise(finding.fix))), ""]
     if finding.fix_commands:
         lines += [*code_block("\n".join(finding.fix_commands), "sh"), ""]
     body: list[str] = []
     if finding.detail:
         body += [text(finding.detail), ""]
     if finding.evidence:
-        body += ["Evidence:", ""] + [f"- {code(ref)}" for ref in finding.evidence] + [""]
+        body += [text(gettext("Evidence:")), ""] + [f"- {code(ref)}"
+                                                     for ref in finding.evidence] + [""]
     if finding.sources:
-        body += ["Sources:", ""] + [f"- <{url}>" for url in finding.sources]
+        body += [text(gettext("Sources:")), ""] + [f"- <{url}>" for url in finding.sources]
     if body:
-        lines += details("Details and evidence", body)
+        lines += details(text(gettext("Details and evidence")), body)
     return lines
 
 
 def _findings(report: ShareReport) -> list[str]:
-    lines = ["## Doctor findings", ""]
+    lines = ["## " + gettext("Doctor findings"), ""]
     if not report.findings:
-        return [*lines, "No findings.", ""]
+        return [*lines, text(gettext("No findings.")), ""]
     for finding in report.findings:
         lines += _finding(finding)
     return lines
 
 
 def _bench_section(section: BenchSection) -> list[str]:
-    card = f" against the {text(section.card)} datasheet" if section.card else ""
-    lines = [f"**{text(section.device)}**, {text(section.torch)}: "
-             f"{format_unix(section.started_unix_s)}, {format_duration(section.duration_s)}"
-             f"{card}", ""]
+    when = text(gettext("{when}, {duration}").format(
+        when=localise(format_unix(section.started_unix_s)),
+        duration=localise(format_duration(section.duration_s))))
+    if section.card:
+        when = text(gettext("{when}, {duration} against the {card} datasheet").format(
+            when=localise(format_unix(section.started_unix_s)),
+            duration=localise(format_duration(section.duration_s)), card=section.card))
+    lines = [f"**{text(section.device)}**, {text(section.torch)}: {when}", ""]
     if section.note:
         lines += [f"_{text(section.note)}_", ""]
     if section.rows:
         rows = []
         for row in section.rows:
-            peak = row.peak_text + (f" ({text(row.peak_label)})" if row.peak_label else "")
+            peak = text(row.peak_text) + (f" ({text(row.peak_label)})" if row.peak_label
+                                          else "")
+            verdict = f"{VERDICT_MARKS.get(row.level, '–')} {text(row.level_word)}"
+            if row.unstable:
+                verdict += f" · {UNSTABLE_MARK} {text(UNSTABLE_WORD)}"
             rows.append((text(row.title), text(row.value_text), text(peak),
-                         row.percent_text,
-                         f"{VERDICT_MARKS.get(row.level, '–')} {text(row.level_word)}"))
-        lines += table(["Benchmark", "Measured", "Datasheet peak", "% of peak", "Verdict"],
-                       rows)
+                         row.percent_text, verdict))
+        lines += table([gettext("Benchmark"), gettext("Measured"), gettext("Datasheet peak"),
+                        gettext("% of peak"), gettext("Verdict")], rows)
         lines.append("")
-        lines += details("Verdicts in full", [f"- **{text(row.title)}**: {text(row.verdict)}"
-                                              for row in section.rows if row.verdict])
+        lines += details(text(gettext("Verdicts in full")),
+                         [f"- **{text(row.title)}**: {text(row.verdict)}"
+                          + (f" {UNSTABLE_MARK} {text(row.stability)}" if row.stability else "")
+                          for row in section.rows if row.verdict])
     for error in section.errors:
         lines += [f"✗ {text(error)}", ""]
     if section.not_run:
-        lines += [f"Not run: {text(', '.join(section.not_run))}", ""]
+        lines += [text(gettext("Not run: {benchmarks}").format(
+            benchmarks=", ".join(localise(name) for name in section.not_run))), ""]
     return lines
 
 
 def _bench(report: ShareReport) -> list[str]:
     if not report.bench:
         return []
-    lines = ["## Benchmarks", ""]
+    lines = ["## " + gettext("Benchmarks"), ""]
     for section in report.bench:
         lines += _bench_section(section)
     return lines
@@ -220,20 +272,43 @@ def _telemetry(report: ShareReport) -> list[str]:
     summary = report.telemetry
     if summary is None:
         return []
-    when = (f" from {format_unix(summary.started_unix_s)}"
-            if summary.started_unix_s is not None else "")
-    lines = ["## Telemetry", "",
-             f"{text(summary.source)}: {format_duration(summary.duration_s)}{when}.", ""]
-    rows = []
+    lines = ["## " + gettext("Telemetry"), "", text(telemetry_line(summary)), ""]
+    rows: list[tuple[str, ...]] = []
+    if summary.at_capture:  # one reading each: no min, avg and max over time
+        for device in summary.devices:
+            for number, stat in enumerate(device.metrics):
+                rows.append((f"**{text(shown(device.label))}**" if number == 0 else "",
+                             text(shown(stat.label)), text(format_stat(stat.avg, stat.unit))))
+        lines += table([gettext("Device"), gettext("Metric"), gettext("At capture")], rows)
+        return [*lines, ""]
     for device in summary.devices:
         for number, stat in enumerate(device.metrics):
-            rows.append((f"**{text(device.label)}**" if number == 0 else "",
-                         text(stat.label), text(format_stat(stat.min, stat.unit)),
+            rows.append((f"**{text(shown(device.label))}**" if number == 0 else "",
+                         text(shown(stat.label)), text(format_stat(stat.min, stat.unit)),
                          text(format_stat(stat.avg, stat.unit)),
                          text(format_stat(stat.max, stat.unit))))
-    lines += table(["Device", "Metric", "Min", "Avg", "Max"], rows)
+    lines += table([gettext("Device"), gettext("Metric"), gettext("Min"), gettext("Avg"),
+                    gettext("Max")], rows)
     lines.append("")
     return lines
+
+
+def telemetry_line(summary: TelemetrySummary) -> str:
+    """"live sampler: 5 min from 2026-01-01 10:00 UTC.", localised (every format says it);
+    of a snapshot's single readings, when they were captured."""
+    if summary.at_capture:
+        if summary.started_unix_s is None:
+            return gettext("{source}: single readings at capture (the snapshot does not say "
+                           "when).").format(source=shown(summary.source))
+        return gettext("{source}: single readings at capture, {when}.").format(
+            source=shown(summary.source), when=localise(format_unix(summary.started_unix_s)))
+    duration = localise(format_duration(summary.duration_s))
+    if summary.started_unix_s is None:
+        return gettext("{source}: {duration}.").format(source=shown(summary.source),
+                                                       duration=duration)
+    return gettext("{source}: {duration} from {when}.").format(
+        source=shown(summary.source), duration=duration,
+        when=localise(format_unix(summary.started_unix_s)))
 
 
 def report_markdown(report: ShareReport, *, max_chars: int = MAX_CHARS) -> str:
@@ -247,13 +322,14 @@ def report_markdown(report: ShareReport, *, max_chars: int = MAX_CHARS) -> str:
     lines += _bench(report)
     lines += _telemetry(report)
     if report.problems:
-        lines += ["Parts of this report could not be read: "
-                  + text("; ".join(report.problems)), ""]
+        lines += [text(gettext("Parts of this report could not be read: {problems}").format(
+            problems="; ".join(localise(problem) for problem in report.problems))), ""]
     body = "\n".join(lines)
     raw = json.dumps(report.document, indent=1, ensure_ascii=False)
-    block = "\n".join(details(f"Raw report JSON ({text(str(report.document.get('schema', '?')))})",
-                              code_block(raw, "json")))
+    block = "\n".join(details(text(gettext("Raw report JSON ({schema})").format(
+        schema=str(report.document.get("schema", "?")))), code_block(raw, "json")))
     if len(body) + len(block) + 1 <= max_chars:
         return body + "\n" + block
-    return body + ("\n_The raw JSON is too long for one post: attach the JSON export "
-                   "(`gpuscope report --format json`)._\n")
+    return body + "\n_" + gettext("The raw JSON is too long for one post: attach the JSON "
+                                   "export ({command}).").format(
+        command="`gpuscope report --format json`") + "_\n"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as _dt
 import math
 
+from gpuscope.i18n import message
+
 # A figure nobody knows, in a table cell.
 MISSING = "—"
 _GIB = 1 << 30
@@ -43,23 +45,38 @@ def format_gb(size_bytes: int) -> str:
     return f"{value:.1f} GB" if value < 100 else f"{value:.0f} GB"
 
 
+# One format per unit, for every unit the metric catalogue (gpuscope.metrics) shows: a column
+# of readings never mixes "3.00" with "67.3".
+UNIT_FORMATS: dict[str, str] = {
+    "%": ".0f", "°C": ".0f", "W": ".0f", "MHz": ",.0f", "RPM": ",.0f", "GiB": ".1f",
+    "MB/s": ",.0f", "lanes": ".0f", "": ".0f",
+}
+
+
 def format_percent(value: float) -> str:
-    return f"{value:.1f}%" if abs(value) < 10 else f"{value:.0f}%"
+    """A percentage, the same way everywhere in the report (utilization, share of a datasheet
+    peak): whole numbers; a share above zero that would round to 0 is "<1%"."""
+    if 0 < value < 0.5:
+        return "<1%"
+    return f"{math.floor(value + 0.5) or 0}%"  # half up: 6.5 -> 7, as people round
 
 
 def format_stat(value: float, unit: str) -> str:
-    """A telemetry statistic in its shown unit: "73%", "2,480 MHz", "1.5 GiB"."""
-    text = format_number(value) if unit not in ("%", "°C", "W", "MHz") else f"{value:.0f}"
-    return f"{text} {unit}".strip() if unit != "%" else f"{text}%"
+    """A reading in its shown unit, in that unit's one format: "73%", "2,480 MHz", "1.5 GiB"."""
+    if unit == "%":
+        return format_percent(value)
+    spec = UNIT_FORMATS.get(unit)
+    text = format(value, spec) if spec is not None else format_number(value)
+    return f"{text} {unit}".strip()
 
 
 def format_unix(unix_s: float | None) -> str:
     if unix_s is None or not math.isfinite(unix_s):
-        return "unknown time"
+        return message("unknown time")
     try:
         moment = _dt.datetime.fromtimestamp(unix_s, tz=_dt.timezone.utc)
     except (OverflowError, OSError, ValueError):
-        return "unknown time"
+        return message("unknown time")
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -75,7 +92,7 @@ def format_utc(text: str) -> str:
 
 def format_duration(seconds: float | None) -> str:
     if seconds is None or not math.isfinite(seconds):
-        return "unknown duration"
+        return message("unknown duration")
     if seconds < 120:
         return f"{seconds:.0f} s"
     if seconds < 7200:

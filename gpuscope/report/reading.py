@@ -12,12 +12,14 @@ from typing import Any
 
 from gpuscope.bench.assess import assess_run
 from gpuscope.bench.results import BenchRun, ResultStatus, run_from_json
+from gpuscope.i18n import N_, Message, message
 from gpuscope.model import PcieLink
 from gpuscope.model import json_bool as _bool
 from gpuscope.model import json_dict as _dict
 from gpuscope.model import json_float as _float
 from gpuscope.model import json_int as _int
 from gpuscope.model import json_list as _list
+from gpuscope.report.device_index import index_from_json
 from gpuscope.report.formatting import format_unix
 from gpuscope.report.telemetry_summary import SPARK_POINTS
 from gpuscope.report.view_model import (
@@ -45,7 +47,9 @@ from gpuscope.report.view_model import (
 def _str(value: Any, limit: int = 4000) -> str | None:
     if not isinstance(value, str):
         return None
-    return value.strip()[:limit] or None
+    text = value.strip()[:limit]
+    # A message of this gpuscope (a report made here) stays one, so it can be shown translated.
+    return (value if text == value and isinstance(value, Message) else text) or None
 
 
 # A finding's source as a report may show it: a web address with nothing that could close the
@@ -87,7 +91,7 @@ def _gpus(diagnosis: Mapping[str, Any]) -> tuple[ReportGpu, ...]:
         fields.update((key, _int(data.get(key))) for key in _GPU_COUNTS)
         gpus.append(ReportGpu(
             index=index if index is not None else position,
-            name=_str(data.get("name")) or "unknown GPU",
+            name=_str(data.get("name")) or message("unknown GPU"),
             pcie_link=_link(data.get("pcie_link")),
             name_candidates=_strings(data.get("name_candidates")),
             power_cap_w=_float(data.get("power_cap_w")), **fields))
@@ -107,23 +111,23 @@ def _platform(diagnosis: Mapping[str, Any], host: Mapping[str, Any]) -> ReportPl
 
 
 _STACK_FIELDS: tuple[tuple[str, str], ...] = (
-    ("rocm_version", "ROCm"), ("hip_runtime_version", "HIP runtime"),
-    ("hsa_runtime_version", "HSA runtime"), ("amdgpu_driver_version", "amdgpu-dkms"),
-    ("amdgpu_loaded", "amdgpu loaded"), ("kfd_loaded", "KFD loaded"),
-    ("nvidia_driver_version", "NVIDIA driver"), ("cuda_driver_version", "CUDA (driver)"),
-    ("nvml_library_version", "NVML library"), ("amdsmi_library_version", "amdsmi library"),
-    ("rocm_path", "ROCm path"),
+    ("rocm_version", "ROCm"), ("hip_runtime_version", N_("HIP runtime")),
+    ("hsa_runtime_version", N_("HSA runtime")), ("amdgpu_driver_version", "amdgpu-dkms"),
+    ("amdgpu_loaded", N_("amdgpu loaded")), ("kfd_loaded", N_("KFD loaded")),
+    ("nvidia_driver_version", N_("NVIDIA driver")), ("cuda_driver_version", N_("CUDA (driver)")),
+    ("nvml_library_version", N_("NVML library")),
+    ("amdsmi_library_version", N_("amdsmi library")), ("rocm_path", N_("ROCm path")),
 )
 # The versions a reader looks for first: their absence is said, not left out.
 _SAID_WHEN_ABSENT = frozenset({"rocm_version", "nvidia_driver_version"})
 _STACK_EXTRAS: tuple[tuple[str, str], ...] = (
-    ("cuda_toolkit_version", "CUDA toolkit"), ("rocm_version_full", "ROCm (full)"),
+    ("cuda_toolkit_version", N_("CUDA toolkit")), ("rocm_version_full", N_("ROCm (full)")),
 )
 
 
 def _scalar_text(value: Any) -> str | None:
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return message("yes") if value else message("no")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
     return _str(value, 400)
@@ -137,11 +141,11 @@ def _stack(diagnosis: Mapping[str, Any]) -> tuple[tuple[tuple[str, str], ...],
     platform = _dict(diagnosis.get("platform"))
     kernel = _str(platform.get("kernel"))
     if kernel:
-        rows.append(("Kernel", kernel))
+        rows.append((message("Kernel"), kernel))
     for key, label in _STACK_FIELDS:
         text = _scalar_text(stack.get(key))
         if text is None and key in _SAID_WHEN_ABSENT:
-            text = "not found"  # on this machine, or in the outputs pasted
+            text = message("not found")  # on this machine, or in the outputs pasted
         if text is not None:
             rows.append((label, text))
     extras = _dict(stack.get("extras"))
@@ -158,17 +162,18 @@ def _stack(diagnosis: Mapping[str, Any]) -> tuple[tuple[tuple[str, str], ...],
         if path is None:
             continue
         if node.get("exists") is False:
-            access = "missing"
+            access = message("missing")
         elif node.get("can_open") is True:
-            access = "this user can open it"
+            access = message("this user can open it")
         elif node.get("can_open") is False:
-            access = _str(node.get("reason")) or "this user cannot open it"
+            access = _str(node.get("reason")) or message("this user cannot open it")
         else:
-            access = "not checked"
+            access = message("not checked")
         owner = ":".join(p for p in (_str(node.get("owner_user")),
                                      _str(node.get("owner_group"))) if p)
         mode = " ".join(p for p in (_str(node.get("mode")), owner) if p)
-        nodes.append((path, f"{access}{f' ({mode})' if mode else ''}"))
+        nodes.append((path, message("{access} ({mode})", access=access, mode=mode)
+                      if mode else access))
     return tuple(rows), environment, tuple(nodes)
 
 
@@ -184,11 +189,12 @@ def _frameworks(diagnosis: Mapping[str, Any],
                                     _list(data.get("devices"))) if n)
         out.append(ReportFramework(
             name=name, version=_str(data.get("version")), build=_str(data.get("build"))
-            or "unknown", build_version=_str(data.get("build_version")),
+            or message("unknown"), build_version=_str(data.get("build_version")),
             gpu_available=_bool(data.get("gpu_available")), python=_str(data.get("python")),
             devices=devices, smoke_test=_str(data.get("smoke_test")),
             error=_str(data.get("error")), verdicts=tuple(
-                f"GPU {_int(_dict(v).get('gpu'))}: {_str(_dict(v).get('text'))}"
+                message("GPU {gpu}: {verdict}", gpu=_int(_dict(v).get("gpu")),
+                        verdict=_str(_dict(v).get("text")))
                 for v in verdicts if _dict(_dict(v).get("framework")) == {
                     "name": name, "python": _str(data.get("python")),
                     "version": _str(data.get("version"))}
@@ -262,13 +268,15 @@ def bench_section(run: BenchRun, gpus: Sequence[ReportGpu]) -> BenchSection:
             peak_label=peak.label if peak is not None else None,
             percent_of_peak=judged.percent_of_peak, band_pct=judged.band_pct,
             level=judged.level, verdict=judged.text,
-            higher_is_better=result.higher_is_better))
+            higher_is_better=result.higher_is_better, unstable=judged.unstable,
+            stability=judged.stability.detail
+            if judged.stability is not None and judged.unstable else None))
     if hello is not None and hello.torch_version:
         torch = f"torch {hello.torch_version}"
         if hello.build:
             torch += f" ({hello.build}{f' {hello.build_version}' if hello.build_version else ''})"
     else:
-        torch = "no torch"
+        torch = message("no torch")
     errors = tuple(f"{e.kind.value}: {e.message}" for e in run.errors)
     card = assessment.card
     target = assessment.target
@@ -307,10 +315,11 @@ def telemetry_from_json(raw: Any) -> TelemetrySummary | None:
                                            tuple(metrics)))
     if not devices:
         return None
-    return TelemetrySummary(source=_str(data.get("source")) or "unknown source",
+    return TelemetrySummary(source=_str(data.get("source")) or message("unknown source"),
                             live=_bool(data.get("live")) or False,
                             started_unix_s=_float(data.get("started_unix_s")),
-                            duration_s=_float(data.get("duration_s")), devices=tuple(devices))
+                            duration_s=_float(data.get("duration_s")), devices=tuple(devices),
+                            at_capture=_bool(data.get("at_capture")) or False)
 
 
 # ----------------------------------------------------------------------------- the document
@@ -327,7 +336,7 @@ def report_from_document(raw: Any) -> ShareReport:
     problems: list[str] = []
     diagnosis = _dict(doc.get("diagnosis"))
     if not diagnosis:
-        problems.append("the report holds no diagnosis")
+        problems.append(message("the report holds no diagnosis"))
     origin_raw = doc.get("origin")
     origin_data = _dict(origin_raw)
     if isinstance(origin_raw, str):  # a diagnosis-style origin
@@ -344,7 +353,8 @@ def report_from_document(raw: Any) -> ShareReport:
     for number, raw_run in enumerate(_list(doc.get("bench_runs")), start=1):
         run = run_from_json(raw_run)
         if run is None:
-            problems.append(f"benchmark run {number} could not be read")
+            problems.append(message("benchmark run {number} could not be read",
+                                    number=number))
         else:
             runs.append(run)
     sections: list[BenchSection] = []
@@ -352,11 +362,12 @@ def report_from_document(raw: Any) -> ShareReport:
         try:
             sections.append(bench_section(run, gpus))
         except (ValueError, TypeError, KeyError, OSError) as exc:  # a knowledge table problem
-            problems.append(f"benchmark run of {format_unix(run.started_unix_s)}: {exc}")
+            problems.append(message("benchmark run of {when}: {error}",
+                                    when=format_unix(run.started_unix_s), error=str(exc)))
     telemetry_raw = doc.get("telemetry_summary")
     telemetry = telemetry_from_json(telemetry_raw) if telemetry_raw is not None else None
     if telemetry_raw is not None and telemetry is None:
-        problems.append("the telemetry summary could not be read")
+        problems.append(message("the telemetry summary could not be read"))
     redacted = doc.get("redacted")
     return ShareReport(
         generated_unix_s=_float(doc.get("generated_unix_s")),
@@ -368,7 +379,7 @@ def report_from_document(raw: Any) -> ShareReport:
         findings=_findings(diagnosis),
         bench=tuple(sorted(sections, key=lambda s: -s.started_unix_s)),
         bench_runs=tuple(runs), telemetry=telemetry, document=doc,
-        problems=tuple(problems))
+        problems=tuple(problems), device_index=index_from_json(doc.get("device_index")))
 
 
 def load_report_json(text: str | bytes) -> LoadedReport:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuscope.model import to_jsonable
+from gpuscope.report.redact_messages import translatable
 
 
 class Kind(str, enum.Enum):
@@ -582,8 +583,9 @@ class Redactor:
             return [self._value(item, kind, as_command=as_command) for item in value]
         if isinstance(value, tuple):
             return tuple(self._value(item, kind, as_command=as_command) for item in value)
-        if isinstance(value, str):
-            return self.redact_command(value) if as_command else self._string(value, kind)
+        if isinstance(value, str):  # a message stays one (translatable), where it can
+            return translatable(self, value, self.redact_command(value) if as_command
+                                else self._string(value, kind))
         if (isinstance(value, int) and not isinstance(value, bool) and kind is Kind.SERIAL
                 and value != 0):
             return self._placeholder(kind, _canonical(kind, str(value)), str(value))

@@ -5,6 +5,11 @@ The report is a JSON document, schema `gpuscope.report/1`:
     {"schema", "generated_unix_s", "gpuscope_version", "origin", "redacted",
      "diagnosis": <the `gpuscope doctor --json` document>,
      "host": {cpu, cores, RAM}, "layers": [per GPU, the doctor's layer rows],
+     "framework_verdicts": [per framework and GPU, the doctor's verdict],
+     "device_index": [per GPU, how each layer numbers it: the inventory's DeviceIndexEntry,
+                      gpu_index, pci_bus, drm_card, drm_render_minor, kfd_node, smi_index,
+                      hip_index, cuda_index (after the *_VISIBLE_DEVICES variables), hidden_by,
+                      note],
      "bench_runs": [<run_to_json>...], "telemetry_summary": {...} | null}
 
 Every export goes the same way: `report_document` writes the document from the doctor's input,
@@ -36,6 +41,7 @@ from gpuscope.doctor import DoctorInput, diagnosis_document
 from gpuscope.doctor.layers import layers_for
 from gpuscope.doctor.verdicts import framework_verdicts
 from gpuscope.model import Finding, OriginKind, to_jsonable
+from gpuscope.report.device_index import index_json
 from gpuscope.report.reading import report_from_document
 from gpuscope.report.redact import Identity, Redactor, Replacement
 from gpuscope.report.view_model import (
@@ -107,6 +113,7 @@ def report_document(data: DoctorInput, findings: Sequence[Finding], *,
                  "ram_total_bytes": host.ram_total_bytes},
         "layers": _layers_json(data, findings),
         "framework_verdicts": _verdicts_json(data, findings),
+        "device_index": index_json(data.inventory.device_index),
         "bench_runs": [run_to_json(run) for run in bench_runs],
         "telemetry_summary": telemetry_to_json(telemetry) if telemetry is not None else None,
     }

@@ -9,8 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from gpuscope.i18n import Message, localise, pgettext
 from gpuscope.metrics import CATALOGUE, HOST_DEVICE, Metric
 from gpuscope.report.view_model import DeviceTelemetry, MetricStats, TelemetrySummary
+from gpuscope.telemetry.texts import LabelText
 
 # Points of a sparkline: enough for a shape, few enough for a small report.
 SPARK_POINTS = 60
@@ -20,6 +22,37 @@ STRIP_METRICS: tuple[Metric, ...] = (
     Metric.TEMP_EDGE_C, Metric.TEMP_JUNCTION_C, Metric.TEMP_MEMORY_C, Metric.VRAM_USED_BYTES,
     Metric.HOST_CPU_PERCENT, Metric.HOST_RAM_USED_BYTES,
 )
+
+
+class FeedLabel(Message):
+    """A telemetry feed's label as the report's source: its English (what the JSON keeps),
+    shown in the language chosen from the feed's `LabelText`, whose texts are listed in the
+    window's "TelemetryFeed" context."""
+
+    label: LabelText
+
+
+def feed_label(label: LabelText, english: str | None = None) -> str:
+    """The report's name of a feed labelled `label` (`english`: its report_label, when the
+    feed was given one of its own, shown as it is)."""
+    text = label.english()
+    if english is not None and english != text:
+        return english
+    made = FeedLabel(text, {})
+    made.label = label
+    return made
+
+
+def _catalogue(context: str, text: str) -> str:
+    return pgettext(context or None, text) or text
+
+
+def shown(text: str) -> str:
+    """A text of the telemetry strip (its source, a device or metric label) in the language
+    chosen."""
+    if isinstance(text, FeedLabel):
+        return text.label.render(_catalogue)
+    return localise(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +78,12 @@ def _bucket_means(values: np.ndarray[Any, Any], points: int) -> tuple[float | No
 
 
 def summarise_telemetry(devices: Sequence[DeviceSeries], *, source: str,
-                        live: bool) -> TelemetrySummary | None:
+                        live: bool, at_capture: bool = False,
+                        captured_at_s: float | None = None) -> TelemetrySummary | None:
     """Min/avg/max and a sparkline of the strip's metrics of each device, in the shown units;
-    None when no device has a single value of them."""
+    None when no device has a single value of them. `at_capture`: the devices hold a replayed
+    snapshot's single readings, taken at `captured_at_s` (None: not recorded), whatever the
+    times of their rows say: no sparkline, no duration."""
     summaries: list[DeviceTelemetry] = []
     starts: list[float] = []
     ends: list[float] = []
@@ -66,7 +102,7 @@ def summarise_telemetry(devices: Sequence[DeviceSeries], *, source: str,
                 metric=metric.value, label=info.label, unit=info.unit,
                 min=round(float(finite.min()), 3), avg=round(float(finite.mean()), 3),
                 max=round(float(finite.max()), 3), samples=len(finite),
-                spark=_bucket_means(values, SPARK_POINTS)))
+                spark=() if at_capture else _bucket_means(values, SPARK_POINTS)))
         if not metrics:
             continue
         times = np.asarray(device.times_s, dtype=float)
@@ -79,6 +115,9 @@ def summarise_telemetry(devices: Sequence[DeviceSeries], *, source: str,
         return None
     # GPUs first, the host last
     summaries.sort(key=lambda d: d.key == HOST_DEVICE)
+    if at_capture:
+        return TelemetrySummary(source=source, live=False, started_unix_s=captured_at_s,
+                                duration_s=None, devices=tuple(summaries), at_capture=True)
     started = min(starts) if starts else None
     duration = max(ends) - started if starts and started is not None else None
     return TelemetrySummary(source=source, live=live, started_unix_s=started,

@@ -9,30 +9,35 @@ from typing import Any
 
 from gpuscope.bench.results import BenchRun
 from gpuscope.doctor.layers import LayerState
+from gpuscope.i18n import N_, join, message
 from gpuscope.knowledge.bench_expectations import VerdictLevel
 from gpuscope.knowledge.specs import GpuSpec, gpu_spec
 from gpuscope.metrics import Metric, shown_unit
 from gpuscope.model import Gpu, GpuKind, OriginKind, PcieLink, Vendor, format_bytes
+from gpuscope.report.device_index import IndexRow
 from gpuscope.report.formatting import format_number, format_percent, format_unix, format_utc
 from gpuscope.report.redact import Replacement
 
 REPORT_SCHEMA = "gpuscope.report/1"
 TELEMETRY_SCHEMA = "gpuscope.telemetry-summary/1"
 SEVERITY_ORDER: tuple[str, ...] = ("error", "warning", "info", "ok")
-SEVERITY_WORDS: Mapping[str, str] = {"error": "error", "warning": "warning", "info": "note",
-                                     "ok": "ok"}
+# The words are English (N_): a writer shows them with `localise`.
+SEVERITY_WORDS: Mapping[str, str] = {"error": N_("error"), "warning": N_("warning"),
+                                     "info": N_("note"), "ok": N_("ok")}
 SEVERITY_MARKS: Mapping[str, str] = {"error": "✗", "warning": "!", "info": "i", "ok": "✓"}
 LAYER_WORDS: Mapping[str, str] = {
-    LayerState.OK.value: "works", LayerState.WARNING.value: "warning",
-    LayerState.BLOCKED.value: "blocked", LayerState.UNKNOWN.value: "not checked",
-    LayerState.NOT_APPLICABLE.value: "does not apply",
+    LayerState.OK.value: N_("works"), LayerState.WARNING.value: N_("warning"),
+    LayerState.BLOCKED.value: N_("blocked"), LayerState.UNKNOWN.value: N_("not checked"),
+    LayerState.NOT_APPLICABLE.value: N_("does not apply"),
 }
 LAYER_MARKS: Mapping[str, str] = {state.value: state.mark for state in LayerState}
 VERDICT_WORDS: Mapping[str, str] = {
-    VerdictLevel.NORMAL.value: "normal", VerdictLevel.LOW.value: "low",
-    VerdictLevel.HIGH.value: "above published", VerdictLevel.UNKNOWN.value: "no reference",
-    "unsupported": "unsupported", "failed": "failed",
+    VerdictLevel.NORMAL.value: N_("normal"), VerdictLevel.LOW.value: N_("low"),
+    VerdictLevel.HIGH.value: N_("above published"), VerdictLevel.UNKNOWN.value: N_("no reference"),
+    "unsupported": N_("unsupported"), "failed": N_("failed"),
 }
+# Beside a result whose repeats spread too far to believe its median.
+UNSTABLE_WORD = N_("unstable")
 
 
 class ReportError(ValueError):
@@ -54,26 +59,37 @@ class ReportOrigin:
 
     @property
     def title(self) -> str:
-        return {"live": "Live reading of this machine",
-                "replay": "REPLAYED SNAPSHOT — not a live reading",
-                "imported": "IMPORTED OUTPUTS — not probed by gpuscope"}.get(
-            self.kind, "ORIGIN UNKNOWN — not a live reading")
+        if self.kind == "live":
+            return message("Live reading of this machine")
+        if self.kind == "replay":
+            return message("REPLAYED SNAPSHOT — not a live reading")
+        if self.kind == "imported":
+            return message("IMPORTED OUTPUTS — not probed by gpuscope")
+        return message("ORIGIN UNKNOWN — not a live reading")
 
     def sentence(self, generated_unix_s: float | None = None) -> str:
         when = format_utc(self.captured_utc) if self.captured_utc else None
         if self.kind == "live":
             at = when or (format_unix(generated_unix_s) if generated_unix_s else None)
-            return f"Read from the machine by gpuscope{f' at {at}' if at else ''}."
+            return (message("Read from the machine by gpuscope at {when}.", when=at) if at
+                    else message("Read from the machine by gpuscope."))
         if self.kind == "replay":
-            by = f" by gpuscope {self.gpuscope_version}" if self.gpuscope_version else ""
-            captured = f"captured {when}{by}" if when else "capture date not recorded"
-            return (f"Replay of the snapshot {self.source or '(unnamed)'}, {captured}: "
-                    "values as they were then, not the machine's state now.")
+            source = self.source or message("(unnamed)")
+            if not when:
+                return message("Replay of the snapshot {source}, capture date not recorded: "
+                               "values as they were then, not the machine's state now.",
+                               source=source)
+            if self.gpuscope_version:
+                return message("Replay of the snapshot {source}, captured {when} by gpuscope "
+                               "{version}: values as they were then, not the machine's state "
+                               "now.", source=source, when=when, version=self.gpuscope_version)
+            return message("Replay of the snapshot {source}, captured {when}: values as they "
+                           "were then, not the machine's state now.", source=source, when=when)
         if self.kind == "imported":
-            return (f"Diagnosed from pasted tool outputs ({self.source or 'pasted text'}): "
-                    "gpuscope did not probe this machine, and what the outputs do not show "
-                    "is unknown.")
-        return "The report does not say where its data came from."
+            return message("Diagnosed from pasted tool outputs ({source}): gpuscope did not "
+                           "probe this machine, and what the outputs do not show is unknown.",
+                           source=self.source or message("pasted text"))
+        return message("The report does not say where its data came from.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +108,15 @@ class ReportPlatform:
     @property
     def os_text(self) -> str:
         name = {"linux": "Linux", "windows": "Windows", "wsl": "WSL", "macos": "macOS"}.get(
-            self.os, "unknown OS")
-        text = f"{self.distro} ({name})" if self.distro else name
-        extras = [w for w, on in (("container", self.container),
-                                  ("virtual machine", self.virtual_machine)) if on]
-        return text + (f", in a {' and '.join(extras)}" if extras else "")
+            self.os) or message("unknown OS")
+        text = message("{distro} ({os})", distro=self.distro, os=name) if self.distro else name
+        if self.container and self.virtual_machine:
+            return message("{os}, in a container and virtual machine", os=text)
+        if self.container:
+            return message("{os}, in a container", os=text)
+        if self.virtual_machine:
+            return message("{os}, in a virtual machine", os=text)
+        return text
 
     @property
     def cpu_text(self) -> str | None:
@@ -104,19 +124,21 @@ class ReportPlatform:
             return None
         cores = []
         if self.cpu_physical_cores:
-            cores.append(f"{self.cpu_physical_cores} cores")
+            cores.append(message("{count} cores", count=self.cpu_physical_cores))
         if self.cpu_logical_cores:
-            cores.append(f"{self.cpu_logical_cores} threads")
-        return self.cpu_model + (f" ({', '.join(cores)})" if cores else "")
+            cores.append(message("{count} threads", count=self.cpu_logical_cores))
+        if not cores:
+            return self.cpu_model
+        return message("{cpu} ({cores})", cpu=self.cpu_model, cores=join(", ", cores))
 
     def rows(self) -> list[tuple[str, str]]:
         """(label, value) of the Machine section, as every format shows it."""
-        rows = [("OS", self.os_text)]
+        rows = [(N_("OS"), self.os_text)]
         if self.kernel:
-            rows.append(("Kernel", self.kernel))
+            rows.append((N_("Kernel"), self.kernel))
         if self.cpu_text:
-            rows.append(("CPU", self.cpu_text + (f", {self.architecture}"
-                                                 if self.architecture else "")))
+            rows.append(("CPU", join(", ", [self.cpu_text, self.architecture])
+                         if self.architecture else self.cpu_text))
         if self.ram_total_bytes:
             rows.append(("RAM", format_bytes(self.ram_total_bytes)))
         return rows
@@ -147,8 +169,8 @@ class ReportGpu:
 
     @property
     def vendor_label(self) -> str:
-        return {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}.get(self.vendor or "",
-                                                                        "unknown")
+        return {"amd": "AMD", "nvidia": "NVIDIA", "intel": "Intel"}.get(
+            self.vendor or "") or message("unknown")
 
     @property
     def target(self) -> str | None:
@@ -169,13 +191,14 @@ class ReportGpu:
 
     def facts(self) -> list[tuple[str, str]]:
         """(label, value) of the GPU's card, as every format shows it; unknown facts left out."""
-        facts = [("Vendor", self.vendor_label), ("Target", self.target),
+        facts = [(N_("Vendor"), self.vendor_label), (N_("Target"), self.target),
                  ("VRAM", self.vram_text),
-                 ("Compute units", str(self.compute_units) if self.compute_units else None),
-                 ("Driver", " ".join(p for p in (self.kernel_driver, self.driver_version) if p)),
+                 (N_("Compute units"), str(self.compute_units) if self.compute_units else None),
+                 (N_("Driver"), " ".join(p for p in (self.kernel_driver, self.driver_version)
+                                         if p)),
                  ("PCI", " ".join(p for p in (self.pci_id_text, self.pci_bus) if p)),
-                 ("Board", self.board_name),
-                 ("Could be", " / ".join(self.name_candidates) if self.name_candidates
+                 (N_("Board"), self.board_name),
+                 (N_("Could be"), " / ".join(self.name_candidates) if self.name_candidates
                   else None)]
         return [(label, value) for label, value in facts if value]
 
@@ -243,10 +266,12 @@ class ReportFramework:
     @property
     def sees_text(self) -> str:
         if self.verdicts:
-            return "; ".join(self.verdicts)
+            return join("; ", self.verdicts)
         if self.error:
-            return "could not inspect"
-        return {True: "yes", False: "no", None: "not checked"}[self.gpu_available]
+            return message("could not inspect")
+        if self.gpu_available is None:
+            return message("not checked")
+        return message("yes") if self.gpu_available else message("no")
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +312,10 @@ class BenchRow:
     level: str = VerdictLevel.UNKNOWN.value  # a VerdictLevel value, "unsupported" or "failed"
     verdict: str = ""
     higher_is_better: bool = True
+    # The repeats spread too far to believe the median (gpuscope.bench.stability); `stability`
+    # says how far and the likely reason.
+    unstable: bool = False
+    stability: str | None = None
 
     @property
     def level_word(self) -> str:
@@ -351,13 +380,16 @@ class DeviceTelemetry:
 @dataclass(frozen=True, slots=True)
 class TelemetrySummary:
     """Min/avg/max (and a sparkline) of the strip's metrics per GPU and for the host, over a
-    recording or the live ring buffers."""
+    recording or the live ring buffers; or, `at_capture`, the single readings of a replayed
+    snapshot (min = avg = max, no sparkline), taken at `started_unix_s` (None: not
+    recorded)."""
 
     source: str  # "live sampler" or "recording r.sqlite"
     live: bool
     started_unix_s: float | None
     duration_s: float | None
     devices: tuple[DeviceTelemetry, ...]
+    at_capture: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,15 +414,17 @@ class ShareReport:
     telemetry: TelemetrySummary | None
     document: Mapping[str, Any] = field(compare=False, hash=False, repr=False)
     problems: tuple[str, ...] = ()
+    # How each layer numbers each GPU (the document's "device_index").
+    device_index: tuple[IndexRow, ...] = ()
 
     @property
     def title(self) -> str:
         if not self.gpus:
-            return "GPU report: no GPU found"
+            return message("GPU report: no GPU found")
         names = list(dict.fromkeys(g.name for g in self.gpus))
         counted = [f"{sum(1 for g in self.gpus if g.name == n)}× {n}"
                    if sum(1 for g in self.gpus if g.name == n) > 1 else n for n in names]
-        return "GPU report: " + ", ".join(counted)
+        return message("GPU report: {gpus}", gpus=join(", ", counted))
 
     def layers_of(self, gpu: int) -> tuple[ReportLayer, ...]:
         return next((entry.rows for entry in self.layers if entry.gpu == gpu), ())
@@ -405,11 +439,18 @@ class ShareReport:
         "no GPU found": the headline gives the findings that may say why, if any."""
         errors, warnings = self.counts()
         if errors == 0 and warnings == 0:
-            return ("The doctor has no GPU to judge." if not self.gpus
-                    else "The doctor found nothing wrong.")
-        parts = [f"{n} {w}{'s' if n != 1 else ''}" for n, w in
-                 ((errors, "error"), (warnings, "warning")) if n]
-        return "The doctor found " + " and ".join(parts) + "."
+            if not self.gpus:
+                return message("The doctor has no GPU to judge.")
+            return message("The doctor found nothing wrong.")
+        error_text = (message("1 error") if errors == 1
+                      else message("{count} errors", count=errors))
+        warning_text = (message("1 warning") if warnings == 1
+                        else message("{count} warnings", count=warnings))
+        if errors and warnings:
+            return message("The doctor found {errors} and {warnings}.", errors=error_text,
+                           warnings=warning_text)
+        return message("The doctor found {problems}.",
+                       problems=error_text if errors else warning_text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,313 +1,50 @@
-"""The Overview page: one card per GPU, the host, and what every probe said.
+"""The Overview page: one card per GPU with the doctor's verdict at a glance, what is wrong
+with the machine as a whole, how each layer numbers the GPUs, the host, and what every probe
+said.
 
-Everything shown comes from an `Inventory`; the page re-renders on each `set_inventory` call,
-which the window makes every time another probe finishes. Text from the machine (or from a
-replayed snapshot, which anyone could have written) is always shown as plain text, never as
-rich text.
+The page re-renders on each `set_inventory` call, which the window makes every time another
+probe finishes, and on each `set_diagnosis` (the doctor's findings over that inventory). Text
+from the machine (or from a replayed snapshot, which anyone could have written) is always
+shown as plain text, never as rich text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import (
-    QFrame,
-    QGridLayout,
-    QHBoxLayout,
-    QLabel,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QFrame, QGridLayout, QVBoxLayout, QWidget
 
 from gpuscope.inventory import PROBES, ProbeSpec
-from gpuscope.model import (
-    DeviceNodeAccess,
-    Gpu,
-    GpuKind,
-    Host,
-    Inventory,
-    Layer,
-    ProbeState,
-    ProbeStatus,
-    Vendor,
-    format_bytes,
-)
+from gpuscope.model import Host, Inventory, ProbeState, ProbeStatus, format_bytes
+from gpuscope.report.device_index import rows_of
+from gpuscope.report.gpu_glance import GpuGlance, gpu_glance, machine_findings
+from gpuscope.ui.doctor_loader import Diagnosis
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate
-from gpuscope.ui.theme import BANNER_TEXT, MUTED_COLOR, OK_COLOR, WARN_COLOR, gpu_color, state_color
-from gpuscope.ui.widgets import FlowGrid, clear_layout, css_color, make_label, scrolling_page
+from gpuscope.ui.overview.card import GpuCard, format_candidates, state_text, status_by_name
+from gpuscope.ui.overview.glance import FindingLine
+from gpuscope.ui.overview.index_table import DeviceIndexTable
+from gpuscope.ui.theme import MUTED_COLOR, state_color
+from gpuscope.ui.widgets import FlowGrid, clear_layout, make_label, scrolling_page
 
-# The layers a card ticks off, the probe that speaks for each, and how to say what it is.
-TICK_LAYERS: tuple[tuple[Layer, str, str, str], ...] = (
-    (Layer.SYSFS, "sysfs", "amdgpu_sysfs",
-     QT_TRANSLATE_NOOP("GpuCard", "the kernel driver (/sys/class/drm)")),
-    (Layer.KFD, "KFD", "kfd", QT_TRANSLATE_NOOP("GpuCard", "the KFD topology, which ROCm "
-                                                          "enumerates")),
-    (Layer.AMDSMI, "amdsmi", "amdsmi", QT_TRANSLATE_NOOP("GpuCard", "the AMD SMI library")),
-    (Layer.NVML, "NVML", "nvml", QT_TRANSLATE_NOOP("GpuCard", "NVIDIA's NVML library")),
-)
+# The card's names, importable from the page's module as before the split.
+__all__ = ["MIN_CARD_WIDTH", "RUNNING", "GpuCard", "OverviewPage", "format_candidates"]
+
 _GPU_PROBE_LABELS: dict[str, str] = {
     "amdgpu_sysfs": QT_TRANSLATE_NOOP("OverviewPage", "Kernel (sysfs)"), "kfd": "KFD",
     "amdsmi": "amdsmi", "nvml": "NVML",
 }
 _NOT_GPU_PROBES = frozenset({"host", "stack"})
-_VENDOR_NAMES = {Vendor.AMD: "AMD", Vendor.NVIDIA: "NVIDIA", Vendor.INTEL: "Intel",
-                 Vendor.OTHER: "other"}
-# Shown through translate("OverviewPage", RUNNING); the constant stays the English source.
 RUNNING = QT_TRANSLATE_NOOP("OverviewPage", "running…")
-TICK_SEEN = "✓"
-TICK_NOT_SEEN = "—"
-TICK_PENDING = "…"
 MIN_CARD_WIDTH = 420
 _SPACING = 12
 
 
-def format_candidates(candidates: Sequence[str]) -> str:
-    """'AMD Radeon RX 7900 XTX / 7900 XT / 7900 GRE': the first name in full, the others
-    without the leading words they share with it (a word with a digit is always kept)."""
-    if not candidates:
-        return ""
-    first = candidates[0].split()
-    shown = [candidates[0]]
-    for other in candidates[1:]:
-        words = other.split()
-        cut = 0
-        while (cut < len(words) - 1 and cut < len(first) and words[cut] == first[cut]
-               and not any(ch.isdigit() for ch in words[cut])):
-            cut += 1
-        shown.append(" ".join(words[cut:]))
-    return " / ".join(shown)
-
-
-def state_text(state: ProbeState) -> str:
-    """"permission denied": the state in words, in the language installed."""
-    return core_text(state.value.replace("_", " "))
-
-
-def vendor_name(vendor: Vendor) -> str:
-    return core_text(_VENDOR_NAMES[vendor])
-
-
-
-
-def _status_by_name(inventory: Inventory) -> dict[str, ProbeStatus]:
-    return {status.name: status for status in inventory.probes}
-
-
-class GpuCard(QFrame):
-    """One GPU: its identity, where it sits, which layers see it, with an accent stripe in
-    the GPU's colour."""
-
-    def __init__(
-        self, gpu: Gpu, inventory: Inventory, pending: Sequence[str],
-        parent: QWidget | None = None,
-    ) -> None:
-        super().__init__(parent)
-        self.gpu = gpu
-        self.setObjectName("gpuCard")
-        self.color = gpu_color(gpu.index)
-        self.setStyleSheet(
-            "QFrame#gpuCard { background: palette(base); border: 1px solid palette(mid);"
-            f" border-left: 6px solid {css_color(self.color)}; border-radius: 4px; }}"
-        )
-        self._labels: list[QLabel] = []
-        self.ticks: dict[Layer, str] = {}
-        statuses = _status_by_name(inventory)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 12, 10)
-        layout.setSpacing(6)
-
-        header = QHBoxLayout()
-        # Dark text on the GPU's colour reads in light and dark themes alike.
-        badge = self._add(make_label(self.tr("GPU {index}").format(index=gpu.index),
-                                     bold=True, wrap=False))
-        badge.setStyleSheet(f"background: {css_color(self.color)}; color: "
-                            f"{css_color(BANNER_TEXT)}; border-radius: 3px; padding: 1px 6px;")
-        badge.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
-        header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        self.name_label = self._add(make_label(gpu.name or self.tr("unnamed GPU"), bold=True,
-                                               scale=1.2, tooltip=gpu.field_sources.get("name")))
-        header.addWidget(self.name_label, 1)
-        layout.addLayout(header)
-
-        if len(gpu.name_candidates) > 1:
-            layout.addWidget(self._add(make_label(
-                self.tr("could be: {names}").format(
-                    names=format_candidates(gpu.name_candidates)), italic=True,
-                color=MUTED_COLOR,
-                tooltip=self.tr("Several cards share this PCI id, and what gpuscope could read "
-                                "does not tell them apart."),
-            )))
-
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(14)
-        grid.setVerticalSpacing(3)
-        grid.setColumnStretch(1, 1)
-        for row, (key, value, field) in enumerate(self._rows(inventory)):
-            grid.addWidget(self._add(make_label(key, color=MUTED_COLOR, wrap=False)), row, 0,
-                           Qt.AlignmentFlag.AlignTop)
-            if value is None:
-                reason = gpu.missing_reasons.get(field) if field else None
-                grid.addWidget(self._add(make_label(self.tr("unknown"), color=MUTED_COLOR,
-                                                    italic=True, tooltip=reason)), row, 1)
-            else:
-                source = gpu.field_sources.get(field) if field else None
-                grid.addWidget(self._add(make_label(value, tooltip=source)), row, 1)
-        ticks_row = grid.rowCount()
-        seen_by = make_label(self.tr("Seen by"), color=MUTED_COLOR, wrap=False)
-        grid.addWidget(self._add(seen_by), ticks_row, 0)
-        grid.addLayout(self._ticks(statuses, pending), ticks_row, 1)
-        layout.addLayout(grid)
-
-        for warning in self._warnings(inventory, statuses, pending):
-            layout.addWidget(self._add(make_label("⚠ " + warning, color=WARN_COLOR)))
-        layout.addStretch(1)
-
-    def _add(self, label: QLabel) -> QLabel:
-        self._labels.append(label)
-        return label
-
-    def texts(self) -> list[str]:
-        """The text of every label on the card, top to bottom (for tests and copying)."""
-        return [label.text() for label in self._labels]
-
-    def _rows(self, inventory: Inventory) -> list[tuple[str, str | None, str | None]]:
-        gpu = self.gpu
-        rows: list[tuple[str, str | None, str | None]] = [
-            (self.tr("Vendor"), vendor_name(gpu.vendor) if gpu.vendor else None, "vendor"),
-        ]
-        lineage = " · ".join(v for v in (gpu.family, gpu.architecture) if v)
-        if lineage:
-            rows.append((self.tr("Family"), lineage, "family"))
-        if gpu.vendor is Vendor.NVIDIA or (gpu.compute_capability and not gpu.gfx_target):
-            rows.append((self.tr("Compute capability"), gpu.compute_capability,
-                         "compute_capability"))
-        else:
-            rows.append((self.tr("gfx target"), gpu.gfx_target, "gfx_target"))
-        kind = (core_text(gpu.kind.value) if gpu.kind and gpu.kind is not GpuKind.UNKNOWN
-                else None)
-        rows.append((self.tr("Kind"), kind, "kind"))
-        if gpu.board_name:
-            rows.append((self.tr("Board"), gpu.board_name, "board_name"))
-        rows.append(("VRAM", self._vram(), "vram_total_bytes"))
-        if gpu.compute_units:
-            units = (self.tr("{count} SMs") if gpu.vendor is Vendor.NVIDIA
-                     else self.tr("{count} CUs"))
-            rows.append((self.tr("Compute units"), units.format(count=gpu.compute_units),
-                         "compute_units"))
-        bus = gpu.pci_bus
-        if bus and gpu.pci_vendor_id and gpu.pci_device_id:
-            bus = f"{bus}  [{gpu.pci_vendor_id[2:]}:{gpu.pci_device_id[2:]}]"
-        rows.append((self.tr("PCI bus"), bus, "pci_bus"))
-        rows.append((self.tr("Driver"), _driver_text(gpu, inventory), "kernel_driver"))
-        return rows
-
-    def _vram(self) -> str | None:
-        gpu = self.gpu
-        if gpu.vram_total_bytes is None:
-            return None
-        vram = format_bytes(gpu.vram_total_bytes)
-        if gpu.kind is GpuKind.INTEGRATED and gpu.gtt_total_bytes:
-            return self.tr("{vram} carved out + {gtt} shared (GTT)").format(
-                vram=vram, gtt=format_bytes(gpu.gtt_total_bytes))
-        return vram
-
-    def _ticks(self, statuses: Mapping[str, ProbeStatus], pending: Sequence[str]) -> QHBoxLayout:
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        for layer, short, probe, what_source in TICK_LAYERS:
-            status = statuses.get(probe)
-            what = translate("GpuCard", what_source)
-            if layer in self.gpu.seen_by:
-                mark, color, tip = TICK_SEEN, OK_COLOR, self.tr("Seen by {what}.").format(
-                    what=what)
-            elif probe in pending:
-                mark, color, tip = TICK_PENDING, MUTED_COLOR, self.tr(
-                    "Still asking {what}.").format(what=what)
-            else:
-                mark, color = TICK_NOT_SEEN, MUTED_COLOR
-                tip = self.tr("Not seen by {what}.").format(what=what)
-                if status is not None and not status.available and status.reason:
-                    tip += f" {status.reason}"
-            self.ticks[layer] = mark
-            row.addWidget(self._add(make_label(f"{short} {mark}", color=color, wrap=False,
-                                           bold=mark == TICK_SEEN, tooltip=tip)))
-        row.addStretch(1)
-        return row
-
-    def _warnings(
-        self, inventory: Inventory, statuses: Mapping[str, ProbeStatus], pending: Sequence[str],
-    ) -> list[str]:
-        gpu = self.gpu
-        if gpu.vendor is not Vendor.AMD or "kfd" in pending:
-            return []
-        warnings: list[str] = []
-        if Layer.KFD not in gpu.seen_by:
-            text = self.tr("KFD does not list this GPU, so ROCm (HIP, PyTorch on ROCm) will not "
-                           "see it.")
-            kfd = statuses.get("kfd")
-            if kfd is not None and not kfd.available and kfd.reason:
-                text += " " + self.tr("KFD: {reason}").format(reason=kfd.reason)
-            return [text]
-        nodes = {node.path: node for node in inventory.stack.device_nodes}
-        wanted = ["/dev/kfd"]
-        if gpu.drm_render_minor is not None:
-            wanted.append(f"/dev/dri/renderD{gpu.drm_render_minor}")
-        closed = [node for node in (nodes.get(path) for path in wanted)
-                  if node is not None and node.exists and node.can_open is False]
-        if closed:
-            kfd = statuses.get("kfd")
-            warnings.append(_node_warning(closed, kfd.hint if kfd is not None else None))
-        return warnings
-
-
-def _driver_text(gpu: Gpu, inventory: Inventory) -> str | None:
-    driver = gpu.kernel_driver
-    if not driver:
-        return None
-    stack = inventory.stack
-    version = gpu.driver_version
-    if version is None and driver == "amdgpu":
-        version = stack.amdgpu_driver_version  # set only for out-of-tree amdgpu-dkms
-        if version is None and "in-tree" in stack.missing_reasons.get("amdgpu_driver_version", ""):
-            kernel = inventory.host.kernel
-            return (translate("GpuCard", "amdgpu (in-tree, kernel {kernel})").format(
-                kernel=kernel) if kernel else translate("GpuCard", "amdgpu (in-tree)"))
-    if version is None and driver == "nvidia":
-        version = stack.nvidia_driver_version
-    if version:
-        return translate("GpuCard", "{driver}, version {version}").format(driver=driver,
-                                                                        version=version)
-    return translate("GpuCard", "{driver} (version unknown)").format(driver=driver)
-
-
-def _node_warning(nodes: Sequence[DeviceNodeAccess], hint: str | None) -> str:
-    paths = [node.path for node in nodes]
-    joined = paths[0] if len(paths) == 1 else translate("GpuCard", "{first} and {last}").format(
-        first=", ".join(paths[:-1]), last=paths[-1])
-    text = translate("GpuCard", "ROCm cannot use this GPU: this user cannot open {paths}."
-                     ).format(paths=joined)
-    if any(node.group_granted_not_active for node in nodes):
-        groups = sorted({node.owner_group for node in nodes if node.group_granted_not_active
-                         and node.owner_group})
-        text += " " + translate(
-            "GpuCard", "You are in group {groups} but this login session predates it: log out "
-            "and back in.").format(groups=", ".join(groups) or translate("GpuCard",
-                                                                        "the owning group"))
-    else:
-        # One reason is enough: the nodes share an owner, so they share the cause.
-        reason = next((node.reason for node in nodes if node.reason), None)
-        if reason:
-            text += f" {reason[0].upper()}{reason[1:]}."
-        if hint:
-            text += "\n" + translate("GpuCard", "Fix: {hint}").format(hint=hint)
-    return text
-
-
 class OverviewPage(QWidget):
-    """GPU cards, the host and the probes, for one (possibly partial) inventory."""
+    """GPU cards, the machine's own findings, the device index, the host and the probes, for
+    one (possibly partial) inventory and, once it is there, the doctor's diagnosis of it."""
 
     def __init__(
         self, probes: Sequence[ProbeSpec] = PROBES, parent: QWidget | None = None,
@@ -315,7 +52,10 @@ class OverviewPage(QWidget):
         super().__init__(parent)
         self._probes = tuple(probes)
         self._inventory: Inventory | None = None
+        self._diagnosis: Diagnosis | None = None
         self._pending: tuple[str, ...] = ()
+        self._shown_origin: object = None  # the machine the page last opened at the top for
+        self._top_pending = False  # a new machine came while the page was hidden
         self._host_rows: list[tuple[str, str]] = []
         self._probe_rows: list[tuple[str, str, str, str]] = []
 
@@ -345,6 +85,25 @@ class OverviewPage(QWidget):
         self.card_grid: FlowGrid[GpuCard] = FlowGrid(MIN_CARD_WIDTH, _SPACING,
                                                     initial_width=MIN_CARD_WIDTH)
         self._content.addWidget(self.card_grid)
+
+        # The machine's own warnings and errors (no GPU of their own), shown once.
+        self.machine_box = QFrame()
+        self.machine_box.setObjectName("machineFindings")
+        self.machine_box.setStyleSheet(
+            "QFrame#machineFindings { background: palette(base); border: 1px solid"
+            " palette(mid); border-radius: 4px; }")
+        self._machine_column = QVBoxLayout(self.machine_box)
+        self._machine_column.setContentsMargins(14, 10, 14, 10)
+        self._machine_column.setSpacing(6)
+        self._machine_column.addWidget(make_label(self.tr("About the whole machine"),
+                                                  bold=True))
+        self._machine_lines: list[FindingLine] = []
+        self._content.addWidget(self.machine_box)
+        self.machine_box.hide()
+
+        self.index_table = DeviceIndexTable()
+        self._content.addWidget(self.index_table)
+        self.index_table.hide()
 
         self._content.addSpacing(10)
         self._content.addWidget(make_label(self.tr("Host"), bold=True, scale=1.3, wrap=False))
@@ -384,12 +143,62 @@ class OverviewPage(QWidget):
     # ------------------------------------------------------------------ public
 
     def set_inventory(self, inventory: Inventory, pending_probes: Sequence[str]) -> None:
-        """Show `inventory`; `pending_probes` are still running and shown as such."""
+        """Show `inventory`; `pending_probes` are still running and shown as such. A
+        diagnosis of other GPUs than these is dropped until the next one comes."""
         self._inventory = inventory
         self._pending = tuple(pending_probes)
+        if self._diagnosis is not None and self._diagnosis.inventory.gpus != inventory.gpus:
+            self._diagnosis = None
         self._show_gpus(inventory)
+        self.index_table.set_rows(rows_of(inventory.device_index))
         self._show_host(inventory.host)
         self._show_probes(inventory)
+        self._open_at_top(inventory)
+
+    def set_diagnosis(self, diagnosis: Diagnosis) -> None:
+        """The doctor's findings over the machine on show: each card gets its verdict line
+        and its warnings and errors, the machine's own ones are listed once."""
+        self._diagnosis = diagnosis
+        if self._inventory is None:  # shown on its own: its machine is the one on show
+            self.set_inventory(diagnosis.inventory, ())
+            return
+        # A diagnosis of other GPUs (an inventory that has moved on) waits for the next one.
+        self._show_gpus(self._inventory)
+
+    @property
+    def diagnosis(self) -> Diagnosis | None:
+        return self._diagnosis
+
+    def machine_finding_texts(self) -> list[list[str]]:
+        """The texts of each finding about the whole machine, as shown."""
+        return [line.texts() for line in self._machine_lines]
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._top_pending:
+            self._go_to_top()
+
+    def _open_at_top(self, inventory: Inventory) -> None:
+        """A machine newly on show opens at the page's title, whatever was scrolled to
+        before (at once, or when the page is next shown); updates of the same machine keep
+        the reader's place."""
+        origin = (inventory.origin.kind, inventory.origin.source)
+        if origin == self._shown_origin:
+            return
+        self._shown_origin = origin
+        self._top_pending = True
+        if self.isVisible():
+            self._go_to_top()
+
+    def _go_to_top(self) -> None:
+        self._top_pending = False
+        self._scroll_to_top()
+        # Again once the layout has settled: the content's height changes as it is laid out.
+        # (The page as context: nothing runs once it is gone.)
+        QTimer.singleShot(0, self, self._scroll_to_top)
+
+    def _scroll_to_top(self) -> None:
+        self.scroll_area.verticalScrollBar().setValue(0)
 
     @property
     def inventory(self) -> Inventory | None:
@@ -447,10 +256,35 @@ class OverviewPage(QWidget):
                 self.no_gpu_title.setText(self.tr("No GPU found"))
                 self.no_gpu_reason.setText(self._no_gpu_reason(inventory))
                 self.no_gpu_note.show()
-        self.card_grid.set_items([GpuCard(gpu, inventory, self._pending) for gpu in gpus])
+        glances = self._glances(inventory)
+        self.card_grid.set_items([GpuCard(gpu, inventory, self._pending, glances.get(gpu.index))
+                                  for gpu in gpus])
+        self._show_machine_findings(list(glances.values()))
+
+    def _glances(self, inventory: Inventory) -> dict[int, GpuGlance]:
+        diagnosis = self._diagnosis
+        if diagnosis is None or diagnosis.inventory.gpus != inventory.gpus:
+            return {}
+        home = os.path.expanduser("~")
+        return {gpu.index: gpu_glance(diagnosis.data, diagnosis.findings, gpu,
+                                      home=home if home != "~" else None)
+                for gpu in diagnosis.inventory.gpus}
+
+    def _show_machine_findings(self, glances: Sequence[GpuGlance]) -> None:
+        for line in self._machine_lines:
+            self._machine_column.removeWidget(line)
+            line.hide()
+            line.deleteLater()
+        diagnosis = self._diagnosis
+        findings = (machine_findings(diagnosis.findings, glances)
+                    if diagnosis is not None else ())
+        self._machine_lines = [FindingLine(finding) for finding in findings]
+        for line in self._machine_lines:
+            self._machine_column.addWidget(line)
+        self.machine_box.setVisible(bool(self._machine_lines))
 
     def _no_gpu_reason(self, inventory: Inventory) -> str:
-        statuses = _status_by_name(inventory)
+        statuses = status_by_name(inventory)
         lines = []
         for name in self._gpu_probe_names():
             status = statuses.get(name)
@@ -459,9 +293,10 @@ class OverviewPage(QWidget):
             label = (translate("OverviewPage", _GPU_PROBE_LABELS[name])
                      if name in _GPU_PROBE_LABELS else self._title(name))
             if status.available:
-                what = status.reason or self.tr("saw no GPU")
+                what = core_text(status.reason) if status.reason else self.tr("saw no GPU")
             else:
-                what = status.reason or state_text(status.state)
+                what = (core_text(status.reason) if status.reason
+                        else state_text(status.state))
             lines.append(f"• {label}: {what}")
         if not lines:
             return self.tr("No probe that looks for GPUs has run.")
@@ -479,8 +314,8 @@ class OverviewPage(QWidget):
             return
         self._host_grid.setColumnStretch(1, 1)
         if not _host_known(host):  # nothing read: do not claim "no VM detected" either
-            status = _status_by_name(self._inventory).get("host") if self._inventory else None
-            why = (status.reason if status is not None and status.reason
+            status = status_by_name(self._inventory).get("host") if self._inventory else None
+            why = (core_text(status.reason) if status is not None and status.reason
                    else self.tr("the host probe did not run"))
             no_details = self.tr("No host details: {why}").format(why=why)
             self._host_grid.addWidget(make_label(no_details, color=MUTED_COLOR), 0, 0, 1, 2)
@@ -508,7 +343,7 @@ class OverviewPage(QWidget):
         for column, heading in enumerate(headings):
             self._probe_grid.addWidget(make_label(heading, bold=True, wrap=False), 0, column,
                                        Qt.AlignmentFlag.AlignTop)
-        statuses = _status_by_name(inventory)
+        statuses = status_by_name(inventory)
         durations = inventory.origin.probe_durations_s
         entries: list[tuple[str, str, ProbeStatus | None]] = [
             (spec.name, core_text(spec.title), statuses.get(spec.name)) for spec in self._probes
@@ -523,7 +358,7 @@ class OverviewPage(QWidget):
                 tip = self.tr("probe {name}").format(name=name)
             if status is not None:
                 state, color = state_text(status.state), state_color(status.state)
-                reason, hint = status.reason or "", status.hint or ""
+                reason, hint = core_text(status.reason or ""), core_text(status.hint or "")
             elif name in self._pending:
                 state, color, reason, hint = self.tr(RUNNING), MUTED_COLOR, "", ""
             else:

@@ -1,18 +1,31 @@
-"""The Overview page over hand-made inventories, and over an empty replay (no GPU)."""
+"""The Overview page over hand-made inventories, replayed snapshots and their diagnosis (the
+verdict line, every warning, the machine's own findings, the device index), and over an
+empty replay (no GPU)."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fixture_paths import SNAPSHOTS_DIR
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from gpuscope.evidence import ReplaySystem, Snapshot
-from gpuscope.inventory import PROBES
+from gpuscope.inventory import (
+    DEFAULT_INSPECTION_BUDGET_S,
+    PROBES,
+    collect_inventory,
+    inspect_interpreters,
+)
 from gpuscope.model import (
+    DeviceIndexEntry,
     DeviceNodeAccess,
+    Finding,
     Gpu,
     GpuKind,
     Host,
@@ -22,9 +35,12 @@ from gpuscope.model import (
     OriginKind,
     ProbeState,
     ProbeStatus,
+    Severity,
     Stack,
     Vendor,
 )
+from gpuscope.probes.python_envs import default_interpreters
+from gpuscope.ui.doctor_loader import Diagnosis, make_diagnosis
 from gpuscope.ui.main_window import MainWindow
 from gpuscope.ui.overview_page import (
     MIN_CARD_WIDTH,
@@ -265,3 +281,144 @@ def test_gpu_colours_are_distinct_and_read_on_light_and_dark() -> None:
         assert _contrast(colour, QColor("#ffffff")) >= 2.3, colour.name()
         assert _contrast(colour, QColor("#1e1e1e")) >= 3.0, colour.name()
     assert gpu_color(0).name() == gpu_color(0).name()  # stable
+
+
+# ----------------------------------------------------------------------------- the diagnosis
+
+
+def replayed_diagnosis(snapshot: str) -> Diagnosis:
+    """The doctor's diagnosis of a snapshot, its frameworks as the capture answered them."""
+    system = ReplaySystem.from_file(SNAPSHOTS_DIR / snapshot)
+    inspection = inspect_interpreters(system, default_interpreters(system, sys.executable, ()),
+                                      DEFAULT_INSPECTION_BUDGET_S)
+    return make_diagnosis(collect_inventory(system), inspection.frameworks,
+                          interpreters=inspection.interpreters)
+
+
+def diagnosed(page: OverviewPage, diagnosis: Diagnosis) -> OverviewPage:
+    page.set_inventory(diagnosis.inventory, [])
+    page.set_diagnosis(diagnosis)
+    QApplication.processEvents()
+    return page
+
+
+def test_a_working_gpu_carries_its_verdict_line(page: OverviewPage) -> None:
+    diagnosed(page, replayed_diagnosis("nvidia_h200.json"))
+    (card,) = page.cards()
+    assert card.verdict is not None
+    assert card.verdict.text() == ("NVIDIA 580.159.04 (CUDA 13.0) ✓ · "
+                                   "PyTorch 2.11 (CUDA 13.0) ✓ in /opt/torch/.venv")
+    assert card.texts()[2] == card.verdict.text()  # right under the name
+    assert card.finding_lines == [] and card.verdict.fix is None
+    # The marks are drawn in the state's colour; the machine's words stay plain text.
+    assert card.verdict.label.textFormat() == Qt.TextFormat.RichText
+    assert '<span style="color: #2e9e4f">✓</span>' in card.verdict.label.text()
+    assert not page.machine_box.isVisible()
+
+
+def test_a_blocked_gpu_names_its_blocker_with_a_copy_button(page: OverviewPage,
+                                                            qtbot: Any) -> None:
+    diagnosed(page, replayed_diagnosis("amd_kfd_no_access.json"))
+    (card,) = page.cards()
+    assert card.verdict is not None
+    assert card.verdict.text() == "✗ This user cannot open the GPU device nodes"
+    assert card.verdict.fix is not None and card.verdict.fix.copy_button is not None
+    assert card.verdict.fix.copy_button.text() == "Copy commands"
+    QGuiApplication.clipboard().setText("something else")
+    qtbot.mouseClick(card.verdict.fix.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == "sudo usermod -aG render,video $USER"
+    # The warning beside it is listed with its fix; the inventory's own warning gives way.
+    (warning,) = card.finding_lines
+    assert warning.texts()[0] == "! gfx1031 is not officially supported by ROCm 6.0.2"
+    assert warning.texts()[-1] == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert not [t for t in card.texts() if t.startswith("⚠")]
+
+
+def test_every_warning_is_listed_and_the_machine_ones_once(page: OverviewPage) -> None:
+    diagnosis = replayed_diagnosis("apu_dgpu.json")
+    findings = (*diagnosis.findings,
+                Finding("a.first", Severity.WARNING, "first warning", gpu=0, fix="Do one.",
+                        fix_commands=("echo one",)),
+                Finding("b.second", Severity.WARNING, "second warning", gpu=0),
+                Finding("c.note", Severity.INFO, "only a note", gpu=0),
+                Finding("d.machine", Severity.WARNING, "about the whole machine",
+                        fix_commands=("echo machine", "echo again")))
+    diagnosed(page, dataclasses.replace(diagnosis, findings=findings))
+    dgpu, igpu = page.cards()
+    assert [line.texts()[0] for line in dgpu.finding_lines] == ["! first warning",
+                                                                "! second warning"]
+    assert dgpu.finding_lines[0].texts()[1:] == ["Do one.", "echo one"]
+    assert igpu.verdict is not None and igpu.verdict.text().startswith(
+        "✗ The integrated GPU (gfx1036) is enumerated beside the discrete one")
+    assert page.machine_box.isVisible()
+    assert page.machine_finding_texts() == [["! about the whole machine",
+                                             "echo machine\necho again"]]
+    every = "\n".join(dgpu.texts() + igpu.texts())
+    assert "about the whole machine" not in every and "only a note" not in every
+
+
+def test_the_device_index_opens_by_itself_when_numbers_disagree(page: OverviewPage) -> None:
+    entries = (DeviceIndexEntry("0000:03:00.0", Vendor.AMD, GpuKind.DISCRETE, gpu_index=0,
+                                drm_card="card1", drm_render_minor=128, kfd_node=1,
+                                hip_index=0),)
+    agreeing = dataclasses.replace(inventory(gpus=(XTX,)), device_index=entries)
+    page.set_inventory(agreeing, [])
+    table = page.index_table
+    assert table.isVisible() and not table.is_open() and not table.box.isVisible()
+    assert table.rows() == [("0", "0000:03:00.0", "card1 / renderD128", "1", "–", "0", "–")]
+    hidden = (*entries, DeviceIndexEntry("0000:c5:00.0", Vendor.AMD, GpuKind.INTEGRATED,
+                                         gpu_index=1, kfd_node=2,
+                                         hidden_by="HIP_VISIBLE_DEVICES=0"))
+    page.set_inventory(dataclasses.replace(inventory(gpus=(XTX, APU)), device_index=hidden), [])
+    assert table.is_open() and table.box.isVisible()
+    assert table.remarks() == ["GPU 1: hidden by HIP_VISIBLE_DEVICES=0"]
+    # The user's choice holds while the page updates.
+    table.toggle.click()
+    assert not table.is_open()
+    page.set_inventory(dataclasses.replace(inventory(gpus=(XTX, APU)), device_index=hidden), [])
+    assert not table.is_open() and not table.box.isVisible()
+    page.set_inventory(inventory(), [])  # no index: no section
+    assert not table.isVisible()
+
+
+def test_the_page_opens_at_its_title(qtbot: Any) -> None:
+    page = OverviewPage()
+    qtbot.addWidget(page)
+    page.resize(600, 300)  # far shorter than the cards, host and probes
+    page.show()
+    qtbot.waitExposed(page)
+    bar = page.scroll_area.verticalScrollBar()
+    page.set_inventory(inventory(), [])
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    page.set_inventory(inventory(), [])  # the same machine, updated: the reader's place holds
+    assert bar.value() == bar.maximum()
+    other = dataclasses.replace(inventory(), origin=Origin(OriginKind.REPLAY, source="b.json"))
+    page.set_inventory(other, [])  # another machine opens at the top
+    qtbot.wait(20)
+    assert bar.value() == 0
+    # One that comes while the page is hidden (on another page) opens at the top when shown.
+    bar.setValue(bar.maximum())
+    page.hide()
+    page.set_inventory(inventory(), [])
+    page.show()
+    qtbot.waitExposed(page)
+    qtbot.wait(20)
+    assert bar.maximum() > 0 and bar.value() == 0
+
+
+def test_the_window_opens_the_overview_at_its_title(
+    qtbot: Any, make_window: Callable[..., MainWindow],
+) -> None:
+    window = make_window(ReplaySystem.from_file(SNAPSHOTS_DIR / "amd_kfd_no_access.json"))
+    window.resize(1100, 450)
+    qtbot.waitUntil(lambda: not window.loader.is_running, timeout=10_000)
+    page = window.overview_page
+    page.set_diagnosis(window.diagnosis)
+    qtbot.wait(20)
+    assert page.scroll_area.verticalScrollBar().maximum() > 0
+    assert page.scroll_area.verticalScrollBar().value() == 0
+    # No button on the page takes the focus the window gives when it opens.
+    buttons = [button for card in page.cards() for button in card.findChildren(QPushButton)]
+    assert buttons and all(button.focusPolicy() == Qt.FocusPolicy.ClickFocus
+                           for button in buttons)

@@ -3,6 +3,7 @@ the clipboard, and the redaction toggle with its preview."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -13,9 +14,12 @@ from fixture_paths import SNAPSHOTS_DIR, TESTS_DIR
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog
 
-from gpuscope.app.report_inputs import identity_sources_of
+from gpuscope.app.report_inputs import LATEST_PER_DEVICE, NO_SAVED_RUNS, identity_sources_of
+from gpuscope.bench.history import RunHistory
+from gpuscope.bench.results import BenchError, ErrorKind
 from gpuscope.evidence import ReplaySystem
 from gpuscope.inventory import collect_inventory
+from gpuscope.model import OriginKind
 from gpuscope.report.compare_import import ImportedReport, read_compare_report
 from gpuscope.ui.doctor_loader import make_diagnosis
 from gpuscope.ui.main_window import MainWindow
@@ -23,6 +27,7 @@ from gpuscope.ui.report.page import ReportPage
 
 sys.path.insert(0, str(TESTS_DIR / "report"))
 from report_fixtures import (
+    BENCH_STARTED_UNIX_S,
     PLANTED_HOME,
     PLANTED_NAMES,
     PLANTED_SERIAL,
@@ -159,4 +164,99 @@ def test_the_window_has_compare_and_report_pages(make_window: Any, qtbot: Any) -
     assert report.gpus[0].name == "AMD Radeon RX 7900 XTX"
     window.select_page("Compare")
     assert window.pages.currentWidget() is window.compare_page
-    assert window.compare_page.card_names() == ["AMD Radeon RX 7900 XTX"]
+    assert window.compare_page.card_names()[0] == "AMD Radeon RX 7900 XTX"
+    assert not window.compare_page.is_suggested(0) and window.compare_page.is_suggested(1)
+
+
+@pytest.fixture
+def chinese_window(qapp: Any) -> Any:
+    """The application in Simplified Chinese with the CJK font (as under LANG=zh_CN.UTF-8);
+    English and the fonts as they were afterwards."""
+    from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
+
+    from gpuscope.ui.i18n import ENGLISH, install_language, setup_language
+
+    font = QGuiApplication.font()
+    fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
+    assert setup_language(environ={"LANG": "zh_CN.UTF-8"}) == "zh_CN"
+    yield
+    install_language(ENGLISH)
+    QGuiApplication.setFont(font)
+    QFont.removeSubstitutions(fixed)
+
+
+def test_the_report_is_written_in_the_windows_language_or_english(
+        chinese_window: None, qtbot: Any, tmp_path: Path) -> None:
+    system = ReplaySystem.from_file(SNAPSHOTS_DIR / "amd_kfd_no_access.json")
+    page = ReportPage()
+    qtbot.addWidget(page)
+    page.resize(1000, 800)
+    page.set_machine(make_diagnosis(collect_inventory(system)), identity_sources_of(system))
+    with qtbot.waitSignal(page.report_ready, timeout=WAIT_MS):
+        page.show()
+    assert page.report_language == "zh_CN"  # the window's, by default
+    written: dict[tuple[str, str], str] = {}
+    for language in ("zh_CN", "en"):
+        page.set_report_language(language)
+        for fmt in ("md", "json"):
+            path = tmp_path / f"{language}.{fmt}"
+            with qtbot.waitSignal(page.exported, timeout=WAIT_MS):
+                page.export_to(fmt, str(path))
+            written[language, fmt] = path.read_text(encoding="utf-8")
+    assert written["zh_CN", "md"].startswith("# GPU 报告：AMD Radeon RX 6700 XT（回放）")
+    assert written["en", "md"].startswith("# GPU report: AMD Radeon RX 6700 XT (replay)")
+    assert written["zh_CN", "json"] == written["en", "json"]  # English in both
+    assert page.summary.text().startswith("回放的快照")  # the page stays in the window's
+    with pytest.raises(ValueError):
+        page.set_report_language("fr")
+
+
+def test_the_page_chooses_among_the_successful_saved_runs_of_this_machine(
+        qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live, the page lists the successful saved runs on this machine's devices, newest
+    first, and takes the latest per device unless told one run or none; a failed run or a
+    run on another card is never offered."""
+    from test_saved_runs import _other_cards_run
+
+    monkeypatch.setenv("GPUSCOPE_DATA_DIR", str(tmp_path / "data"))
+    history = RunHistory()
+    older, newer = bench_run(BENCH_STARTED_UNIX_S), bench_run(BENCH_STARTED_UNIX_S + 3600)
+    for run in (older, newer, _other_cards_run(BENCH_STARTED_UNIX_S + 5400),
+                dataclasses.replace(bench_run(BENCH_STARTED_UNIX_S + 7200), results=(),
+                                    errors=(BenchError(ErrorKind.HANG, "hung"),))):
+        history.save(run)
+    inventory = collect_inventory(ReplaySystem.from_file(SNAPSHOTS_DIR / "rx7900xtx_rocm.json"))
+    live = dataclasses.replace(inventory, origin=dataclasses.replace(
+        inventory.origin, kind=OriginKind.LIVE, source=None))
+    page = ReportPage()
+    qtbot.addWidget(page)
+    page.resize(1000, 800)
+    page.set_machine(make_diagnosis(live))
+    with qtbot.waitSignal(page.report_ready, timeout=WAIT_MS):
+        page.show()
+    picker = page.saved_runs
+    assert picker.isVisible() and picker.choice == LATEST_PER_DEVICE
+    ids = picker.runs()
+    assert len(ids) == 2
+    assert picker.box.itemText(2).endswith(": AMD Radeon RX 7900 XTX (cuda:0)")
+
+    def started() -> list[float]:
+        report = page.report
+        assert report is not None
+        return [run.started_unix_s for run in report.bench_runs]
+
+    assert started() == [newer.started_unix_s]
+    with qtbot.waitSignal(page.report_ready, timeout=WAIT_MS):
+        picker.set_choice(ids[1])
+    assert started() == [older.started_unix_s]
+    with qtbot.waitSignal(page.report_ready, timeout=WAIT_MS):
+        picker.set_choice(NO_SAVED_RUNS)
+    assert started() == []
+    report = page.report
+    assert report is not None and report.bench == ()
+
+
+def test_a_replay_offers_no_saved_runs(page: ReportPage) -> None:
+    assert page.saved_runs.isHidden()
+    report = page.report
+    assert report is not None and len(report.bench_runs) == 1  # the run added from a file

@@ -1,24 +1,27 @@
 """The Report page: the whole machine in one view, as it will be shared, and the exports.
 
 The preview is the PNG export itself, drawn scaled to the page (`report_render`): GPUs, the
-stack per layer with verdicts, frameworks, doctor findings with fixes, the latest benchmark
+stack per layer with verdicts, frameworks, doctor findings with fixes, benchmark
 results against the datasheet and a small telemetry strip; a replayed or imported machine is
-labelled at its top. Buttons export PNG, HTML, Markdown or JSON through non-blocking file
-dialogs, and copy the image or the Markdown to the clipboard.
+labelled at its top. The benchmark runs are those added from files and, for this machine, the
+successful saved runs of its devices that "Saved runs" chooses (the latest per device by
+default); a failed run never goes into a report (`build`). Buttons export PNG, HTML,
+Markdown or JSON through non-blocking file dialogs, and copy the image or the Markdown to the
+clipboard.
 
 Redaction is on by default: the toggle turns it off (with a warning), and "What is removed"
-lists each value found and the placeholder it becomes. Making the report (redaction runs over
+lists each value found and the placeholder it becomes. The report is written in the window's
+language, or in English (the "Report language" choice) for a post on an upstream tracker; the
+JSON export is English in both. Making the report (redaction runs over
 the whole document) and writing files happen off the GUI thread; the page regenerates only
 while it is shown, or when an export asks for it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, Signal
@@ -26,6 +29,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -40,25 +44,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpuscope.app.report_inputs import (
-    ReportInputs,
-    latest_saved_runs,
-    read_bench_runs,
-    telemetry_from_feed,
-)
+from gpuscope.app.report_build import BuiltReport, build_report
+from gpuscope.app.report_inputs import ReportInputs, read_bench_runs
 from gpuscope.bench.results import BenchRun
+from gpuscope.i18n import language, localise
 from gpuscope.model import OriginKind
 from gpuscope.report.formats import export_text
-from gpuscope.report.formatting import format_utc
 from gpuscope.report.redact import Replacement
-from gpuscope.report.view_model import PreparedReport, ReportOrigin, ShareReport
+from gpuscope.report.view_model import ShareReport
 from gpuscope.telemetry.feed import TelemetryFeed
 from gpuscope.ui.background import BackgroundTask
 from gpuscope.ui.doctor_loader import Diagnosis
 from gpuscope.ui.i18n import ENGLISH, QT_TRANSLATE_NOOP, installed_language
+from gpuscope.ui.report.bench_choice import SavedRunPicker
 from gpuscope.ui.report.render import REPORT_WIDTH_PX, paint_report, render_report_image
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, WARN_COLOR
 from gpuscope.ui.widgets import make_label, plain_tooltip
+from gpuscope.ui.window_texts import LANGUAGE_LABELS
 
 FORMATS: tuple[str, ...] = ("png", "html", "md", "json")
 SUFFIXES = {"png": ".png", "html": ".html", "md": ".md", "json": ".json"}
@@ -75,48 +77,7 @@ _PAPER_SHADOW = QColor(0, 0, 0, 40)
 TelemetrySource = Callable[[], TelemetryFeed | None]
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltReport:
-    """What a generation gives the page: the report on show (redacted or not) and what
-    redaction removes (or would remove)."""
-
-    prepared: PreparedReport
-    replacements: tuple[Replacement, ...]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def report(self) -> ShareReport:
-        return self.prepared.report
-
-
-def build_report(inputs: ReportInputs, feed: TelemetryFeed | None, redact: bool,
-                 saved_runs: bool = False) -> BuiltReport:
-    """Off the GUI thread: the telemetry strip from `feed`, with `saved_runs` the newest runs
-    of the history of past benchmark runs, then the report (redacted unless `redact` is
-    False) and the redaction preview."""
-    notes: list[str] = list(inputs.notes)
-    origin = inputs.data.inventory.origin.kind
-    if origin is OriginKind.IMPORTED:
-        feed = None  # the telemetry is this machine's, not the imported one's
-    if saved_runs and not inputs.bench_runs:
-        runs, problem = latest_saved_runs()
-        inputs = dataclasses.replace(inputs, bench_runs=runs)
-        if problem:
-            notes.append(problem)
-    telemetry = inputs.telemetry
-    if feed is not None and telemetry is None:
-        try:
-            telemetry = telemetry_from_feed(feed, replayed=origin is not OriginKind.LIVE)
-        except (ValueError, RuntimeError, OSError) as exc:  # a feed that died under us
-            notes.append(f"no telemetry strip: {exc}")
-    full = dataclasses.replace(inputs, telemetry=telemetry, notes=tuple(notes))
-    redacted = full.prepare(redact=True)
-    shown = redacted if redact else full.prepare(redact=False)
-    return BuiltReport(shown, redacted.replacements, tuple(notes))
-
-
-def _write_text(path: str, report: ShareReport, fmt: str) -> str:
-    text = export_text(report, fmt)
+def _write_text(path: str, text: str) -> str:
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(text)
     return path
@@ -138,6 +99,7 @@ class ReportView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._report: ShareReport | None = None
+        self._language = ENGLISH
         self._height_px = 0
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
@@ -147,14 +109,17 @@ class ReportView(QWidget):
     def report(self) -> ShareReport | None:
         return self._report
 
-    def set_report(self, report: ShareReport | None) -> None:
+    def set_report(self, report: ShareReport | None, written_in: str = ENGLISH) -> None:
+        """Show `report` written in the language `written_in`."""
         self._report = report
+        self._language = written_in
         self._height_px = 0
         if report is not None:
             # Measured once per report; painting runs the same layout at the view's scale.
             from gpuscope.ui.report.render import report_height
 
-            self._height_px = report_height(report)
+            with language(written_in):
+                self._height_px = report_height(report)
         self.updateGeometry()
         self.update()
 
@@ -191,7 +156,8 @@ class ReportView(QWidget):
             painter.translate(x, 8)
             painter.scale(scale, scale)
             painter.setClipRect(0, 0, REPORT_WIDTH_PX, self._height_px)
-            paint_report(painter, self._report)
+            with language(self._language):
+                paint_report(painter, self._report)
         finally:
             painter.end()
 
@@ -264,6 +230,10 @@ class ReportPage(QWidget):
             "Show the results of a benchmark run saved with 'gpuscope bench -o FILE'")))
         self.bench_button.clicked.connect(self.choose_bench_file)
         buttons.addWidget(self.bench_button)
+        # Which saved runs of this machine (a replayed or imported one has none here).
+        self.saved_runs = SavedRunPicker()
+        self.saved_runs.choice_changed.connect(self._invalidate)
+        buttons.addWidget(self.saved_runs)
         buttons.addStretch(1)
         column.addLayout(buttons)
 
@@ -285,6 +255,17 @@ class ReportPage(QWidget):
         redaction.addWidget(self.preview_button)
         self.redaction_note = make_label("", wrap=True)
         redaction.addWidget(self.redaction_note, 1)
+        # The window's language, or English for a post on an upstream tracker.
+        redaction.addWidget(make_label(self.tr("Report language:"), wrap=False))
+        self.language_box = QComboBox()
+        for code in dict.fromkeys((installed_language(), ENGLISH)):
+            self.language_box.addItem(LANGUAGE_LABELS.get(code, code), code)
+        self.language_box.setEnabled(self.language_box.count() > 1)
+        self.language_box.setToolTip(plain_tooltip(self.tr(
+            "The language of the picture, the web page and the Markdown; the JSON is English "
+            "in every language")))
+        self.language_box.currentIndexChanged.connect(lambda _index: self._on_language())
+        redaction.addWidget(self.language_box)
         column.addLayout(redaction)
 
         self.preview_table = QTableWidget(0, 4)
@@ -378,6 +359,18 @@ class ReportPage(QWidget):
         self.redact_box.setChecked(redact)
 
     @property
+    def report_language(self) -> str:
+        """The language the report is written in ("en", or the window's)."""
+        return str(self.language_box.currentData())
+
+    def set_report_language(self, code: str) -> None:
+        index = self.language_box.findData(code)
+        if index < 0:
+            raise ValueError(f"the report is written in {self.report_language} or English, "
+                             f"not {code!r}")
+        self.language_box.setCurrentIndex(index)
+
+    @property
     def is_busy(self) -> bool:
         return self._task.is_running or self._writer.is_running or self._bench_reader.is_running
 
@@ -398,8 +391,9 @@ class ReportPage(QWidget):
         # This machine's saved runs belong in its report, not in a replayed or imported one.
         live = diagnosis.imported is None and \
             diagnosis.inventory.origin.kind is OriginKind.LIVE
+        self.saved_runs.setVisible(live)
         self._task.start(build_report, inputs, self._telemetry_source(), self.redact,
-                         live and not self._bench_runs)
+                         live, self.saved_runs.choice)
         self._sync_buttons()
 
     def shutdown(self) -> None:
@@ -481,11 +475,13 @@ class ReportPage(QWidget):
             return
         report = built.report
         if action == "copy-image":
-            QGuiApplication.clipboard().setImage(render_report_image(report))
+            with language(self.report_language):
+                QGuiApplication.clipboard().setImage(render_report_image(report))
             self._show_message(self.tr("The report picture is on the clipboard."))
             return
         if action == "copy-md":
-            QGuiApplication.clipboard().setText(export_text(report, "md"))
+            with language(self.report_language):
+                QGuiApplication.clipboard().setText(export_text(report, "md"))
             self._show_message(self.tr("The Markdown report is on the clipboard."))
             return
         assert path is not None
@@ -494,19 +490,22 @@ class ReportPage(QWidget):
             return
         self._writing = (path, action)
         self._show_message(self.tr("Writing {0}…").format(os.path.basename(path)))
-        if action == "png":
-            # Painting is quick; encoding and writing the PNG is the slow part.
-            self._writer.start(_write_image, path, render_report_image(report))
-        else:
-            self._writer.start(_write_text, path, report, action)
+        # Written here, in the language chosen (the language is the whole process's);
+        # painting and formatting are quick, encoding and writing the file are the slow part.
+        with language(self.report_language):
+            if action == "png":
+                self._writer.start(_write_image, path, render_report_image(report))
+            else:
+                self._writer.start(_write_text, path, export_text(report, action))
         self._sync_buttons()
 
     def _on_built(self, built: object) -> None:
         if not isinstance(built, BuiltReport):
             return
         self._built = built
+        self.saved_runs.set_runs(built.saved)
         self.placeholder.hide()
-        self.view.set_report(built.report)
+        self.view.set_report(built.report, self.report_language)
         self._fill_preview(built.replacements)
         self._update_summary()
         self._update_redaction_note()
@@ -560,6 +559,10 @@ class ReportPage(QWidget):
         if not self.isVisible():
             self.regenerate()
 
+    def _on_language(self) -> None:
+        if self._built is not None:
+            self.view.set_report(self._built.report, self.report_language)
+
     def _on_redaction_toggled(self, _checked: bool) -> None:
         self._update_redaction_note()
         self._invalidate()
@@ -606,19 +609,18 @@ class ReportPage(QWidget):
             self.redaction_note.setStyleSheet(f"color: {WARN_COLOR.name()}; font-weight: bold;")
 
     def _update_summary(self) -> None:
+        """What the report holds, in the window's language."""
         report = self.report
         if report is None:
             return
         origin = report.origin
         if origin.is_live:
             where = self.tr("This machine, read live.")
-        elif installed_language() == ENGLISH:
-            where = origin.title + ": " + origin.sentence(report.generated_unix_s)
         else:
-            where = self._origin_words(origin)
-        verdict = (report.verdict_line() if installed_language() == ENGLISH
-                   else self._verdict_words(report))
-        parts = [where, verdict]
+            where = self.tr("{title}: {sentence}").format(
+                title=localise(origin.title),
+                sentence=localise(origin.sentence(report.generated_unix_s)))
+        parts = [where, localise(report.verdict_line())]
         if report.bench:
             parts.append(self.tr("{0} benchmark run(s).").format(len(report.bench)))
         else:
@@ -626,46 +628,7 @@ class ReportPage(QWidget):
         if report.telemetry is None:
             parts.append(self.tr("No telemetry yet."))
         notes = self._built.notes if self._built is not None else ()
-        self.summary.setText(" ".join(parts + list(notes)))
-
-    def _origin_words(self, origin: ReportOrigin) -> str:
-        """The report's origin label and sentence in the language installed (the report
-        itself says them in English: `ReportOrigin.title` and `.sentence`)."""
-        when = format_utc(origin.captured_utc) if origin.captured_utc else None
-        if origin.kind == "replay":
-            title = self.tr("REPLAYED SNAPSHOT — not a live reading")
-            if when and origin.gpuscope_version:
-                captured = self.tr("captured {when} by gpuscope {version}").format(
-                    when=when, version=origin.gpuscope_version)
-            elif when:
-                captured = self.tr("captured {when}").format(when=when)
-            else:
-                captured = self.tr("capture date not recorded")
-            sentence = self.tr("Replay of the snapshot {source}, {captured}: values as they "
-                               "were then, not the machine's state now.").format(
-                source=origin.source or self.tr("(unnamed)"), captured=captured)
-        elif origin.kind == "imported":
-            title = self.tr("IMPORTED OUTPUTS — not probed by gpuscope")
-            sentence = self.tr("Diagnosed from pasted tool outputs ({source}): gpuscope did not "
-                               "probe this machine, and what the outputs do not show is "
-                               "unknown.").format(source=origin.source or self.tr("pasted text"))
-        else:
-            title = self.tr("ORIGIN UNKNOWN — not a live reading")
-            sentence = self.tr("The report does not say where its data came from.")
-        return self.tr("{title}: {sentence}").format(title=title, sentence=sentence)
-
-    def _verdict_words(self, report: ShareReport) -> str:
-        """`ShareReport.verdict_line` in the language installed."""
-        errors, warnings = report.counts()
-        if errors == 0 and warnings == 0:
-            return (self.tr("No GPU found.") if not report.gpus
-                    else self.tr("The doctor found nothing wrong."))
-        if errors and warnings:
-            return self.tr("The doctor found {errors} error(s) and {warnings} warning(s).").format(
-                errors=errors, warnings=warnings)
-        if errors:
-            return self.tr("The doctor found {errors} error(s).").format(errors=errors)
-        return self.tr("The doctor found {warnings} warning(s).").format(warnings=warnings)
+        self.summary.setText(" ".join(parts + [localise(note) for note in notes]))
 
     def _sync_buttons(self) -> None:
         ready = self._diagnosis is not None
