@@ -25,8 +25,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# PySide6's X11 platform plugin, inside the PySide6 package.
+# PySide6's X11 and Wayland platform plugins, inside the PySide6 package.
 XCB_PLUGIN = Path("Qt") / "plugins" / "platforms" / "libqxcb.so"
+WAYLAND_PLUGIN = Path("Qt") / "plugins" / "platforms" / "libqwayland.so"
 LDD_TIMEOUT_S = 10.0
 _NOT_FOUND = re.compile(r"^\s*(?P<library>\S+\.so(?:\.\d+)*)\s*=>\s*not found", re.MULTILINE)
 _SONAME = re.compile(r"^(?P<name>lib[\w+.-]*?)\.so\.(?P<major>\d+)")
@@ -34,8 +35,9 @@ _SONAME = re.compile(r"^(?P<name>lib[\w+.-]*?)\.so\.(?P<major>\d+)")
 Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
-def xcb_plugin_path() -> Path | None:
-    """PySide6's libqxcb.so, without importing PySide6; None where there is none."""
+def xcb_plugin_path(relative: Path = XCB_PLUGIN) -> Path | None:
+    """PySide6's libqxcb.so (or another plugin), without importing PySide6; None where there
+    is none."""
     try:
         spec = importlib.util.find_spec("PySide6")
     except (ImportError, ValueError):
@@ -43,7 +45,7 @@ def xcb_plugin_path() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     for folder in spec.submodule_search_locations:
-        plugin = Path(folder) / XCB_PLUGIN
+        plugin = Path(folder) / relative
         if plugin.is_file():
             return plugin
     return None
@@ -65,8 +67,95 @@ def debian_package(library: str) -> str:
     return f"{name}-{major}" if name[-1].isdigit() else f"{name}{major}"
 
 
+# Fedora's and Arch's packages of the libraries Qt's X11 plugin loads (from the plugin's
+# `ldd`); the rest of libxcb's libraries come with libxcb itself. Debian, Ubuntu and openSUSE
+# name a library's package after its soname (`debian_package`).
+_XCB_UTIL_PACKAGES = {
+    "libxcb-cursor": "xcb-util-cursor", "libxcb-icccm": "xcb-util-wm",
+    "libxcb-ewmh": "xcb-util-wm", "libxcb-keysyms": "xcb-util-keysyms",
+    "libxcb-image": "xcb-util-image", "libxcb-render-util": "xcb-util-renderutil",
+    "libxcb-util": "xcb-util", "libxkbcommon-x11": "libxkbcommon-x11",
+    "libxkbcommon": "libxkbcommon", "libX11-xcb": "libX11-xcb", "libEGL": "libglvnd-egl",
+    "libGL": "libglvnd-glx", "libfontconfig": "fontconfig", "libfreetype": "freetype",
+    "libdbus-1": "dbus-libs",
+}
+_ARCH_PACKAGES = {"libX11-xcb": "libx11", "libEGL": "libglvnd", "libGL": "libglvnd",
+                  "libfontconfig": "fontconfig", "libfreetype": "freetype2",
+                  "libdbus-1": "dbus"}
+# The package manager of each family, and its install command.
+INSTALL_COMMANDS = {"debian": "sudo apt install", "fedora": "sudo dnf install",
+                    "arch": "sudo pacman -S --needed", "suse": "sudo zypper install"}
+FAMILY_NAMES = {"debian": "Debian, Ubuntu", "fedora": "Fedora, RHEL", "arch": "Arch",
+                "suse": "openSUSE"}
+OS_RELEASE_PATHS = (Path("/etc/os-release"), Path("/usr/lib/os-release"))
+
+
+def distribution_family(os_release: str) -> str | None:
+    """"debian", "fedora", "arch" or "suse" from os-release's ID and ID_LIKE; None for any
+    other (or none)."""
+    words: list[str] = []
+    for line in os_release.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() in ("ID", "ID_LIKE"):
+            words += value.strip().strip("\"'").lower().split()
+    for word in words:
+        if word in ("debian", "ubuntu"):
+            return "debian"
+        if word in ("fedora", "rhel", "centos", "rocky", "almalinux"):
+            return "fedora"
+        if word in ("arch", "archlinux", "manjaro", "endeavouros", "cachyos"):
+            return "arch"
+        if word.startswith(("suse", "opensuse", "sles")):
+            return "suse"
+    return None
+
+
+def package_of(library: str, family: str) -> str:
+    """The package of `family` that installs `library` ("libxcb-cursor.so.0" -> Debian's
+    libxcb-cursor0, Fedora's and Arch's xcb-util-cursor)."""
+    if family in ("debian", "suse"):
+        return debian_package(library)
+    match = _SONAME.match(library)
+    name = match["name"] if match else library.split(".so", 1)[0]
+    if family == "arch" and name in _ARCH_PACKAGES:
+        return _ARCH_PACKAGES[name]
+    if name in _XCB_UTIL_PACKAGES:
+        return _XCB_UTIL_PACKAGES[name]
+    return "libxcb" if name.startswith("libxcb") else name
+
+
+def read_os_release() -> str:
+    for path in OS_RELEASE_PATHS:
+        with contextlib.suppress(OSError):
+            return path.read_text(encoding="utf-8", errors="replace")
+    return ""
+
+
+def install_line(missing: Sequence[str], os_release: str) -> str:
+    """"(Debian, Ubuntu): sudo apt install ..." for this distribution's family; every
+    family's line where the family is not known."""
+    family = distribution_family(os_release)
+    families = [family] if family else list(INSTALL_COMMANDS)
+    lines = []
+    for name in families:
+        packages = " ".join(dict.fromkeys(package_of(library, name) for library in missing))
+        lines.append(f"({FAMILY_NAMES[name]}): {INSTALL_COMMANDS[name]} {packages}")
+    return "; or ".join(lines)
+
+
+def _unloadable(run: Runner, ldd: str, plugin: Path) -> list[str] | None:
+    """The libraries `plugin` lacks, by `ldd`; None when ldd cannot tell."""
+    try:
+        answer = run([ldd, str(plugin)], capture_output=True, text=True, timeout=LDD_TIMEOUT_S,
+                     check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return missing_libraries(answer.stdout or "")
+
+
 def x11_problem(environ: Mapping[str, str], *, platform: str = sys.platform,
-                plugin: Path | None = None, run: Runner = subprocess.run) -> str | None:
+                plugin: Path | None = None, run: Runner = subprocess.run,
+                os_release: str | None = None) -> str | None:
     """Why the window cannot open on this X11 display, or None (no X11 to check, nothing
     missing, or no way to tell: no plugin, no ldd)."""
     if not platform.startswith("linux") or not environ.get("DISPLAY"):
@@ -74,25 +163,25 @@ def x11_problem(environ: Mapping[str, str], *, platform: str = sys.platform,
     chosen = environ.get("QT_QPA_PLATFORM", "")
     if chosen and not chosen.startswith("xcb"):
         return None
-    if not chosen and environ.get("WAYLAND_DISPLAY"):
-        return None  # Qt takes Wayland first where there is a Wayland display
-    plugin = plugin or xcb_plugin_path()
     ldd = shutil.which("ldd")
-    if plugin is None or ldd is None:
+    if ldd is None:
         return None
-    try:
-        answer = run([ldd, str(plugin)], capture_output=True, text=True, timeout=LDD_TIMEOUT_S,
-                     check=False)
-    except (OSError, subprocess.SubprocessError):
+    if not chosen and environ.get("WAYLAND_DISPLAY"):
+        # Qt takes Wayland first where there is a Wayland display, and falls back to X11
+        # (XWayland) only when its Wayland plugin cannot load.
+        wayland = xcb_plugin_path(WAYLAND_PLUGIN)
+        if wayland is None or _unloadable(run, ldd, wayland) == []:
+            return None
+    plugin = plugin or xcb_plugin_path()
+    if plugin is None:
         return None
-    missing = missing_libraries(answer.stdout or "")
+    missing = _unloadable(run, ldd, plugin)
     if not missing:
         return None
-    packages = " ".join(dict.fromkeys(debian_package(library) for library in missing))
+    line = install_line(missing, read_os_release() if os_release is None else os_release)
     return (f"Qt's X11 plugin cannot load here: {', '.join(missing)} "
             f"{'is' if len(missing) == 1 else 'are'} not installed, and Qt would abort. "
-            f"Install {'it' if len(missing) == 1 else 'them'} (Debian, Ubuntu): "
-            f"sudo apt install {packages}")
+            f"Install {'it' if len(missing) == 1 else 'them'} {line}")
 
 
 # ----------------------------------------------------------------------------- menu entry

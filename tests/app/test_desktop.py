@@ -13,12 +13,15 @@ from typing import Any
 import pytest
 
 from gpuscope.app.desktop import (
+    WAYLAND_PLUGIN,
     DesktopEntryError,
     debian_package,
     desktop_entry_paths,
+    distribution_family,
     install_desktop_entry,
     launcher_command,
     missing_libraries,
+    package_of,
     uninstall_desktop_entry,
     x11_problem,
     xcb_plugin_path,
@@ -66,22 +69,85 @@ def test_a_library_is_named_by_its_debian_package(library: str, package: str) ->
 
 def test_missing_x11_libraries_are_named_with_the_apt_command(tmp_path: Path) -> None:
     problem = x11_problem(X11, platform="linux", plugin=tmp_path / "libqxcb.so",
-                          run=answering(LDD_MISSING))
+                          run=answering(LDD_MISSING), os_release=UBUNTU)
     assert problem is not None
     assert problem.endswith("sudo apt install libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 "
                             "libxcb-keysyms1")
     assert "libxcb-cursor.so.0" in problem and "abort" in problem
 
 
+UBUNTU = 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="24.04"\n'
+FEDORA = 'NAME="Fedora Linux"\nID=fedora\nVERSION_ID=41\n'
+ARCH = 'NAME="Arch Linux"\nID=arch\n'
+MANJARO = 'NAME="Manjaro Linux"\nID=manjaro\nID_LIKE=arch\n'
+TUMBLEWEED = 'NAME="openSUSE Tumbleweed"\nID="opensuse-tumbleweed"\nID_LIKE="opensuse suse"\n'
+ROCKY = 'NAME="Rocky Linux"\nID="rocky"\nID_LIKE="rhel centos fedora"\n'
+
+
+@pytest.mark.parametrize(("os_release", "family"), [
+    (UBUNTU, "debian"), (FEDORA, "fedora"), (ARCH, "arch"), (MANJARO, "arch"),
+    (TUMBLEWEED, "suse"), (ROCKY, "fedora"), ('ID=gentoo\n', None), ("", None),
+])
+def test_the_distribution_family_comes_from_os_release(os_release: str,
+                                                       family: str | None) -> None:
+    assert distribution_family(os_release) == family
+
+
+@pytest.mark.parametrize(("os_release", "line"), [
+    (FEDORA, "(Fedora, RHEL): sudo dnf install libxkbcommon-x11 xcb-util-cursor xcb-util-wm "
+             "xcb-util-keysyms"),
+    (ARCH, "(Arch): sudo pacman -S --needed libxkbcommon-x11 xcb-util-cursor xcb-util-wm "
+           "xcb-util-keysyms"),
+    (TUMBLEWEED, "(openSUSE): sudo zypper install libxkbcommon-x11-0 libxcb-cursor0 "
+                 "libxcb-icccm4 libxcb-keysyms1"),
+])
+def test_each_family_gets_its_own_install_command(tmp_path: Path, os_release: str,
+                                                  line: str) -> None:
+    problem = x11_problem(X11, platform="linux", plugin=tmp_path / "libqxcb.so",
+                          run=answering(LDD_MISSING), os_release=os_release)
+    assert problem is not None and problem.endswith(line)
+    command = line.split(": ", 1)[1]
+    assert subprocess.run(["bash", "-n", "-c", command], check=False).returncode == 0
+
+
+def test_an_unknown_family_gets_every_command(tmp_path: Path) -> None:
+    problem = x11_problem(X11, platform="linux", plugin=tmp_path / "libqxcb.so",
+                          run=answering(LDD_MISSING), os_release="ID=gentoo\n")
+    assert problem is not None and "\n" not in problem
+    for command in ("sudo apt install", "sudo dnf install", "sudo pacman -S", "sudo zypper"):
+        assert command in problem
+    assert package_of("libxcb-randr.so.0", "fedora") == "libxcb"
+
+
 @pytest.mark.parametrize("environ", [
     {},  # no display at all: said elsewhere
-    {"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"},  # Qt takes Wayland
     {"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"},
 ])
 def test_nothing_is_checked_where_qt_does_not_use_x11(environ: dict[str, str],
                                                       tmp_path: Path) -> None:
     assert x11_problem(environ, platform="linux", plugin=tmp_path / "libqxcb.so",
                        run=answering(LDD_MISSING)) is None
+
+
+def only_xcb_missing(args: list[str], **_kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """ldd that finds the Wayland plugin's libraries and not the X11 plugin's."""
+    missing = args[-1].endswith("libqxcb.so")
+    return subprocess.CompletedProcess(args, 0, stdout=LDD_MISSING if missing else "",
+                                       stderr="")
+
+
+@pytest.mark.skipif(xcb_plugin_path(WAYLAND_PLUGIN) is None,
+                    reason="this PySide6 has no Wayland plugin")
+def test_a_wayland_session_is_checked_for_x11_only_when_wayland_cannot_load(
+        tmp_path: Path) -> None:
+    wayland = {"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"}
+    # Qt takes its Wayland plugin, which loads: X11 does not matter.
+    assert x11_problem(wayland, platform="linux", plugin=tmp_path / "libqxcb.so",
+                       run=only_xcb_missing) is None
+    # The Wayland plugin cannot load either: Qt falls back to X11, which must load.
+    problem = x11_problem(wayland, platform="linux", plugin=tmp_path / "libqxcb.so",
+                          run=answering(LDD_MISSING), os_release=UBUNTU)
+    assert problem is not None and "sudo apt install" in problem
 
 
 def test_an_explicit_xcb_choice_is_checked_even_beside_wayland(tmp_path: Path) -> None:
