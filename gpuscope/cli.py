@@ -27,11 +27,19 @@ from gpuscope import __version__
 from gpuscope.app.machine import snapshot_meta as _snapshot_meta
 from gpuscope.app.machine import system_for
 from gpuscope.evidence import RecordingSystem, SnapshotError, System
+from gpuscope.i18n import (
+    LANGUAGE_ENV,
+    LANGUAGES,
+    choose_language,
+    gettext,
+    localise,
+    normalise_language,
+    set_language,
+)
 from gpuscope.untrusted import UntrustedInputError, clean_text, one_line
 
 if TYPE_CHECKING:
     from gpuscope.inventory import FrameworkInspection
-    from gpuscope.probes.python_envs import InterpreterChoice
 
 
 class CliError(Exception):
@@ -55,6 +63,10 @@ def _build_parser() -> argparse.ArgumentParser:
                     "With no command, opens the window.",
     )
     parser.add_argument("--version", action="version", version=f"gpuscope {__version__}")
+    parser.add_argument("--lang", metavar="LANG",
+                        help="the language of the window and of text output: en or zh_CN "
+                             "(default: $GPUSCOPE_LANG, else the locale); --json output is "
+                             "English in every language")
     parser.add_argument("--replay", metavar="FILE",
                         help="answer from a snapshot file instead of this machine")
     parser.add_argument("--recording", metavar="FILE",
@@ -123,8 +135,9 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="GPU index as torch numbers them, or 'cpu' (default: the first "
                             "GPU, else the CPU)")
     bench.add_argument("--python", metavar="PATH",
-                       help="the interpreter whose torch runs the benchmarks (default: the "
-                            "one running gpuscope)")
+                       help="the interpreter whose torch runs the benchmarks (default: of "
+                            "the interpreters the doctor inspects, the one whose PyTorch can "
+                            "use the device, a GPU build first, then a CPU build)")
     bench.add_argument("--json", action="store_true", help="print the run as JSON")
     bench.add_argument("-o", "--output", metavar="FILE", help="also write the run as JSON")
     bench.add_argument("--no-save", action="store_true",
@@ -143,7 +156,8 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=REPORT_FORMATS,
                         help="png (1200 px wide), html (self-contained), md (GitHub and "
                              "forums) or json (re-importable into Compare); default: from the "
-                             "-o file's extension, else md")
+                             "-o file's extension, else md. Written in the language of --lang "
+                             "(gpuscope --lang en report: English); json is English always")
     report.add_argument("-o", "--output", metavar="FILE",
                         help="write the report here (default: standard output; for png, "
                              "gpuscope-report.png)")
@@ -168,8 +182,9 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("--recording", dest="report_recording", metavar="FILE",
                         help="the telemetry strip from a recording ('gpuscope record')")
     report.add_argument("--sample", type=float, default=3.0, metavar="S",
-                        help="live: sample telemetry for the strip this many seconds "
-                             "(default 3; 0 for none)")
+                        help="live: sample telemetry for the strip this many seconds; a "
+                             "replay shows the snapshot's readings at capture (default 3; 0 "
+                             "for no strip)")
     report.add_argument("-q", "--quiet", action="store_true",
                         help="no progress lines on standard error")
 
@@ -198,6 +213,11 @@ def _build_parser() -> argparse.ArgumentParser:
     screenshot.add_argument("--telemetry", type=float, default=3.0, metavar="S",
                             help="seconds of telemetry to sample before the pictures "
                                  "(default 3; 0 for none)")
+    screenshot.add_argument("--recording", dest="screenshot_recording", metavar="FILE",
+                            help="show a recording (gpuscope record) on the Telemetry page "
+                                 "and in the report instead of sampling")
+    screenshot.add_argument("--theme", choices=("light", "dark"), default="light",
+                            help="the window's theme in the pictures (default light)")
     return parser
 
 
@@ -237,7 +257,7 @@ def _check_imports(paths: Sequence[str]) -> None:
 # The commands that read the global --from and --recording (the window is `None`).
 _GLOBAL_FROM_COMMANDS = (None, "doctor", "report", "screenshot")
 # `export` takes its recording as an argument of the same name, which overwrites the global one.
-_GLOBAL_RECORDING_COMMANDS = (None, "report", "export")
+_GLOBAL_RECORDING_COMMANDS = (None, "report", "screenshot", "export")
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
@@ -289,64 +309,42 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pythons(args: argparse.Namespace, system: System) -> tuple[InterpreterChoice, ...]:
-    """The interpreters whose frameworks a command inspects, each with why."""
-    from gpuscope.config import added_interpreters
-    from gpuscope.probes.python_envs import default_interpreters, given_interpreters
-
-    if args.no_frameworks:
-        return ()
-    if args.python:
-        return given_interpreters(args.python)
-    return default_interpreters(system, sys.executable, added_interpreters())
-
-
 def _inspect_frameworks(args: argparse.Namespace, system: System) -> FrameworkInspection:
-    """The framework probe on `_pythons`, in parallel: the default set bounded to 20 s in
-    all, interpreters given with --python to the usual per-interpreter limit. A --python
-    that cannot be run at all is a usage error."""
-    from gpuscope.inventory import (
-        DEFAULT_FRAMEWORK_TIMEOUT_S,
-        DEFAULT_INSPECTION_BUDGET_S,
-        inspect_interpreters,
-    )
+    """The frameworks of --python (or of the default set; none with --no-frameworks); a
+    --python that cannot be run at all is a usage error."""
+    from gpuscope.app.doctor_inputs import UnusableInterpreterError, inspect_frameworks
 
-    budget_s = DEFAULT_FRAMEWORK_TIMEOUT_S if args.python else DEFAULT_INSPECTION_BUDGET_S
-    inspection = inspect_interpreters(system, _pythons(args, system), budget_s)
-    if args.python and not args.no_frameworks:
-        for python, reason in inspection.unusable():
-            raise CliUsageError(f"--python {python}: {reason}")
-    return inspection
+    try:
+        return inspect_frameworks(system, _pythons_asked(args))
+    except UnusableInterpreterError as exc:
+        raise CliUsageError(str(exc)) from exc
+
+
+def _pythons_asked(args: argparse.Namespace) -> Sequence[str] | None:
+    """--python's interpreters, () with --no-frameworks, None for the default set."""
+    return () if args.no_frameworks else (args.python or None)
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
-    from gpuscope.doctor import DoctorInput, diagnose, diagnosis_document
+    from gpuscope.app.doctor_inputs import UnusableInterpreterError, machine_input
+    from gpuscope.doctor import diagnose, diagnosis_document
     from gpuscope.doctor.text import format_doctor_text
+    from gpuscope.importer import InputFileError
     from gpuscope.model import Severity
 
     inputs = (args.inputs or []) + (args.gui_inputs or [])
-    rejected: tuple[str, ...] = ()
-    if inputs:
-        if args.replay:
-            raise CliError("--from and --replay describe different machines; give one")
-        from gpuscope.importer import InputFileError, import_files
-
-        try:
-            machine = import_files(inputs)
-        except InputFileError as exc:
-            raise _input_error(exc) from exc
-        rejected = tuple(r.reason for r in machine.refused)
-        for ignored in () if rejected else machine.rejected:  # beside known outputs
-            print(f"gpuscope: note: {one_line(ignored.reason)}", file=sys.stderr)
-        data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
-    else:
-        from gpuscope.inventory import collect_inventory
-
-        system = _system(args.replay)
-        inventory = collect_inventory(system)
-        inspection = _inspect_frameworks(args, system)
-        data = DoctorInput(inventory, inspection.frameworks,
-                           interpreters=inspection.interpreters)
+    if inputs and args.replay:
+        raise CliError("--from and --replay describe different machines; give one")
+    try:
+        machine = machine_input(system=None if inputs else _system(args.replay),
+                                imports=inputs, pythons=_pythons_asked(args))
+    except InputFileError as exc:
+        raise _input_error(exc) from exc
+    except UnusableInterpreterError as exc:
+        raise CliUsageError(str(exc)) from exc
+    for ignored in machine.ignored:  # beside known outputs
+        print(f"gpuscope: note: {one_line(ignored)}", file=sys.stderr)
+    data, rejected = machine.data, machine.refused
     findings = diagnose(data)
     if args.json:
         json.dump(diagnosis_document(data, findings), sys.stdout, indent=2)
@@ -446,7 +444,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     def progress(message: str) -> None:
         if not args.quiet:
-            print(f"gpuscope: {message}…", file=sys.stderr, flush=True)
+            print(f"gpuscope: {localise(message)}…", file=sys.stderr, flush=True)
 
     pythons: list[str] | None = None if not args.no_frameworks else []
     if args.python:
@@ -464,22 +462,25 @@ def _cmd_report(args: argparse.Namespace) -> int:
         import dataclasses
 
         inputs = dataclasses.replace(inputs, bench_runs=())
-    progress("making the report" + ("" if args.no_redact else " and redacting it"))
+    progress(gettext("making the report") if args.no_redact
+             else gettext("making the report and redacting it"))
     prepared = inputs.prepare(redact=not args.no_redact)
     report = prepared.report
-    described = f"{fmt.upper()} report"
+    # In the language chosen (--lang, $GPUSCOPE_LANG, the locale); JSON stays English.
+    described = gettext("{format} report").format(format=fmt.upper())
     if fmt == "png":
         try:
             from gpuscope.ui.report.render import ensure_gui_application, save_report_png
         except ImportError as exc:
             raise CliError(f"a PNG report needs PySide6, which failed to load: {exc}") from exc
         _app = ensure_gui_application()  # kept alive until the picture is written
-        progress("drawing the picture")
+        progress(gettext("drawing the picture"))
         try:
             image = save_report_png(report, output)
         except OSError as exc:
             raise CliError(str(exc)) from exc
-        described = f"PNG report, {image.width()}x{image.height()} px"
+        described = gettext("PNG report, {width}x{height} px").format(
+            width=image.width(), height=image.height())
     else:
         from gpuscope.report.formats import export_text
 
@@ -495,23 +496,26 @@ def _cmd_report(args: argparse.Namespace) -> int:
     # What was done goes to stdout only when stdout is not the report itself.
     summary = sys.stdout if output else sys.stderr
     if output:
-        print(f"Wrote {output} ({described}).", file=summary)
+        print(gettext("Wrote {file} ({what}).").format(file=output, what=described),
+              file=summary)
     if args.no_redact:
-        print("Not redacted: it may contain your host and user names, home paths, serial "
-              "numbers, UUIDs, MAC and IP addresses.", file=summary)
+        print(gettext("Not redacted: it may contain your host and user names, home paths, "
+                      "serial numbers, UUIDs, MAC and IP addresses."), file=summary)
     elif prepared.replacements:
         kinds: dict[str, int] = {}
         for entry in prepared.replacements:
             kinds[entry.kind.value] = kinds.get(entry.kind.value, 0) + 1
         listed = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
         example = prepared.replacements[0].placeholder
-        print(f"Redacted: {listed} (as placeholders such as {example}).", file=summary)
+        print(gettext("Redacted: {listed} (as placeholders such as {example}).").format(
+            listed=listed, example=example), file=summary)
     else:
-        print("Redacted: nothing personal was found.", file=summary)
+        print(gettext("Redacted: nothing personal was found."), file=summary)
     if not report.origin.is_live:
-        print(f"Labelled: {one_line(report.origin.title)}.", file=summary)
+        print(gettext("Labelled: {origin}.").format(
+            origin=one_line(localise(report.origin.title))), file=summary)
     for note in inputs.notes:
-        print(f"note: {one_line(note)}", file=sys.stderr)
+        print(gettext("note: {note}").format(note=one_line(localise(note))), file=sys.stderr)
     return 0
 
 
@@ -536,7 +540,9 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
 
     try:
         paths = take_screenshots(args.out, replay=replay, imports=imports, size=size,
-                                 telemetry_s=max(0.0, args.telemetry), progress=progress)
+                                 telemetry_s=max(0.0, args.telemetry),
+                                 recording=args.screenshot_recording or args.recording,
+                                 dark=args.theme == "dark", progress=progress)
     except ScreenshotError as exc:
         raise CliError(str(exc)) from exc
     for path in paths:
@@ -611,8 +617,19 @@ def _check_global_options(args: argparse.Namespace) -> None:
                             "screenshot and the window); give pasted outputs to "
                             "'gpuscope doctor --from FILE'")
     if args.recording and command not in _GLOBAL_RECORDING_COMMANDS:
-        raise CliUsageError(f"--recording is not read by '{command}' (it is for report and "
-                            "the window)")
+        raise CliUsageError(f"--recording is not read by '{command}' (it is for report, "
+                            "screenshot and the window)")
+
+
+def _choose_language(args: argparse.Namespace) -> None:
+    """--lang wins over $GPUSCOPE_LANG and the locale, for this process and the window."""
+    if args.lang:
+        language = normalise_language(args.lang)
+        if language is None:
+            raise CliUsageError(f"--lang {args.lang}: not one of {', '.join(LANGUAGES)}")
+        os.environ[LANGUAGE_ENV] = language
+    if args.command is not None:  # the window chooses with its setting too
+        set_language(choose_language())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -624,6 +641,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "desktop-entry": _cmd_desktop_entry, None: _cmd_gui}
     try:
         _check_global_options(args)
+        _choose_language(args)
         return handlers[args.command](args)
     except CliError as exc:
         print(f"gpuscope: {one_line(str(exc))}", file=sys.stderr)

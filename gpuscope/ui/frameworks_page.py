@@ -42,7 +42,7 @@ from gpuscope.probes.frameworks import LIBRARY_PREFIX
 from gpuscope.probes.python_envs import PythonEnv, discover_python_envs
 from gpuscope.ui.background import BackgroundTask
 from gpuscope.ui.doctor_loader import Diagnosis, DoctorLoader
-from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate, verdict_text
+from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, core_text, translate, verdict_text
 from gpuscope.ui.stack_page import (
     LAYER_COLORS,
     FindingRow,
@@ -199,7 +199,7 @@ class EnvironmentResults(QFrame):
                 if ((verdict.fix or verdict.fix_commands) and verdict.fix not in shown_fixes
                         and verdict.state in (LayerState.BLOCKED, LayerState.WARNING)):
                     shown_fixes.add(verdict.fix)
-                    fix = FixLine(verdict.fix, verdict.fix_commands)
+                    fix = FixLine(core_text(verdict.fix or ""), verdict.fix_commands)
                     self.fix_lines.append(fix)
                     verdict_column.addWidget(fix)
             for finding in framework_findings(diagnosis, framework):

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.app.live_session import LiveSession
+from gpuscope.app.prices import PriceBook
 from gpuscope.app.report_inputs import identity_sources_of
 from gpuscope.app.settings import DIR_IMPORT, DIR_RECORDING, Settings, SettingsStore
 from gpuscope.evidence import ReplaySystem, System
@@ -261,6 +262,8 @@ class MainWindow(QMainWindow):
         self.bench_page = BenchPage(current_python, find_environments, system=system,
                                     machine=self.session.bench_machine)
         self.compare_page = ComparePage()
+        self.compare_page.set_price_book(self.settings.compare_prices)
+        self.compare_page.prices_changed.connect(self._remember_prices)
         self.report_page = ReportPage()
         self.telemetry_page.feed_changed.connect(self.session.set_telemetry_feed)
         self.report_page.set_telemetry_source(lambda: self.session.telemetry_feed)
@@ -300,6 +303,10 @@ class MainWindow(QMainWindow):
         self._restore_settings()
 
         self.doctor.diagnosis_changed.connect(self._on_diagnosis)
+        if not isinstance(system, ReplaySystem):  # this machine's interpreters: bench there
+            self.doctor.inspection_done.connect(
+                lambda inspection: self.bench_page.use_inspection(
+                    inspection, self.doctor.live_inventory))
         self.loader.inventory_changed.connect(self._on_inventory)
         self.loader.probe_finished.connect(self._update_progress)
         self.loader.finished.connect(self._update_progress)
@@ -497,10 +504,12 @@ class MainWindow(QMainWindow):
             return  # the recording the user opened stays on the page
         label: LabelText | None = None
         if isinstance(self._system, ReplaySystem):
-            label = LabelText("MainWindow", REPLAY_FEED_LABEL, (
-                ("source", self._system.source or ""), ("rate", f"{sampler.rate_hz:g}")))
-        self.telemetry_page.set_feed(SamplerFeed(sampler, self.loader.inventory.gpus, label,
-                                                 repeats_capture=label is not None))
+            label = LabelText("MainWindow", REPLAY_FEED_LABEL,
+                              (("source", self._system.source or ""),))
+        origin = self.loader.inventory.origin
+        self.telemetry_page.set_feed(SamplerFeed(
+            sampler, self.loader.inventory.gpus, label, repeats_capture=label is not None,
+            captured_utc=origin.captured_utc if label is not None else None))
 
     def _on_sampler_failed(self, message: str) -> None:
         self.session.start_failed()
@@ -551,6 +560,12 @@ class MainWindow(QMainWindow):
         (here and by `gpuscope doctor`)."""
         if python not in self.settings.interpreters:
             self._put_settings(self.settings.with_interpreter(python))
+            self.save_settings()
+
+    def _remember_prices(self, book: object) -> None:
+        """Keep the Compare page's prices and currency for the next start."""
+        if isinstance(book, PriceBook):
+            self._put_settings(dataclasses.replace(self.settings, compare_prices=book))
             self.save_settings()
 
     def _put_settings(self, settings: Settings) -> None:
@@ -634,6 +649,7 @@ class MainWindow(QMainWindow):
             titles.get(name, name) for name in self.loader.pending)
         self.stack_page.set_diagnosis(diagnosis, pending)
         self.frameworks_page.set_diagnosis(diagnosis)
+        self.overview_page.set_diagnosis(diagnosis)
         imported = diagnosis.imported
         if imported is None:  # Compare's "this machine" cards stay this machine's
             self.compare_page.set_machine_gpus(diagnosis.inventory.gpus)

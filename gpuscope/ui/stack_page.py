@@ -164,7 +164,7 @@ class FixLine(QFrame):
         commands."""
         if not finding.fix and not finding.fix_commands:
             return None
-        return cls(finding.fix, finding.fix_commands)
+        return cls(core_text(finding.fix or ""), finding.fix_commands)
 
     def text(self) -> str:
         """The commands as they are copied; the words when there are no commands."""
@@ -244,12 +244,12 @@ class FindingRow(QFrame):
         row.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
         column = QVBoxLayout()
         column.setSpacing(4)
-        self.title_label = make_label(finding.title, bold=True,
+        self.title_label = make_label(core_text(finding.title), bold=True,
                                       tooltip=f"{finding.id} ({finding.severity.value})")
         column.addWidget(self.title_label)
         self.detail: DetailLabel | None = None
         if finding.detail:
-            self.detail = DetailLabel(finding.detail)
+            self.detail = DetailLabel(core_text(finding.detail))
             column.addWidget(self.detail)
         self.fix_line: FixLine | None = FixLine.of(finding) if show_fix else None
         if self.fix_line is not None:
@@ -300,10 +300,10 @@ class LayerBox(QFrame):
         column.addWidget(self.text_label)
         self.detail: DetailLabel | None = None
         if finding is not None:
-            if finding.title != shown:
-                column.addWidget(make_label(finding.title, bold=True))
+            if core_text(finding.title) != shown:
+                column.addWidget(make_label(core_text(finding.title), bold=True))
             if finding.detail:
-                self.detail = DetailLabel(finding.detail)
+                self.detail = DetailLabel(core_text(finding.detail))
                 column.addWidget(self.detail)
         source = finding or row.fix_source  # a finding's fix shows whatever the row's state
         self.fix_line: FixLine | None = FixLine.of(source) if source is not None else None

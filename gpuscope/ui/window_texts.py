@@ -41,7 +41,7 @@ LANGUAGE_LABELS: dict[str, str] = {
 }
 # The Telemetry page's source line for a replay (and, in English, the report's).
 REPLAY_FEED_LABEL = QT_TRANSLATE_NOOP(
-    "MainWindow", "Replay of {source}: values as captured, repeated at {rate} Hz — not live")
+    "MainWindow", "Replay of {source}: values as captured — not live")
 # How long a passing note (settings file, recording opened) stays in the status bar.
 SETTINGS_NOTE_MS = 15_000
 RECORDING_FILTER = QT_TRANSLATE_NOOP(

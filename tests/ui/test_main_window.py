@@ -123,9 +123,10 @@ def test_kfd_without_access_is_called_out_on_the_card(
     window = make_window(replay("amd_kfd_no_access.json"))
     wait_finished(qtbot, window)
     (card,) = window.overview_page.cards()
-    warnings = [t for t in card.texts() if t.startswith("⚠")]
-    assert len(warnings) == 1
-    assert "ROCm cannot use this GPU: this user cannot open /dev/kfd" in warnings[0]
+    # The doctor's verdict leads the card; every warning follows it.
+    qtbot.waitUntil(lambda: card.verdict.text().startswith("✗"), timeout=20000)
+    assert card.verdict.text() == "✗ This user cannot open the GPU device nodes"
+    assert card.finding_lines[0].texts()[0].startswith("! gfx1031 is not officially supported")
     rows = {row[0]: row for row in window.overview_page.probe_rows()}
     assert rows["KFD topology (ROCm)"][1] == "permission denied"
 
