@@ -12,6 +12,7 @@ from typing import Any
 
 from gpuscope.doctor import DoctorInput
 from gpuscope.evidence import System
+from gpuscope.i18n import message
 from gpuscope.inventory import FrameworkInspection
 from gpuscope.probes.python_envs import InterpreterChoice
 
@@ -63,7 +64,8 @@ def inspect_frameworks(system: System, pythons: Sequence[str] | None,
 
     choices = interpreter_choices(system, pythons)
     if choices:
-        progress(f"inspecting the frameworks of {len(choices)} Python interpreter(s)")
+        progress(message("inspecting the frameworks of {count} Python interpreter(s)",
+                         count=len(choices)))
     budget_s = DEFAULT_INSPECTION_BUDGET_S if pythons is None else DEFAULT_FRAMEWORK_TIMEOUT_S
     inspection = inspect_interpreters(system, choices, budget_s)
     if pythons:
@@ -82,7 +84,7 @@ def machine_input(*, system: System | None = None, imports: Sequence[str] = (),
     if imports:
         from gpuscope.importer import import_files
 
-        progress(f"reading {len(imports)} pasted output(s)")
+        progress(message("reading {count} pasted output(s)", count=len(imports)))
         machine = import_files(list(imports))
         refused = tuple(r.reason for r in machine.refused)
         ignored = () if refused else tuple(r.reason for r in machine.rejected)

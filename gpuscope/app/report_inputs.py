@@ -10,7 +10,6 @@ runs the doctor on live or replayed evidence, which the layers keep away from `r
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -378,55 +377,30 @@ def gather_report_inputs(
     `recording` or, live, a sample of `sample_s` seconds, or a snapshot's readings at capture
     (`sample_s` 0: none). `progress(text)` says what it is doing, and `notes` what was left
     out (messages: show them with `gpuscope.i18n.localise`). Raises ReportInputError."""
+    from gpuscope.app import doctor_inputs
     from gpuscope.app.machine import system_for
-    from gpuscope.config import added_interpreters
     from gpuscope.evidence import SnapshotError
-    from gpuscope.inventory import (
-        DEFAULT_FRAMEWORK_TIMEOUT_S,
-        DEFAULT_INSPECTION_BUDGET_S,
-        collect_inventory,
-        inspect_interpreters,
-    )
-    from gpuscope.probes.python_envs import default_interpreters, given_interpreters
+    from gpuscope.importer import InputFileError
 
     if replay and imports:
         raise ReportInputError("--from and --replay describe different machines; give one")
     notes: list[str] = []
     system: System | None = None
-    imported: Any = None
-    if imports:
-        from gpuscope.importer import InputFileError, import_files
-
-        progress(message("reading {count} pasted output(s)", count=len(imports)))
-        try:
-            machine = import_files(list(imports))
-        except InputFileError as exc:
-            raise ReportInputError(str(exc)) from exc
-        data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
-        imported = machine
-    else:
+    if not imports:
         try:
             system = system_for(replay or None)
         except SnapshotError as exc:
             raise ReportInputError(str(exc)) from exc
         progress(message("probing the GPUs and the stack") if replay is None
                  else message("replaying {file}", file=os.path.basename(replay)))
-        inventory = collect_inventory(system)
-        if pythons is None:
-            choices = default_interpreters(system, sys.executable, added_interpreters())
-            budget_s = DEFAULT_INSPECTION_BUDGET_S
-        else:
-            choices = given_interpreters(pythons)
-            budget_s = DEFAULT_FRAMEWORK_TIMEOUT_S
-        if choices:
-            progress(message("inspecting the frameworks of {count} Python interpreter(s)",
-                             count=len(choices)))
-        inspection = inspect_interpreters(system, choices, budget_s)
-        if pythons:
-            for python, reason in inspection.unusable():
-                raise UnusableInterpreterError(f"--python {python}: {reason}")
-        data = DoctorInput(inventory, inspection.frameworks,
-                           interpreters=inspection.interpreters)
+    try:
+        machine = doctor_inputs.machine_input(system=system, imports=imports,
+                                              pythons=pythons, progress=progress)
+    except InputFileError as exc:
+        raise ReportInputError(str(exc)) from exc
+    except doctor_inputs.UnusableInterpreterError as exc:
+        raise UnusableInterpreterError(str(exc)) from exc
+    data, imported = machine.data, machine.imported
     findings = diagnose(data)
     live = system is not None and data.inventory.origin.kind is OriginKind.LIVE
     bench_runs: tuple[BenchRun, ...] = ()
