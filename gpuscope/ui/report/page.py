@@ -252,6 +252,9 @@ class ReportPage(QWidget):
         self.preview_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.preview_button.setArrowType(Qt.ArrowType.RightArrow)
         self.preview_button.toggled.connect(self._on_preview_toggled)
+        # Never narrower than its words (the note beside it wraps instead).
+        self.preview_button.setSizePolicy(QSizePolicy.Policy.Minimum,
+                                          QSizePolicy.Policy.Fixed)
         redaction.addWidget(self.preview_button)
         self.redaction_note = make_label("", wrap=True)
         redaction.addWidget(self.redaction_note, 1)
