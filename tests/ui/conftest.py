@@ -15,7 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 
 from gpuscope.evidence import System
 from gpuscope.ui.i18n import ENGLISH, LANGUAGE_ENV
@@ -81,4 +81,8 @@ def make_window(qtbot: Any) -> Iterator[Callable[..., MainWindow]]:
             window.close()
             assert not window.loader.is_running
             assert window.loader.active_timers() == []
+            # Deleted, not only closed: windows left over from earlier tests pile up, and an
+            # application-wide restyle (the theme tests) walks every widget still alive.
+            window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 

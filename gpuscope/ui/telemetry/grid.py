@@ -35,7 +35,7 @@ class ChartGrid(QWidget):
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setSpacing(10)
         self.grid.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.process_table = ProcessTable()
+        self.process_table = ProcessTable(self)  # laid out by `build`; deleted with the grid
         self.process_table.setVisible(False)
         self.charts: dict[Metric, TelemetryChart] = {}
         self.strips: PageStrips | None = None

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QTableWidget,
     QTableWidgetItem,
+    QWidget,
 )
 
 from gpuscope.metrics import ProcessSnapshot
@@ -88,7 +89,7 @@ def process_rows(entries: Sequence[tuple[FeedDevice, QColor, ProcessSnapshot | N
 class ProcessTable(QFrame):
     """Per GPU: its processes and the VRAM each holds, sampled every few seconds."""
 
-    def __init__(self, parent: QFrame | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         column = panel_column(self, "telemetryProcesses")
         self.title = QLabel(self.tr("GPU processes"))
