@@ -24,21 +24,23 @@ SMOKE_OK = "GPUSCOPE_SMOKE_OK"
 SMOKE_WRONG = "GPUSCOPE_SMOKE_WRONG"
 SMOKE_WRONG_EXIT = 3
 
-# The smoke test, run as `python -c SMOKE_PROGRAM KIND INDEX`. An elementwise op (PyTorch's own
-# kernel) and a 256x256 matmul (the BLAS library's kernel): a GPU target missing from either
-# fails here. The result is checked against the CPU, which also catches a wrong
+# The smoke test, run as `python -c SMOKE_PROGRAM KIND INDEX` in the user's interpreter; like
+# the rest of the env probe (torch_probe.py), it loads torch with importlib, never with an
+# import statement that could be taken for one of gpuscope's own. An elementwise op (PyTorch's
+# own kernel) and a 256x256 matmul (the BLAS library's kernel): a GPU target missing from
+# either fails here. The result is checked against the CPU, which also catches a wrong
 # HSA_OVERRIDE_GFX_VERSION that runs but computes garbage.
 SMOKE_PROGRAM = r"""
 import sys
 if sys.path and sys.path[0] == "":
     del sys.path[0]
+import importlib
 import time
 kind, index = sys.argv[1], int(sys.argv[2])
-import torch
+torch = importlib.import_module("torch")
 started = time.monotonic()
 if kind == "directml":
-    import torch_directml
-    device = torch_directml.device(index)
+    device = importlib.import_module("torch_directml").device(index)
 elif kind in ("cpu", "mps"):
     device = torch.device(kind)
 else:
