@@ -18,7 +18,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 
 from gpuscope.evidence import System
-from gpuscope.ui.i18n import ENGLISH, LANGUAGE_ENV
+from gpuscope.ui.i18n import ENGLISH, LANGUAGE_ENV, SIMPLIFIED_CHINESE
 from gpuscope.ui.loader import live_probe_threads
 from gpuscope.ui.main_window import MainWindow
 
@@ -28,6 +28,8 @@ UI_TESTS_DIR = Path(__file__).resolve().parent
 # importable by that plain name.
 if str(UI_TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(UI_TESTS_DIR))
+
+from ui_languages import ui_language  # noqa: E402 (found through the path set above)
 
 # A probe thread ends when its probe returns; give one that was mid-probe at close this long.
 THREAD_GRACE_MS = 5000
@@ -62,6 +64,13 @@ def no_leftovers(qtbot: Any) -> Iterator[None]:
         for timer in timers:
             timer.stop()
         pytest.fail(f"QTimers still active after the test: {described}")
+
+
+@pytest.fixture
+def chinese(qapp: Any) -> Iterator[None]:
+    """The application in Simplified Chinese (as under LANG=zh_CN.UTF-8) for one test."""
+    with ui_language(SIMPLIFIED_CHINESE):
+        yield
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import io
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from fixture_paths import SNAPSHOTS_DIR
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication, QRawFont, QTextLayout
 from PySide6.QtWidgets import (
-    QApplication,
     QDialogButtonBox,
     QLabel,
     QMenu,
@@ -52,7 +50,6 @@ from gpuscope.ui.i18n import (
     install_language,
     normalise_language,
     read_resource,
-    setup_language,
     translate,
 )
 from gpuscope.ui.telemetry.texts import FEED_TEXTS
@@ -63,19 +60,6 @@ PO_PATH = REPO / "resources" / "i18n" / "zh_CN.po"
 MO_PATH = REPO / "resources" / "i18n" / "zh_CN.mo"
 UPDATE_SCRIPT = REPO / "tools" / "update_translations.py"
 CJK_FAMILY = "gpuscope CJK SC"
-
-
-@pytest.fixture
-def chinese(qapp: QApplication) -> Iterator[None]:
-    """The application in Simplified Chinese with the CJK font, as `setup_application`
-    leaves it under LANG=zh_CN.UTF-8; English and the fonts as they were afterwards."""
-    font = QGuiApplication.font()
-    fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
-    assert setup_language(environ={"LANG": "zh_CN.UTF-8"}) == SIMPLIFIED_CHINESE
-    yield
-    install_language(ENGLISH)
-    QGuiApplication.setFont(font)
-    QFont.removeSubstitutions(fixed)
 
 
 def missing_glyphs(text: str, font: QFont) -> str:

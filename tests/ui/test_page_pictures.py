@@ -9,24 +9,20 @@ from typing import Any
 import pytest
 from fixture_paths import SNAPSHOTS_DIR
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
-from PySide6.QtGui import QFont, QFontDatabase, QFontInfo, QGuiApplication, QImage
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractButton, QLabel, QTableWidget, QWidget
+from ui_languages import ui_language
 
 from gpuscope.evidence import ReplaySystem
-from gpuscope.ui.i18n import ENGLISH, SIMPLIFIED_CHINESE, install_language, setup_language
+from gpuscope.ui.i18n import ENGLISH, SIMPLIFIED_CHINESE
 
 SIZES = ((1100, 750), (1920, 1080))
 
 
 @pytest.fixture(params=[ENGLISH, SIMPLIFIED_CHINESE])
 def language(request: pytest.FixtureRequest, qapp: Any) -> Iterator[str]:
-    font = QGuiApplication.font()
-    fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
-    assert setup_language(environ={"GPUSCOPE_LANG": request.param}) == request.param
-    yield request.param
-    install_language(ENGLISH)
-    QGuiApplication.setFont(font)
-    QFont.removeSubstitutions(fixed)
+    with ui_language(request.param):
+        yield request.param
 
 
 def clipped_texts(page: QWidget) -> list[str]:

@@ -168,25 +168,8 @@ def test_the_window_has_compare_and_report_pages(make_window: Any, qtbot: Any) -
     assert not window.compare_page.is_suggested(0) and window.compare_page.is_suggested(1)
 
 
-@pytest.fixture
-def chinese_window(qapp: Any) -> Any:
-    """The application in Simplified Chinese with the CJK font (as under LANG=zh_CN.UTF-8);
-    English and the fonts as they were afterwards."""
-    from PySide6.QtGui import QFont, QFontDatabase, QFontInfo
-
-    from gpuscope.ui.i18n import ENGLISH, install_language, setup_language
-
-    font = QGuiApplication.font()
-    fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
-    assert setup_language(environ={"LANG": "zh_CN.UTF-8"}) == "zh_CN"
-    yield
-    install_language(ENGLISH)
-    QGuiApplication.setFont(font)
-    QFont.removeSubstitutions(fixed)
-
-
 def test_the_report_is_written_in_the_windows_language_or_english(
-        chinese_window: None, qtbot: Any, tmp_path: Path) -> None:
+        chinese: None, qtbot: Any, tmp_path: Path) -> None:
     system = ReplaySystem.from_file(SNAPSHOTS_DIR / "amd_kfd_no_access.json")
     page = ReportPage()
     qtbot.addWidget(page)

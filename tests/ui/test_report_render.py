@@ -176,24 +176,7 @@ def test_a_benchmark_value_never_runs_under_its_verdict_chip(qapp: Any,
     assert checked >= 10
 
 
-@pytest.fixture
-def chinese_window(qapp: Any) -> Any:
-    """The application in Simplified Chinese with the CJK font (as under LANG=zh_CN.UTF-8);
-    English and the fonts as they were afterwards."""
-    from PySide6.QtGui import QFontDatabase, QFontInfo, QGuiApplication
-
-    from gpuscope.ui.i18n import ENGLISH, install_language, setup_language
-
-    font = QGuiApplication.font()
-    fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
-    assert setup_language(environ={"LANG": "zh_CN.UTF-8"}) == "zh_CN"
-    yield
-    install_language(ENGLISH)
-    QGuiApplication.setFont(font)
-    QFont.removeSubstitutions(fixed)
-
-
-def test_the_picture_is_drawn_in_the_language_chosen(chinese_window: None,
+def test_the_picture_is_drawn_in_the_language_chosen(chinese: None,
                                                      drawn: list[Any]) -> None:
     from gpuscope.i18n import language
     from gpuscope.ui.i18n import translate
