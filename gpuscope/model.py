@@ -373,6 +373,54 @@ class Interpreter:
 
 
 @dataclass(frozen=True, slots=True)
+class LlmModel:
+    """A model an LLM runtime has loaded (Ollama's /api/ps) and how much of it sits in VRAM."""
+
+    name: str
+    size_bytes: int | None = None
+    size_vram_bytes: int | None = None  # 0: it runs on the CPU; below size_bytes: partly
+    context_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LlmDevice:
+    """A device an LLM runtime's build says it can use: a line of `llama-cli --list-devices`
+    ("ROCm0: AMD Radeon RX 7900 XTX (24560 MiB, 24000 MiB free)") or of Ollama's
+    "inference compute" log line."""
+
+    backend: str  # rocm | cuda | vulkan | metal | sycl | cpu
+    name: str | None = None
+    index: int | None = None  # the runtime's own device number ("ROCm0" -> 0)
+    gfx_target: str | None = None  # "gfx1100", or NVIDIA's compute capability "8.9"
+    total_bytes: int | None = None
+    free_bytes: int | None = None
+
+
+LLM_RUNTIME_NAMES = ("ollama", "llama.cpp", "lmstudio", "vllm", "sglang")
+LLM_BACKENDS = ("rocm", "cuda", "vulkan", "metal", "sycl", "cpu")
+
+
+@dataclass(frozen=True, slots=True)
+class LlmRuntime:
+    """One local LLM runtime as gpuscope found it (schema: the `llm_runtimes` list of
+    `doctor --json`). Not found is a value with its reason, never an absence."""
+
+    name: str  # one of LLM_RUNTIME_NAMES
+    found: bool
+    version: str | None = None
+    reason: str | None = None  # why not found, or why a part could not be read
+    backend: str | None = None  # the backend it uses or would use: one of LLM_BACKENDS
+    gpus: tuple[int, ...] = ()  # indices into Inventory.gpus it would use
+    models: tuple[LlmModel, ...] = ()  # loaded models (Ollama), with their VRAM share
+    devices: tuple[LlmDevice, ...] = ()  # what its build lists
+    backends: tuple[str, ...] = ()  # the backends its build carries
+    path: str | None = None  # the binary, or the interpreter for Python packages
+    server: str | None = None  # the address that answered ("http://127.0.0.1:11434")
+    torch_build: str | None = None  # vLLM/SGLang: the torch build beneath (rocm | cuda | cpu)
+    evidence: tuple[EvidenceRef, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedOutput:
     """What one pasted or captured output says, in the model's terms. Parsers never raise:
     what they could not read goes into `problems`."""
@@ -387,6 +435,7 @@ class ParsedOutput:
     frameworks: tuple[Framework, ...] = ()
     signals: tuple[Signal, ...] = ()
     problems: tuple[str, ...] = ()
+    llm_runtimes: tuple[LlmRuntime, ...] = ()  # what an LLM runtime's log or output shows
 
 
 @dataclass(frozen=True, slots=True)

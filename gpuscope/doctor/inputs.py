@@ -14,6 +14,7 @@ from gpuscope.model import (
     Gpu,
     Interpreter,
     Inventory,
+    LlmRuntime,
     OriginKind,
     Signal,
     Vendor,
@@ -28,6 +29,8 @@ class DoctorInput:
     # The interpreters whose frameworks were inspected (or could not be); empty when none was.
     interpreters: tuple[Interpreter, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # The local LLM runtimes, found or not (live and replayed), or those pasted logs show.
+    llm_runtimes: tuple[LlmRuntime, ...] = ()
 
     @property
     def imported(self) -> bool:

@@ -195,7 +195,9 @@ def test_largest_fitting_model() -> None:
     assert biggest is not None and biggest.size_label in ("32B", "34B")
     large = largest_fitting(48 * GIB, Precision.INT4)
     assert large is not None and large.size_label in ("70B", "72B")
-    assert largest_fitting(2 * GIB, Precision.FP16) is None
+    small = largest_fitting(2 * GIB, Precision.FP16)
+    assert small is not None and small.size_label == "0.5B"
+    assert largest_fitting(GIB // 2, Precision.FP16) is None
 
 
 # ----------------------------------------------------------------------------- validation
@@ -208,7 +210,7 @@ def _with(change: dict[str, Any], index: int = 0) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    ({"num_key_value_heads": 7}, "do not group"),
+    ({"num_key_value_heads": 5}, "do not group"),
     ({"hidden_size": 0}, "positive integer"),
     ({"hidden_size": True}, "positive integer"),
     ({"source": "https://example.com/config.json"}, "config.json on Hugging Face"),
