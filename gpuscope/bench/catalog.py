@@ -19,6 +19,7 @@ class Unit(str, enum.Enum):
     TOPS = "TOPS"  # int8 matmul: integer operations
     GB_S = "GB/s"  # 1e9 bytes per second
     US = "us"  # microseconds
+    TOKENS_S = "tokens/s"  # LLM prefill or decode throughput
 
 
 @dataclass(frozen=True, slots=True)
