@@ -28,6 +28,7 @@ from gpuscope.model import (
     Framework,
     Host,
     Inventory,
+    LlmRuntime,
     Origin,
     OriginKind,
     ParsedOutput,
@@ -37,6 +38,8 @@ from gpuscope.model import (
     Signal,
 )
 from gpuscope.parsers import parse_any
+from gpuscope.parsers._llm_common import merge_runtimes
+from gpuscope.parsers.llm_logs import with_llm_runtimes
 from gpuscope.untrusted import (
     MAX_PASTE_BYTES,
     UntrustedInputError,
@@ -60,8 +63,9 @@ ACCEPTED_OUTPUTS = (
     "PyTorch's collect_env, a Python session or PyTorch's warnings, dmesg or "
     "journalctl, lspci, dkms status, dpkg -l, a package list (rpm -qa, dnf, pacman -Q, apt "
     "list, zypper) or install log (apt, amdgpu-install), pip show, pip list, pip freeze or "
-    "conda list, nvcc --version, lshw -class display, uname -a or /etc/os-release, or an "
-    "error message"
+    "conda list, nvcc --version, lshw -class display, uname -a or /etc/os-release, an "
+    "Ollama log (ollama serve, journalctl -u ollama), llama.cpp's output (llama-cli, "
+    "llama-server, --list-devices, --version), an LM Studio log, or an error message"
 )
 FORMAT_FAMILIES: dict[str, str] = {
     "rocminfo": "rocminfo", "rocm-smi": "rocm-smi", "amd-smi": "amd-smi",
@@ -70,7 +74,8 @@ FORMAT_FAMILIES: dict[str, str] = {
     "dpkg-list": "dpkg -l", "nvcc-version": "nvcc --version", "error-text": "error message",
     "package-": "package list", "pip-": "pip", "host-info": "uname -a or /etc/os-release",
     "nvidia-driver": "/proc/driver/nvidia/version", "python-": "a Python session",
-    "lshw": "lshw -class display",
+    "lshw": "lshw -class display", "ollama-log": "Ollama log", "llama-cpp-": "llama.cpp's output",
+    "lmstudio-log": "LM Studio log",
 }
 
 # Binary files people pick by mistake, by their first bytes.
@@ -112,6 +117,9 @@ class ImportedMachine:
     signals: tuple[Signal, ...]
     parsed: tuple[ParsedOutput, ...]  # one per input, in order (rejected ones as "unknown")
     rejected: tuple[RejectedInput, ...] = ()
+    # The LLM runtimes the inputs show (Ollama's, llama.cpp's, LM Studio's logs), one per
+    # runtime: several logs of one runtime are joined.
+    llm_runtimes: tuple[LlmRuntime, ...] = ()
 
     @property
     def refused(self) -> tuple[RejectedInput, ...]:
@@ -315,7 +323,7 @@ def _parse(item: InputText) -> tuple[ParsedOutput, RejectedInput | None]:
     if item.rejected is not None:
         return (ParsedOutput(format="unknown", source=item.source, problems=(item.rejected,)),
                 RejectedInput(item.source, item.rejected))
-    parsed = parse_any(item.text, item.source)
+    parsed = with_llm_runtimes(parse_any(item.text, item.source), item.text, item.source)
     if parsed.format == "unknown" and not parsed.signals:
         reason = _no_output(item.shown or item.source, "is in no format gpuscope knows")
         return parsed, RejectedInput(item.source, reason, unrecognised_text=True)
@@ -350,7 +358,9 @@ def import_items(items: Sequence[InputText]) -> ImportedMachine:
     inventory = assemble(results, origin)
     frameworks = tuple(f for p in parsed_all for f in p.frameworks)
     signals = tuple(s for p in parsed_all for s in p.signals)
-    return ImportedMachine(inventory, frameworks, signals, tuple(parsed_all), tuple(rejected))
+    runtimes = merge_runtimes([r for p in parsed_all for r in p.llm_runtimes])
+    return ImportedMachine(inventory, frameworks, signals, tuple(parsed_all), tuple(rejected),
+                           llm_runtimes=runtimes)
 
 
 def import_texts(texts: Sequence[tuple[str, str]]) -> ImportedMachine:

@@ -61,6 +61,7 @@ class Layer(str, enum.Enum):
     OPENCL = "opencl"
     VULKAN = "vulkan"
     TORCH = "torch"
+    LLM = "llm"  # an LLM runtime's own log or device list (Ollama, llama.cpp, LM Studio)
 
 
 class ProbeState(str, enum.Enum):
@@ -370,6 +371,8 @@ class Interpreter:
     python_version: str | None = None
     not_installed: tuple[str, ...] = ()  # frameworks it cannot import at all ("torch", ...)
     error: str | None = None  # why it could not be inspected
+    # LLM serving packages installed there (vllm, sglang) -> version, read from metadata.
+    packages: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,6 +417,8 @@ class LlmRuntime:
     models: tuple[LlmModel, ...] = ()  # loaded models (Ollama), with their VRAM share
     devices: tuple[LlmDevice, ...] = ()  # what its build lists
     backends: tuple[str, ...] = ()  # the backends its build carries
+    # The AMD gfx targets its ROCm libraries carry (Ollama's bundled rocBLAS); empty: unknown.
+    rocm_targets: tuple[str, ...] = ()
     path: str | None = None  # the binary, or the interpreter for Python packages
     server: str | None = None  # the address that answered ("http://127.0.0.1:11434")
     torch_build: str | None = None  # vLLM/SGLang: the torch build beneath (rocm | cuda | cpu)
