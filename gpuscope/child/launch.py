@@ -39,12 +39,16 @@ def worker_package(folder: str) -> str:
 
 def run_worker(folder: str) -> None:
     """Run `<folder>/main.py`'s `main()` and end the process with its exit status (an exception
-    out of `main` ends it as in any script: its traceback, then status 1)."""
+    out of `main` ends it as in any script: its traceback, then status 1). Started by gpuscope,
+    the worker dies with gpuscope (`child/lifetime.py`)."""
     folder = os.path.abspath(folder)
     # Run by path, Python puts the folder first on sys.path, where its modules would shadow real
     # packages that torch or a framework imports.
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != folder]
     package = worker_package(folder)
+    # Before anything slow (importing torch) or anything that can hang: die with the parent,
+    # even by kill -9 (see lifetime.py).
+    importlib.import_module(f"{ROOT_PACKAGE}.child.lifetime").arm_worker()
     code = importlib.import_module(f"{package}.main").main()
     try:
         importlib.import_module(f"{ROOT_PACKAGE}.child.jsonlines").flush()

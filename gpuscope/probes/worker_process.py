@@ -12,6 +12,19 @@ children behind.
 - stderr is read on a thread too and only its tail is kept.
 - The process is waited for without being reaped (`waitid(..., WNOWAIT)`), so that its process
   group id stays reserved until stragglers in the group have been swept.
+
+No child outlives gpuscope (issue #13). `start_child` is the one way to start any child, a
+worker script or an external program such as `llama-bench`; `WorkerProcess.start` uses it:
+
+- On Linux the child gets the parent-death signal (SIGKILL) before it execs the program (see
+  `gpuscope/child/lifetime.py`), so even `kill -9` of gpuscope ends it at once. The kernel ties
+  that signal to the *thread* that forked, so every child is forked by one thread that lives as
+  long as gpuscope (`_Spawner`): a child may outlive the thread that asked for it.
+- Its stdin is a pipe that gpuscope holds open and never writes to; a worker run by
+  `child/launch.py` ends itself (and its group) when that pipe closes, on every system.
+- Every live child is in a registry: `end_children` stops them (SIGTERM to each group, SIGKILL
+  after a grace period), and `children_end_first` makes SIGTERM, SIGHUP and SIGINT do that
+  before gpuscope goes (the CLI's `main` holds it).
 """
 
 from __future__ import annotations
@@ -19,15 +32,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import FrameType
+from typing import Any, TypeVar
 
+from gpuscope.child.lifetime import PARENT_PID_ENV, WATCH_STDIN_ENV, guarded_argv
 from gpuscope.i18n import N_, message
 from gpuscope.model import ProbeState
 
@@ -152,6 +168,124 @@ class WorkerStartError(Exception):
         self.message = message
 
 
+# ----------------------------------------------------------------------------- children
+
+
+T = TypeVar("T")
+
+
+class _Spawner:
+    """Runs every start of a child on one daemon thread that lives until gpuscope exits.
+
+    Linux sends the parent-death signal when the *thread* that forked the child ends, not the
+    process (prctl(2)): a child started from a pool thread that then retires would be killed
+    under a runner still reading it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]]
+        self._jobs = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._pid = -1
+
+    def run(self, start: Callable[[], T]) -> T:
+        with self._lock:
+            # A forked copy of gpuscope has no spawner thread: it starts its own.
+            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
+                self._jobs = queue.SimpleQueue()
+                self._thread = threading.Thread(target=self._serve, args=(self._jobs,),
+                                                name="gpuscope-spawner", daemon=True)
+                self._thread.start()
+                self._pid = os.getpid()
+            jobs, thread = self._jobs, self._thread
+        if threading.current_thread() is thread:
+            return start()
+        outcome: list[Any] = []
+        done = threading.Event()
+        jobs.put((start, outcome, done))
+        done.wait()
+        result, error = outcome
+        if error is not None:
+            raise error
+        return result  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _serve(jobs: queue.SimpleQueue[tuple[Callable[[], Any], list[Any],
+                                             threading.Event]]) -> None:
+        while True:
+            start, outcome, done = jobs.get()
+            try:
+                outcome[:] = [start(), None]
+            except BaseException as exc:  # handed to the caller, raised there
+                outcome[:] = [None, exc]
+            finally:
+                done.set()
+
+
+_SPAWNER = _Spawner()
+_LIVE: dict[int, subprocess.Popen[bytes]] = {}  # id(process) -> process, until `forget`
+_LIVE_LOCK = threading.RLock()  # re-entrant: signal handlers read it on the main thread
+
+
+def start_child(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdout: int | None = subprocess.PIPE,
+    stderr: int | None = subprocess.PIPE,
+    cwd: str | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start `argv` (a program and its arguments: a worker script's interpreter, `llama-bench`)
+    so that it does not outlive gpuscope, whatever ends gpuscope:
+
+    - in a session (POSIX) or process group (Windows) of its own: `os.killpg(process.pid, ...)`
+      reaches whatever it starts;
+    - on Linux with the parent-death signal (SIGKILL), set before the program runs;
+    - with stdin a pipe that gpuscope holds open: never write to `process.stdin`, close it only
+      when the child is to end (a worker run by `child/launch.py` ends when it closes);
+    - in the registry that `end_children` and gpuscope's signal handlers stop, until `forget`.
+
+    `env` replaces the inherited environment. Raises what `subprocess.Popen` raises when the
+    program cannot be run (FileNotFoundError, PermissionError, OSError)."""
+    argv = list(argv)
+    child_env = dict(os.environ if env is None else env)
+    child_env[PARENT_PID_ENV] = str(os.getpid())
+    child_env[WATCH_STDIN_ENV] = "1"
+    popen_options: dict[str, Any] = {}
+    if os.name == "nt":
+        popen_options["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+    else:
+        popen_options["start_new_session"] = True
+    # The forking thread is the spawner's, which lives as long as gpuscope.
+    argv = guarded_argv(argv, child_env, cwd)
+
+    def start() -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
+                                   env=child_env, cwd=cwd, **popen_options)
+        with _LIVE_LOCK:
+            for key in [k for k, p in _LIVE.items() if p.returncode is not None]:
+                del _LIVE[key]  # reaped by whoever started them and never forgotten
+            _LIVE[id(process)] = process
+        return process
+
+    return _SPAWNER.run(start)
+
+
+def forget(process: subprocess.Popen[bytes]) -> None:
+    """`process` is gone (reaped): drop it from the registry and close its stdin pipe."""
+    with _LIVE_LOCK:
+        _LIVE.pop(id(process), None)
+    if process.stdin is not None:
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+
+
+def live_children() -> list[subprocess.Popen[bytes]]:
+    """The children started by `start_child` and not reaped yet."""
+    with _LIVE_LOCK:
+        return [p for p in _LIVE.values() if p.returncode is None]
+
+
 class WorkerProcess:
     """One running worker. Start with `WorkerProcess.start`; always end with `finish()`."""
 
@@ -184,20 +318,16 @@ class WorkerProcess:
         on_message: Callable[[Message], None] | None = None,
         name: str = "worker",
     ) -> WorkerProcess:
-        """Start `argv` (interpreter, script, arguments) in a process group of its own.
-        Raises WorkerStartError when the interpreter cannot be run."""
+        """Start `argv` (interpreter, script, arguments) with `start_child`: in a process group
+        of its own, ending with gpuscope. Raises WorkerStartError when the interpreter cannot
+        be run (its message names `argv[0]` as a Python interpreter).
+
+        Another program (`llama-bench`) is started with `start_child` and handed to
+        `WorkerProcess(process, reader, name)` with a reader of its own: the same waiting,
+        stopping and stderr tail."""
         python = argv[0]
-        popen_options: dict[str, Any] = {}
-        if os.name == "nt":
-            popen_options["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
-        else:
-            popen_options["start_new_session"] = True
         try:
-            process = subprocess.Popen(
-                list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=dict(env) if env is not None else None,
-                **popen_options,
-            )
+            process = start_child(argv, env=env)
         except FileNotFoundError as exc:
             raise WorkerStartError(ProbeState.LIBRARY_MISSING,
                                    message(REASON_NOT_FOUND, python=python)) from exc
@@ -329,6 +459,103 @@ class WorkerProcess:
                 if stream is not None:
                     with contextlib.suppress(OSError):
                         stream.close()
+            forget(self.process)
             self.reader.close()
             self._finished = True
             return self.process.returncode
+
+
+# ----------------------------------------------------------------------------- ending children
+
+END_GRACE_S = 0.5  # SIGTERM to SIGKILL when gpuscope itself is going: well under a second
+_END_POLL_S = 0.02
+
+
+def _exited(process: subprocess.Popen[bytes]) -> bool:
+    """Whether `process` has exited, without reaping it (its owner does that)."""
+    if process.returncode is not None:
+        return True
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:
+        return process.poll() is not None
+    try:
+        return waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped meanwhile
+        return True
+
+
+def _signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
+    # Only while the leader is unreaped: its group id cannot have been reused.
+    if process.returncode is None:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signum)
+
+
+def end_children(grace_s: float = END_GRACE_S,
+                 processes: Sequence[subprocess.Popen[bytes]] | None = None) -> int:
+    """Stop `processes` (default: every live child of `start_child`): SIGTERM to each one's
+    process group, then, after up to `grace_s`, SIGKILL to every group (stragglers of a leader
+    that exited too). They are not reaped: their owners do that. Returns how many there were.
+    Safe in a signal handler."""
+    targets = [p for p in (live_children() if processes is None else processes)
+               if p.returncode is None]
+    if os.name == "nt":
+        for process in targets:
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                subprocess.run(["taskkill", "/F", "/T", "/PID", str(process.pid)],
+                               capture_output=True, timeout=10, check=False)
+        return len(targets)
+    for process in targets:
+        _signal_group(process, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while not all(_exited(p) for p in targets) and time.monotonic() < deadline:
+        time.sleep(_END_POLL_S)
+    for process in targets:
+        _signal_group(process, signal.SIGKILL)
+    return len(targets)
+
+
+Handler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def _ending_children_first(previous: Handler) -> Callable[[int, FrameType | None], None]:
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        end_children()
+        if previous is signal.default_int_handler:
+            raise KeyboardInterrupt
+        # As without this handler: the default action, gpuscope ends by this signal.
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
+        os._exit(128 + signum)  # not reached where the default action is to terminate
+
+    return handler
+
+
+@contextlib.contextmanager
+def children_end_first() -> Iterator[None]:
+    """While held on the main thread, SIGTERM, SIGHUP and SIGINT first end every child
+    (`end_children`), then do what they did before: SIGTERM and SIGHUP end gpuscope by that
+    signal, SIGINT raises KeyboardInterrupt. A signal that was ignored (SIGHUP under `nohup`)
+    or had a handler of its own is left alone, and a handler installed meanwhile (the bench's
+    Ctrl-C that cancels the run, the window's close on SIGTERM) takes its turn while it is
+    there. On leaving, the handlers are put back and the children started meanwhile ended."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = live_children()
+    previous: dict[int, Handler] = {}
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        current = signal.getsignal(signum)
+        if current is signal.SIG_DFL or current is signal.default_int_handler:
+            previous[signum] = current
+            signal.signal(signum, _ending_children_first(current))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        end_children(processes=[p for p in live_children()
+                                if not any(p is q for q in before)])

@@ -150,7 +150,8 @@ class _ClosingOnSignals:
     saved, the sampler stops and the workers end. Python runs a signal handler only between
     bytecodes and Qt's event loop runs in C++, so a timer wakes the interpreter meanwhile."""
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, *((signal.SIGHUP,) if hasattr(signal, "SIGHUP")
+                                                 else ()))
 
     def __init__(self, window: QWidget) -> None:
         self._window = window
@@ -165,6 +166,8 @@ class _ClosingOnSignals:
 
     def __enter__(self) -> None:
         for number in self.SIGNALS:
+            if signal.getsignal(number) is signal.SIG_IGN:  # SIGHUP under nohup: keep ignoring
+                continue
             self._previous[number] = signal.signal(number, self._close)
         self._timer.start()
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...child.jsonlines import describe
+from ...child.lifetime import guarded_argv
 from .limits import SMOKE_HANG_S
 from .recording import log
 
@@ -143,9 +144,10 @@ def run_child(argv: list[str], timeout_s: float, env: dict[str, str] | None = No
     run = ChildRun()
     started = time.monotonic()
     try:
+        # Through the parent-death shim: a hung smoke test dies with the probe (Linux).
         process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env,
+            guarded_argv(argv, env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env,
         )
     except OSError as exc:
         run.start_error = describe(exc)
