@@ -12,7 +12,8 @@ old run gets today's knowledge base. The share report and the Benchmarks page bo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from gpuscope.bench.catalog import spec as catalog_spec
@@ -22,10 +23,12 @@ from gpuscope.bench.results import (
     BenchRun,
     BenchTarget,
     ResultStatus,
+    Scalar,
     WorkerHello,
+    format_bench_value,
 )
 from gpuscope.bench.stability import Stability, result_stability
-from gpuscope.i18n import Message, message
+from gpuscope.i18n import Message, join, message
 from gpuscope.knowledge.bench_expectations import (
     BENCHMARKS as EXPECTATIONS,
 )
@@ -288,6 +291,8 @@ def assess_result(result: BenchmarkResult, card: GpuSpec | None, *, gpu_run: boo
     if result.status is not ResultStatus.OK or result.value is None:
         return ResultAssessment(result.id, title, result.status.value, result.status.value,
                                 result.reason or result.status.value)
+    if result.id.startswith("llm."):
+        return _assess_llm(result, title, stability)
     if not gpu_run:
         return ResultAssessment(result.id, title, result.status.value,
                                 VerdictLevel.UNKNOWN.value, _CPU_NO_DATASHEET_TEXT,
@@ -314,6 +319,59 @@ def assess_result(result: BenchmarkResult, card: GpuSpec | None, *, gpu_run: boo
         percent_of_peak=verdict.percent_of_peak, peak=used, peak_missing=missing,
         band_pct=verdict.band_pct, sources=verdict.sources, known_issue=verdict.known_issue,
         stability=stability)
+
+
+def _number(parameters: Mapping[str, Scalar], key: str) -> float | None:
+    value = parameters.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value > 0 else None
+
+
+def _layers_words(parameters: Mapping[str, Scalar]) -> str:
+    """How many layers were timed, and whether the result is scaled from them ("" when the
+    result does not say)."""
+    measured, total = parameters.get("layers_measured"), parameters.get("layers_total")
+    if not isinstance(measured, int) or not isinstance(total, int):
+        return ""
+    shape = parameters.get("model_shape") or "?"
+    if parameters.get("extrapolated") is True:
+        return message("{shape}: {measured} of {total} layers measured, extrapolated to all "
+                       "{total}.", shape=shape, measured=measured, total=total)
+    return message("{shape}: all {total} layers measured.", shape=shape, total=total)
+
+
+def _assess_llm(result: BenchmarkResult, title: str,
+                stability: Stability | None) -> ResultAssessment:
+    """An LLM result has no datasheet peak: decode is compared with its bandwidth ceiling,
+    the measured memory bandwidth over the bytes a token reads, measured in the same run."""
+    parameters = result.parameters
+    layers = _layers_words(parameters)
+    ceiling = _number(parameters, "bandwidth_ceiling_tokens_per_s")
+    ratio = _number(parameters, "ceiling_ratio")
+    bandwidth = _number(parameters, "measured_bandwidth_gb_s")
+    per_token = _number(parameters, "bytes_per_token")
+    if ceiling is None or ratio is None or bandwidth is None or per_token is None:
+        why = (message("prefill is bound by compute, not memory bandwidth: no ceiling to "
+                       "compare with") if result.id == "llm.prefill" else
+               message("the worker reported no bandwidth ceiling"))
+        return ResultAssessment(
+            result.id, title, result.status.value, VerdictLevel.UNKNOWN.value,
+            join(" ", [part for part in (message("{why}.", why=why), layers) if part]),
+            peak_missing=message("no datasheet entry: {note}", note=why), stability=stability)
+    note = message("measured memory bandwidth {bandwidth} GB/s over {megabytes} MB read per "
+                   "token (weights and KV cache)", bandwidth=format_bench_value(bandwidth),
+                   megabytes=format_bench_value(per_token / 1e6))
+    peak = Peak(value=ceiling, unit=result.unit, figure="bandwidth_ceiling_tokens_per_s",
+                label=message("bandwidth ceiling"), confidence="derived", sources=(),
+                note=note)
+    parts = (message("{percent}% of the bandwidth ceiling of {ceiling} tokens/s: {note}.",
+                     percent=f"{ratio * 100:.0f}", ceiling=format_bench_value(ceiling),
+                     note=note),
+             layers, message("No published measurement to judge it by."))
+    text = join(" ", [part for part in parts if part])
+    return ResultAssessment(result.id, title, result.status.value, VerdictLevel.UNKNOWN.value,
+                            text, percent_of_peak=ratio * 100, peak=peak, stability=stability)
 
 
 def _known(text: str) -> str:

@@ -8,10 +8,13 @@ the views. A test keeps this list, the worker's and the knowledge base's equal.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+import json
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from gpuscope.i18n import message
+from gpuscope.knowledge.model_fit import ModelShape, all_models, model_shape
 
 
 class Unit(str, enum.Enum):
@@ -53,6 +56,9 @@ BENCHMARKS: tuple[BenchmarkSpec, ...] = (
     BenchmarkSpec("attention.efficient", "attention", "attention, memory-efficient backend",
                   Unit.TFLOPS),
     BenchmarkSpec("attention.math", "attention", "attention, math backend", Unit.TFLOPS),
+    BenchmarkSpec("llm.prefill", "llm", "LLM prefill, 512-token prompt", Unit.TOKENS_S),
+    BenchmarkSpec("llm.decode", "llm", "LLM decode after 512 tokens", Unit.TOKENS_S),
+    BenchmarkSpec("llm.decode_long", "llm", "LLM decode after 4096 tokens", Unit.TOKENS_S),
 )
 
 BENCHMARK_IDS: tuple[str, ...] = tuple(b.id for b in BENCHMARKS)
@@ -93,3 +99,51 @@ def resolve_suites(names: Iterable[str]) -> tuple[str, ...]:
                 "unknown suite or benchmark {name}; suites: {suites}; benchmarks: {ids}",
                 name=repr(name), suites=", ".join(SUITES), ids=", ".join(BENCHMARK_IDS)))
     return tuple(b for b in BENCHMARK_IDS if b in wanted)
+
+
+# ----------------------------------------------------------------------------- llm shapes
+
+# The model whose shapes the llm benchmarks build (resources/model_shapes.toml): a small one a
+# CPU decodes within the suite's minute, an 8B one (the size most people run) on a GPU.
+LLM_CPU_SHAPE = "Qwen2.5 0.5B"
+LLM_GPU_SHAPE = "Llama 3 8B"
+LLM_SHAPE_ENV = "GPUSCOPE_BENCH_LLM_SHAPE"  # a model name: both devices use it
+
+
+def llm_shape_names() -> tuple[str, ...]:
+    """The names a run may choose for the llm benchmarks."""
+    return tuple(m.name for m in all_models())
+
+
+def _shape_json(shape: ModelShape) -> dict[str, object]:
+    return {"name": shape.name, "num_hidden_layers": shape.num_hidden_layers,
+            "hidden_size": shape.hidden_size, "intermediate_size": shape.intermediate_size,
+            "num_attention_heads": shape.num_attention_heads,
+            "num_key_value_heads": shape.num_key_value_heads, "head_dim": shape.head_dim,
+            "vocab_size": shape.vocab_size, "tie_word_embeddings": shape.tie_word_embeddings,
+            "attention_qkv_bias": shape.attention_qkv_bias, "source": shape.source}
+
+
+def llm_shape_argument(name: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The worker's `--llm-shape` argument: the shapes' numbers as JSON, `{"cpu": ..., "gpu":
+    ..., "chosen_by": ...}` (the worker picks by the device it runs on), or `{"error": ...}`
+    naming the known models when `name` (else $GPUSCOPE_BENCH_LLM_SHAPE in `env`, else the
+    process environment) is not one."""
+    environment = os.environ if env is None else env
+    chosen_by = "request"
+    if not name:
+        name, chosen_by = environment.get(LLM_SHAPE_ENV, "").strip() or None, LLM_SHAPE_ENV
+    if name:
+        shape = model_shape(name)
+        if shape is None:
+            return json.dumps({"error": message(
+                "unknown model shape {name}; known: {names}", name=repr(name),
+                names=", ".join(llm_shape_names()))})
+        return json.dumps({"cpu": _shape_json(shape), "gpu": _shape_json(shape),
+                           "chosen_by": chosen_by})
+    cpu, gpu = model_shape(LLM_CPU_SHAPE), model_shape(LLM_GPU_SHAPE)
+    if cpu is None or gpu is None:
+        return json.dumps({"error": message("the model table lacks {names}",
+                                            names=f"{LLM_CPU_SHAPE}, {LLM_GPU_SHAPE}")})
+    return json.dumps({"cpu": _shape_json(cpu), "gpu": _shape_json(gpu),
+                       "chosen_by": "default"})

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from gpuscope import i18n
+from gpuscope.bench.catalog import llm_shape_argument
 from gpuscope.bench.protocol import PROTOCOL, DoneMessage, ProgressMessage, parse_message
 from gpuscope.bench.results import (
     BenchError,
@@ -77,6 +78,9 @@ class BenchRequest:
     overall_timeout_s: float | None = None  # None: startup + benchmarks x benchmark timeout
     env: Mapping[str, str] | None = None  # replaces the inherited environment
     script: str | None = None  # replaces the packaged worker folder (tests: a script)
+    # The model shape of the llm benchmarks (resources/model_shapes.toml); None: the
+    # GPUSCOPE_BENCH_LLM_SHAPE variable, else Qwen2.5 0.5B on a CPU and Llama 3 8B on a GPU.
+    llm_shape: str | None = None
 
     @property
     def overall_limit_s(self) -> float:
@@ -268,6 +272,8 @@ class BenchRunner(OneRun[BenchEvent]):
             argv += ["--scale", f"{request.scale:g}"]
         if request.budget_s is not None:
             argv += ["--budget-s", f"{request.budget_s:g}"]
+        if any(b.startswith("llm.") for b in request.benchmarks):
+            argv += ["--llm-shape", llm_shape_argument(request.llm_shape, request.env)]
         return argv
 
     def _events(self, script: Path) -> Iterator[BenchEvent]:

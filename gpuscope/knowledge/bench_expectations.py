@@ -21,7 +21,7 @@ from typing import Any
 
 from gpuscope.i18n import join, message, prose
 from gpuscope.knowledge._resources import load_toml_resource, table_rows
-from gpuscope.knowledge.bench_peaks import BENCHMARKS as BENCHMARKS
+from gpuscope.knowledge.bench_peaks import BENCHMARKS as DATASHEET_BENCHMARKS
 from gpuscope.knowledge.bench_peaks import PCIE_SOURCE as PCIE_SOURCE
 from gpuscope.knowledge.bench_peaks import BenchmarkInfo as BenchmarkInfo
 from gpuscope.knowledge.bench_peaks import Peak as Peak
@@ -30,6 +30,16 @@ from gpuscope.knowledge.bench_peaks import pcie_theoretical_gb_s as pcie_theoret
 from gpuscope.knowledge.bench_peaks import short_number
 from gpuscope.knowledge.sources import Citations, Source, sources_text
 from gpuscope.knowledge.specs import GpuSpec, all_specs
+
+# The LLM benchmarks have no datasheet peak: decode is judged against the bandwidth ceiling the
+# worker measures in the same run (gpuscope.bench.assess), prefill against nothing.
+LLM_BENCHMARKS: Mapping[str, BenchmarkInfo] = {
+    "llm.prefill": BenchmarkInfo("tokens/s", message("LLM prefill")),
+    "llm.decode": BenchmarkInfo("tokens/s", message("LLM decode")),
+    "llm.decode_long": BenchmarkInfo("tokens/s", message("LLM decode, long context")),
+}
+# Every benchmark id gpuscope knows (the worker's and the catalogue's; a test keeps them equal).
+BENCHMARKS: Mapping[str, BenchmarkInfo] = {**DATASHEET_BENCHMARKS, **LLM_BENCHMARKS}
 
 RESOURCE = "bench_expectations.toml"
 SCHEMA_VERSION = 1

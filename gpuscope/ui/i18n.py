@@ -301,6 +301,9 @@ CORE_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("core", "attention, flash backend"),
     QT_TRANSLATE_NOOP("core", "attention, memory-efficient backend"),
     QT_TRANSLATE_NOOP("core", "attention, math backend"),
+    QT_TRANSLATE_NOOP("core", "LLM prefill, 512-token prompt"),
+    QT_TRANSLATE_NOOP("core", "LLM decode after 512 tokens"),
+    QT_TRANSLATE_NOOP("core", "LLM decode after 4096 tokens"),
     # Benchmark verdicts and result states (gpuscope.bench.assess, gpuscope.bench.results)
     QT_TRANSLATE_NOOP("core", "normal"),
     QT_TRANSLATE_NOOP("core", "low"),

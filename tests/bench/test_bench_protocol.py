@@ -69,7 +69,7 @@ def test_suites_resolve_to_ids_in_catalogue_order() -> None:
     assert resolve_suites(["transfer"]) == tuple(b for b in BENCHMARK_IDS
                                                  if b.startswith("transfer."))
     assert set(SUITES) == {"quick", "full", "matmul", "memory", "transfer", "latency",
-                           "attention"}
+                           "attention", "llm"}
     with pytest.raises(UnknownSuiteError, match="unknown suite or benchmark 'fastest'"):
         resolve_suites(["fastest"])
 

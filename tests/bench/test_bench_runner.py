@@ -72,7 +72,7 @@ def _pid(events: list[BenchEvent]) -> int:
 
 @pytest.fixture(scope="module")
 def full_tiny_run() -> tuple[BenchRun, list[BenchEvent]]:
-    """The full suite, all 17 benchmarks, at scale 0.05 on the CPU."""
+    """The full suite, all 20 benchmarks, at scale 0.05 on the CPU."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUSCOPE_BENCH_")}
     env["GPUSCOPE_BENCH_SCALE"] = "0.05"
     from gpuscope.bench.catalog import BENCHMARK_IDS
@@ -109,7 +109,7 @@ def test_real_results_are_sane(full_tiny_run: tuple[BenchRun, list[BenchEvent]])
     # On a CPU build: no TF32, no transfers, no device queue, no memory-efficient SDPA kernel.
     assert set(ok) == {"matmul.fp32", "matmul.fp16", "matmul.bf16", "matmul.int8", "matmul.fp8",
                        "memory.copy", "memory.triad", "latency.launch", "attention.flash",
-                       "attention.math"}
+                       "attention.math", "llm.prefill", "llm.decode", "llm.decode_long"}
     for result in ok.values():
         assert result.value is not None and result.value > 0, result
         spread = result.spread

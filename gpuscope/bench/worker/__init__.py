@@ -6,7 +6,7 @@ library and torch only, without the gpuscope package (see `gpuscope/child`), and
 3.9 syntax. gpuscope's own process never imports torch.
 
     python gpuscope/bench/worker --benchmarks matmul.fp32,memory.copy [--device auto|cpu|N]
-                                 [--scale F] [--budget-s S]
+                                 [--scale F] [--budget-s S] [--llm-shape JSON]
 
 It prints versioned JSON lines on stdout, logs on stderr:
 
@@ -24,6 +24,6 @@ start of the benchmark GPUSCOPE_BENCH_FAULT_AT names (default: the first one).
 GPUSCOPE_BENCH_SCALE (0 < F <= 1) shrinks sizes and time budgets, for tests.
 
 `main` says hello and runs the benchmarks; `measure` holds the timing loop and the device under
-test, `benchmarks` the benchmarks themselves, `libraries` what torch says of its math
-libraries.
+test, `benchmarks` the benchmarks themselves, `llm` the LLM prefill and decode (a decoder with
+the shapes gpuscope passes in --llm-shape), `libraries` what torch says of its math libraries.
 """

@@ -1,5 +1,5 @@
 """The benchmarks: matmul in each precision, memory bandwidth, host-device transfers, launch and
-sync latency, attention; and the registry of them all."""
+sync latency, attention; and the registry of them all (the LLM ones are in `llm`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...child.jsonlines import describe
 from .libraries import math_library
+from .llm import registry as llm_registry
 from .measure import (
     GPU_FAULT_PATTERN,
     OOM_PATTERN,
@@ -32,6 +33,7 @@ BENCHMARK_IDS = (
     "transfer.d2h_pageable",
     "latency.launch", "latency.sync",
     "attention.flash", "attention.efficient", "attention.math",
+    "llm.prefill", "llm.decode", "llm.decode_long",
 )
 
 # Sizes at scale 1. On a GPU they fill the chip (>= 4096 square; arrays far beyond the largest
@@ -420,10 +422,12 @@ def registry() -> dict[str, Bench]:
         "latency.launch": bench_launch, "latency.sync": bench_sync,
         "attention.flash": attention("flash"), "attention.efficient": attention("efficient"),
         "attention.math": attention("math"),
+        **llm_registry(),
     }
 
 
-_UNITS = {"matmul.int8": "TOPS", "memory": "GB/s", "transfer": "GB/s", "latency": "us"}
+_UNITS = {"matmul.int8": "TOPS", "memory": "GB/s", "transfer": "GB/s", "latency": "us",
+          "llm": "tokens/s"}
 
 
 def unit_of(benchmark: str) -> str:

@@ -17,8 +17,10 @@ import traceback
 from typing import Any
 
 from ...child.jsonlines import claim_stdout, describe
+from . import llm
 from .benchmarks import registry, unit_of
 from .libraries import math_hints
+from .llm_shape import parse_shapes
 from .measure import (
     BUDGET_S,
     OOM_PATTERN,
@@ -139,6 +141,9 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
                              "GPUSCOPE_BENCH_SCALE or 1)")
     parser.add_argument("--budget-s", type=float, default=None,
                         help=f"measuring time per benchmark (default {BUDGET_S:g} s x scale)")
+    parser.add_argument("--llm-shape", default=None,
+                        help="JSON: the model shapes of the llm benchmarks, "
+                             '{"cpu": {...}, "gpu": {...}} (gpuscope passes them)')
     return parser.parse_args(argv)
 
 
@@ -223,9 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     if device.type == "cuda":
         torch.cuda.set_device(device)
     ctx = Context(torch, device, build, scale, budget)
+    ctx.llm_shapes = parse_shapes(args.llm_shape)
     functions = registry()
     sent = 0
     for benchmark in wanted:
+        if not benchmark.startswith("llm."):
+            llm.release()  # the llm benchmarks share one model; nothing else needs it
         progress = Progress(benchmark)
         progress(0.0, "start")
         result: dict[str, Any] = {
@@ -267,5 +275,6 @@ def main(argv: list[str] | None = None) -> int:
         progress(1.0, "end")
         emit({"type": "result", "result": result})
         sent += 1
+    llm.release()
     emit({"type": "done", "results": sent})
     return 0

@@ -80,6 +80,8 @@ class Context:
         self.scale = scale
         self.budget_s = budget_s
         self.seed = 0
+        # The llm benchmarks' model shapes, from --llm-shape (see llm.parse_shapes).
+        self.llm_shapes: dict[str, Any] = {}
 
     @property
     def device_name(self) -> str:

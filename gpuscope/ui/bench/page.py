@@ -214,7 +214,7 @@ class BenchPage(QWidget):
         titles = {"quick": self.tr("Quick"), "full": self.tr("Full"),
                   "matmul": self.tr("Matmul"), "memory": self.tr("Memory"),
                   "transfer": self.tr("Transfer"), "latency": self.tr("Latency"),
-                  "attention": self.tr("Attention")}
+                  "attention": self.tr("Attention"), "llm": self.tr("LLM")}
         for suite in ("quick", "full", *FAMILIES):
             button = QPushButton(titles.get(suite, suite))
             button.setToolTip(plain_tooltip(
