@@ -4,6 +4,7 @@ datasheet, and keep the run in the history of past runs (unless --no-save).
 
     gpuscope bench [--suite NAME ...] [--device N] [--python PATH] [--json] [-o FILE] [--no-save]
     gpuscope bench --history | --show ID | --compare A B | --delete ID ...   [--json]
+    gpuscope bench --import FILE ...   (llama.cpp's numbers: `gpuscope.bench.import_command`)
 
 Without --python, the interpreter is the inspected one whose PyTorch can use the device
 (`interpreter`: a GPU build first, then a CPU build); stderr says which and why in one line.
@@ -40,6 +41,11 @@ from gpuscope.bench.history import (
     RunHistory,
     StoredRun,
     compare_runs,
+)
+from gpuscope.bench.import_command import (
+    imported_history_json,
+    imported_history_text,
+    parse_imported_ident,
 )
 from gpuscope.bench.interpreter import BenchInterpreter, BenchInterpreters
 from gpuscope.bench.results import (
@@ -431,6 +437,7 @@ def bench_command(
     interpreters: BenchInterpreters | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    llm_shape: str | None = None,
 ) -> int:
     """What `gpuscope bench` does; returns the exit status. `machine` lists the GPUs and
     telemetry sources (None: no telemetry, no card); `history` is where the run is kept;
@@ -458,7 +465,7 @@ def bench_command(
             return _no_torch(pick.reason, benchmarks, device_request, as_json, output, out, err)
         _say(err, message("using {reason}", reason=pick.reason))
         python = pick.python
-    request = BenchRequest(benchmarks, python=python, device=device_request)
+    request = BenchRequest(benchmarks, python=python, device=device_request, llm_shape=llm_shape)
     session = BenchSession(request, machine)
     bar = ProgressBar(err) if err.isatty() else None
     interrupted = [False]
@@ -581,12 +588,14 @@ def history_command(
     try:
         runs = store.list()
         if list_runs:
+            imported = store.list_imported()  # llama.cpp's numbers, kept apart from runs
             if as_json:
-                json.dump({"path": str(store.path),
-                           "runs": [_stored_run_json(r) for r in runs]}, out, indent=2)
+                json.dump({"path": str(store.path), "runs": [_stored_run_json(r) for r in runs],
+                           "imported": imported_history_json(imported)}, out, indent=2)
                 out.write("\n")
             else:
-                out.write(format_history_text(runs, str(store.path)))
+                out.write(format_history_text(runs, str(store.path)) +
+                          imported_history_text(imported))
             return EXIT_OK
         if show is not None:
             run = store.load(_run_id(show, runs))
@@ -610,8 +619,10 @@ def history_command(
                 out.write(format_comparison_text(comparison, id_a, id_b))
             return EXIT_OK
         if delete is not None:
-            ids = [_run_id(text, runs) for text in delete]
-            removed = store.delete(ids)
+            imported_ids = [i for i in map(parse_imported_ident, delete) if i is not None]
+            ids = [_run_id(text, runs) for text in delete if parse_imported_ident(text) is None]
+            removed = (store.delete(ids) if ids else 0) + store.delete_imported(imported_ids)
+            ids += imported_ids
             out.write(localise(message("Deleted {removed} of {count} runs from {path}",
                                        removed=removed, count=len(ids),
                                        path=str(store.path))) + "\n")

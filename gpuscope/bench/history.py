@@ -4,7 +4,11 @@
     $GPUSCOPE_DATA_DIR/bench_runs.sqlite         (when set: tests, portable installs)
 
 Each run is stored whole, as the JSON `run_to_json` writes (results, telemetry per result, the
-matched GPU), beside a few columns to list runs without reading every document. Every call
+matched GPU), beside a few columns to list runs without reading every document. Results
+imported from llama.cpp (`gpuscope.bench.imported`) live in a table of their own, `imported`,
+one row per result, so that they are never taken for a measured run; the table was added
+without a schema version change: a file without it gets it when opened, and an older gpuscope
+ignores it. Every call
 opens its own connection, so any thread may use a `RunHistory`; a failure (a read-only folder,
 a damaged file) is a `HistoryError` with one readable line, never a crash.
 """
@@ -12,6 +16,7 @@ a damaged file) is a `HistoryError` with one readable line, never a crash.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -24,6 +29,7 @@ import platformdirs
 
 from gpuscope.bench.assess import device_label
 from gpuscope.bench.catalog import spec as catalog_spec
+from gpuscope.bench.imported import ImportedResult, imported_from_json, imported_to_json
 from gpuscope.bench.results import (
     BenchmarkResult,
     BenchRun,
@@ -35,6 +41,8 @@ from gpuscope.bench.results import (
 )
 from gpuscope.bench.stability import result_stability
 from gpuscope.i18n import join, message
+
+log = logging.getLogger(__name__)
 
 DATA_DIR_ENV = "GPUSCOPE_DATA_DIR"
 APP_DIR_NAME = "gpuscope"
@@ -60,6 +68,19 @@ CREATE TABLE IF NOT EXISTS runs (
     document TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_unix_s);
+CREATE TABLE IF NOT EXISTS imported (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    imported_unix_s REAL NOT NULL,
+    source_file TEXT NOT NULL,
+    result_id TEXT NOT NULL,
+    model TEXT,
+    quantisation TEXT,
+    backend TEXT,
+    n_gpu_layers INTEGER,
+    gpu TEXT,
+    tokens_per_s REAL NOT NULL,
+    document TEXT NOT NULL
+);
 """
 
 
@@ -205,6 +226,66 @@ class RunHistory:
                 return int(cursor.rowcount)
         except FileNotFoundError:
             return 0
+
+    def save_imported(self, items: Sequence[ImportedResult]) -> tuple[int, ...]:
+        """Store imported results (one row each); their ids in the history."""
+        rows = [(item.imported_unix_s, item.source_file, item.id, item.result.model_type,
+                 item.result.quantisation, item.result.backend, item.result.n_gpu_layers,
+                 item.result.gpu_name, item.tokens_per_s,
+                 json.dumps(imported_to_json(item), allow_nan=False)) for item in items]
+        ids: list[int] = []
+        with self._connect(create=True) as connection:
+            for row in rows:
+                cursor = connection.execute(
+                    "INSERT INTO imported (imported_unix_s, source_file, result_id, model, "
+                    "quantisation, backend, n_gpu_layers, gpu, tokens_per_s, document) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                assert cursor.lastrowid is not None
+                ids.append(int(cursor.lastrowid))
+        return tuple(ids)
+
+    def list_imported(self, limit: int = 2000) -> tuple[StoredImport, ...]:
+        """The newest `limit` imported results, newest first (in file order within one
+        import); a row whose document cannot be read is left out, and logged."""
+        try:
+            with self._connect(create=False) as connection:
+                rows = connection.execute(
+                    "SELECT id, document FROM imported ORDER BY imported_unix_s DESC, id ASC "
+                    "LIMIT ?", (limit,)).fetchall()
+        except FileNotFoundError:
+            return ()
+        stored = []
+        for row_id, document in rows:
+            try:
+                item = imported_from_json(json.loads(document))
+            except ValueError:
+                item = None
+            if item is None:
+                log.warning("imported result %s in %s cannot be read", row_id, self.path)
+                continue
+            stored.append(StoredImport(int(row_id), item))
+        return tuple(stored)
+
+    def delete_imported(self, ids: Sequence[int]) -> int:
+        """Remove imported results; how many there were."""
+        if not ids:
+            return 0
+        try:
+            with self._connect(create=False) as connection:
+                cursor = connection.execute(
+                    f"DELETE FROM imported WHERE id IN ({','.join('?' for _ in ids)})",
+                    list(ids))
+                return int(cursor.rowcount)
+        except FileNotFoundError:
+            return 0
+
+
+@dataclass(frozen=True, slots=True)
+class StoredImport:
+    """One imported result in the history, with its row id."""
+
+    id: int
+    item: ImportedResult
 
 
 def _why(exc: BaseException) -> str:
