@@ -16,7 +16,8 @@ The estimate, for one model at one precision and a context of `context_tokens` t
                                       two RMSNorm weights: 2 x hidden
                        final norm     hidden
                      bits_per_weight: 16 for fp16/bf16; 8.5 and 4.5 for int8/int4, the
-                     sizes of llama.cpp's Q8_0/Q4_0 blocks, which carry a scale per 32 weights
+                     sizes of llama.cpp's Q8_0/Q4_0 blocks, which carry a scale per 32 weights;
+                     4.8944 for Q4_K_M, the mixture's size on Llama 3.1 8B (quantize README)
     kv_cache_bytes = 2 (K and V) x layers x kv_heads x head_dim x kv_bytes_per_element
                      x context_tokens x batch
                      with an fp16 cache (2 bytes per element) whatever the weights' precision,
@@ -56,10 +57,12 @@ class Precision(str, enum.Enum):
     BF16 = "bf16"
     INT8 = "int8"
     INT4 = "int4"
+    Q4_K_M = "q4_k_m"  # llama.cpp's usual 4-bit mixture (Q4_K with some Q6_K tensors)
 
 
-# What the "what fits" table shows: bf16 weighs what fp16 does.
-TABLE_PRECISIONS: tuple[Precision, ...] = (Precision.FP16, Precision.INT8, Precision.INT4)
+# What the "what fits" table shows: bf16 weighs what fp16 does; Q4_K_M is the 4-bit type
+# Ollama and most GGUF downloads use.
+TABLE_PRECISIONS: tuple[Precision, ...] = (Precision.FP16, Precision.INT8, Precision.Q4_K_M)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import datetime as _dt
 from gpuscope.bench.results import ResultStatus
 from gpuscope.i18n import localise
 from gpuscope.knowledge.compare import CardProfile
+from gpuscope.knowledge.model_fit import DEFAULT_CONTEXT_TOKENS, Precision, fits, model_shape
 from gpuscope.knowledge.specs import GpuSpec
 from gpuscope.metrics import shown_unit
 from gpuscope.report.compare_table import (
@@ -26,6 +27,7 @@ from gpuscope.report.compare_table import (
     Translate,
 )
 from gpuscope.report.formatting import MISSING, format_dollars, format_figure
+from gpuscope.report.what_fits import speed_cell
 
 # How sure a datasheet figure is (GpuSpec.confidence), in words.
 CONFIDENCE_WORDS = {
@@ -331,6 +333,32 @@ def _measured_row(key: str, benchmark_id: str, label: str, unit: str) -> Row:
     return Row(key, label, "Measured", "", cell, Better.HIGHER, unit)
 
 
+# The LLM rows: decode tokens/s at the 4-bit type most downloads use, after a 4k context.
+LLM_PRECISION = Precision.Q4_K_M
+LLM_CONTEXT_TOKENS = DEFAULT_CONTEXT_TOKENS
+
+
+def _llm_row(key: str, model_name: str) -> Row:
+    def cell(card: CompareCard, profile: CardProfile, translate: Translate) -> Cell:
+        shape = model_shape(model_name)
+        if shape is None:
+            return Cell(MISSING, tooltip=translate("ComparePage", "{model} is not in gpuscope's "
+                                                   "model table.").format(model=model_name))
+        vram = profile.datasheet.vram_bytes
+        if vram is not None and not fits(vram, shape, LLM_PRECISION, LLM_CONTEXT_TOKENS).fits:
+            return Cell(translate("ComparePage", "✗ does not fit"), tooltip=translate(
+                "ComparePage", "{model} at Q4_K_M with a {tokens}-token context needs more "
+                "than this card's VRAM: the layers left off the GPU run at the CPU's speed."
+                ).format(model=model_name, tokens=LLM_CONTEXT_TOKENS), role=ColorRole.MUTED)
+        speed = speed_cell(profile.spec, shape, LLM_PRECISION, LLM_CONTEXT_TOKENS,
+                           bandwidth_gb_s=profile.datasheet.memory_bandwidth_gb_s)
+        if speed.tokens_per_s is None:
+            return Cell(MISSING, tooltip=speed.tooltip)
+        return Cell(speed.text(localise(speed.label)), speed.tokens_per_s, speed.tooltip)
+
+    return Row(key, model_name, "LLM", "", cell, Better.HIGHER, "tokens/s")
+
+
 def price_cell(card: CompareCard, profile: CardProfile, translate: Translate) -> Cell:
     """The price row's cell (the page shows its tooltip on the price box)."""
     price = profile.price
@@ -428,6 +456,10 @@ ROWS: tuple[Row, ...] = (
                   QT_TRANSLATE_NOOP("ComparePage", "FP32 matmul"), "TFLOPS"),
     _measured_row("measured.memory.copy", "memory.copy",
                   QT_TRANSLATE_NOOP("ComparePage", "Memory copy"), "GB/s"),
+    _llm_row("llm.llama3_8b", "Llama 3 8B"),
+    _llm_row("llm.qwen25_14b", "Qwen2.5 14B"),
+    _llm_row("llm.qwen25_32b", "Qwen2.5 32B"),
+    _llm_row("llm.llama3_70b", "Llama 3 70B"),
     Row("price", QT_TRANSLATE_NOOP("ComparePage", "Price (USD)"), "Price",
         QT_TRANSLATE_NOOP("ComparePage", "What the card costs: its launch price until you "
                           "type another. Prices drive the rows below at once."),
@@ -452,6 +484,7 @@ SECTION_TITLES = {
     "Datasheet": QT_TRANSLATE_NOOP("ComparePage", "Datasheet"),
     "Ecosystem": QT_TRANSLATE_NOOP("ComparePage", "Ecosystem"),
     "Measured": QT_TRANSLATE_NOOP("ComparePage", "Measured (imported reports)"),
+    "LLM": QT_TRANSLATE_NOOP("ComparePage", "LLM decode (Q4_K_M, 4k)"),
     "Price": QT_TRANSLATE_NOOP("ComparePage", "Price (USD, editable)"),
 }
 CHART_ROWS: tuple[str, ...] = tuple(row.key for row in ROWS if row.better is not Better.NONE)

@@ -141,6 +141,12 @@ def row_tooltip(row: Row, translate: Translate = english) -> str:
         return translate("ComparePage", "{label}: the latest result an imported report "
                          "measured, and its share of the datasheet peak.").format(
             label=row_label(row, translate))
+    if row.section == "LLM":
+        return translate("ComparePage", "{label} at Q4_K_M: decode tokens/s for one user after "
+                         "4096 tokens of context, labelled published (a llama.cpp result for "
+                         "the card, hover for its source) or estimated (the memory bandwidth "
+                         "times the share of it llama.cpp reaches, hover for the basis).").format(
+            label=row_label(row, translate))
     return translate("ComparePage", row.tooltip)
 
 

@@ -74,6 +74,7 @@ from gpuscope.report.compare_table import (
     warm_knowledge,
 )
 from gpuscope.report.formatting import MISSING
+from gpuscope.report.what_fits import LlmObservation
 from gpuscope.ui.compare.card_table import BEST_ROLE, CardTable
 from gpuscope.ui.compare.chart import BarChart
 from gpuscope.ui.compare.price_editor import PriceControls, edited_amount, price_box
@@ -177,6 +178,7 @@ class ComparePage(QWidget):
         column.addWidget(self.price_note)
 
         self.what_fits = WhatFitsPanel()
+        self._decode_ratios: dict[str, float] = {}  # card name -> measured ceiling ratio
         column.addSpacing(6)
         column.addWidget(self.what_fits)
         self.chart = BarChart()
@@ -562,11 +564,21 @@ class ComparePage(QWidget):
 
     # ------------------------------------------------------------------ panels
 
+    def set_llm_results(self, observations: Sequence[LlmObservation],
+                        decode_ratio: tuple[str, float] | None = None) -> None:
+        """Measured and imported tokens/s from the run history (`gpuscope.app.compare_defaults`)
+        and this machine's measured decode ratio (its card, the ratio) for the estimates."""
+        self._decode_ratios = dict([decode_ratio] if decode_ratio else [])
+        self._update_what_fits()
+        self.what_fits.set_observations(observations)
+
     def _update_what_fits(self) -> None:
         selected = sorted(c for c in self._selected_columns() if c < len(self._cards))
         columns = selected or list(range(len(self._cards)))
         fit_cards = [FitCard(self._cards[i].short_name, self._cards[i].profile.datasheet.vram_bytes,
-                             gpu_color(i)) for i in columns]
+                             gpu_color(i), spec=self._cards[i].profile.spec,
+                             measured_ratio=self._decode_ratios.get(self._cards[i].profile.name))
+                     for i in columns]
         if not self._cards:
             scope = ""
         elif selected:

@@ -1,5 +1,7 @@
 """The "What fits" panel of the Compare page: which language models (3B to 72B) fit in each
-card's VRAM at FP16, INT8 and INT4, with a KV cache for the chosen context length.
+card's VRAM at FP16, INT8 and INT4 (Q4_K_M), with a KV cache for the chosen context length,
+and the decode tokens/s to expect on the card, labelled measured, imported, published or
+estimated (`gpuscope.report.what_fits.speed_cell`).
 
 The estimate is `gpuscope.knowledge.model_fit` (weights + KV cache + 1 GiB runtime allowance,
 one GPU, batch 1), its verdicts `gpuscope.report.what_fits`; this panel only lays them out: one
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuscope.i18n import localise
 from gpuscope.knowledge.model_fit import (
     DEFAULT_CONTEXT_TOKENS,
     DEFAULT_OVERHEAD_BYTES,
@@ -33,17 +36,26 @@ from gpuscope.knowledge.model_fit import (
     FitResult,
     precision_info,
 )
+from gpuscope.knowledge.specs import GpuSpec
 from gpuscope.report.formatting import MISSING
 from gpuscope.report.formatting import format_gb as gb
 from gpuscope.report.what_fits import (
     FITS_MARK,
     NO_MARK,
+    SHORT_SPEED_LABELS,
+    SPEED_ESTIMATED,
+    SPEED_IMPORTED,
+    SPEED_MEASURED,
+    SPEED_PUBLISHED,
     TIGHT_FRACTION,
     TIGHT_MARK,
     FitState,
+    LlmObservation,
+    SpeedCell,
     cached_fit_table,
     cell_text,
     fit_state,
+    speed_cell,
 )
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR
@@ -53,6 +65,7 @@ CONTEXT_CHOICES: tuple[int, ...] = (2048, 4096, 8192, 16384, 32768, 131072)
 _MODEL_COLUMN_WIDTH = 110  # the least; wider when a model's name needs it
 _CELL_WIDTH = 70
 VRAM_UNKNOWN = QT_TRANSLATE_NOOP("WhatFitsPanel", "the VRAM of this card is not known")
+SPEED_ROLE = Qt.ItemDataRole.UserRole + 1  # a cell's SpeedCell
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +75,16 @@ class FitCard:
     label: str
     vram_bytes: int | None
     color: QColor
+    spec: GpuSpec | None = None  # for the tokens/s: its bandwidth and published results
+    measured_ratio: float | None = None  # this machine's measured decode / ceiling
+
+
+def speed_text(speed: SpeedCell) -> str:
+    """"118 est.": the cell's second line, decode tokens/s and its label (the unit is in the
+    legend: the columns stay narrow enough for three cards)."""
+    if speed.tokens_per_s is None:
+        return MISSING
+    return f"{speed.tokens_per_s:.0f} {localise(SHORT_SPEED_LABELS[speed.label])}"
 
 
 def context_label(tokens: int) -> str:
@@ -100,6 +123,19 @@ def cell_tooltip(result: FitResult, card_label: str) -> str:
             size=gb(parts.overhead_bytes)),
         translate("WhatFitsPanel", "Shape: {source}").format(source=result.model.source),
     ))
+
+
+def speed_tooltip(speed: SpeedCell, fits: bool = True) -> str:
+    """The tokens/s half of a cell's tooltip: the label in full, then the basis and sources."""
+    if speed.tokens_per_s is None:
+        return speed.tooltip
+    head = translate("WhatFitsPanel", "Decode: {value} tokens/s ({label})").format(
+        value=f"{speed.tokens_per_s:.0f}", label=localise(speed.label))
+    if not fits:
+        head = translate("WhatFitsPanel", "Not shown in the cell: the model does not fit, and "
+                         "the layers left off the GPU would run at the CPU's speed. On a card "
+                         "where it fits: {head}").format(head=head)
+    return "\n".join((head, speed.tooltip))
 
 
 def content_height(table: QTableWidget) -> int:
@@ -194,6 +230,7 @@ class WhatFitsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._cards: tuple[FitCard, ...] = ()
+        self._observations: tuple[LlmObservation, ...] = ()
         column, header = titled_column(self, self.tr("What fits"))
         header.addWidget(make_label(self.tr("Context:"), wrap=False))
         self.context_box = QComboBox()
@@ -230,6 +267,16 @@ class WhatFitsPanel(QWidget):
                 fits=FITS_MARK, tight=TIGHT_MARK, no=NO_MARK, share=f"{TIGHT_FRACTION:.0%}",
                 overhead=f"{overhead:g}"), color=MUTED_COLOR)
         column.addWidget(self.legend)
+        self.speed_legend = make_label(self.tr(
+            "Second line: decode tokens/s, one user, after the chosen context. {est} "
+            "estimated from the memory bandwidth (hover for the basis), {pub} published "
+            "llama.cpp result, {meas} measured on this machine, {imp} imported from "
+            "llama-bench.").format(
+                est=localise(SHORT_SPEED_LABELS[SPEED_ESTIMATED]),
+                pub=localise(SHORT_SPEED_LABELS[SPEED_PUBLISHED]),
+                meas=localise(SHORT_SPEED_LABELS[SPEED_MEASURED]),
+                imp=localise(SHORT_SPEED_LABELS[SPEED_IMPORTED])), color=MUTED_COLOR)
+        column.addWidget(self.speed_legend)
 
     # ------------------------------------------------------------------ API
 
@@ -248,6 +295,12 @@ class WhatFitsPanel(QWidget):
         self._cards = tuple(cards)
         self.scope_label.setText(scope)
         self.scope_label.setVisible(bool(scope))
+        self._render()
+
+    def set_observations(self, observations: Sequence[LlmObservation]) -> None:
+        """Measured and imported decode results (from the run history) to show in place of
+        published figures and estimates."""
+        self._observations = tuple(observations)
         self._render()
 
     def cell(self, model_name: str, card_index: int,
@@ -282,9 +335,11 @@ class WhatFitsPanel(QWidget):
             table.setColumnCount(0)
             table.hide()
             self.legend.hide()
+            self.speed_legend.hide()
             return
         table.show()
         self.legend.show()
+        self.speed_legend.show()
         context = self.context_tokens
         rows = [cached_fit_table(card.vram_bytes, context) if card.vram_bytes else None
                 for card in cards]
@@ -349,10 +404,17 @@ class WhatFitsPanel(QWidget):
                         item.setForeground(QBrush(MUTED_COLOR))
                     else:
                         result = card_rows[position].results[offset]
-                        item = QTableWidgetItem(cell_text(result))
+                        speed = speed_cell(card.spec, model, precisions[offset], context,
+                                           measured_ratio=card.measured_ratio,
+                                           observations=self._observations)
+                        shown = speed_text(speed) if result.fits else MISSING
+                        item = QTableWidgetItem(f"{cell_text(result)}\n{shown}")
                         item.setData(Qt.ItemDataRole.UserRole, fit_state(result))
+                        item.setData(SPEED_ROLE, speed)
                         item.setBackground(tints[fit_state(result)])
-                        item.setToolTip(plain_tooltip(cell_tooltip(result, card.label)))
+                        item.setToolTip(plain_tooltip("\n\n".join((
+                            cell_tooltip(result, card.label),
+                            speed_tooltip(speed, result.fits)))))
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                     table.setItem(row, column, item)
 
@@ -365,9 +427,10 @@ class WhatFitsPanel(QWidget):
         names = [model_row.model.name for model_row in models]
         model_width = max([_MODEL_COLUMN_WIDTH, *(metrics.horizontalAdvance(n) + 16
                                                   for n in names)])
-        for row in range(table.rowCount()):
-            table.setRowHeight(row, 24)
-        table.setRowHeight(1, metrics.lineSpacing() * 2 + 8)
+        table.setRowHeight(0, 24)
+        # Two lines per row: the header's precision, a cell's fit and its tokens/s.
+        for row in range(1, table.rowCount()):
+            table.setRowHeight(row, metrics.lineSpacing() * 2 + 8)
         # The cards' cells share the page's width; the model names keep theirs.
         table.set_column_widths([model_width] + [cell_width] * (table.columnCount() - 1),
                                 stretch_from=1)
