@@ -148,7 +148,19 @@ def _build_parser() -> argparse.ArgumentParser:
     past.add_argument("--show", metavar="ID", help="print a past run (an id, or last)")
     past.add_argument("--compare", nargs=2, metavar=("A", "B"),
                       help="compare two past runs, benchmark by benchmark")
-    past.add_argument("--delete", nargs="+", metavar="ID", help="delete past runs")
+    past.add_argument("--delete", nargs="+", metavar="ID",
+                      help="delete past runs (and imported results: i1, i2, ...)")
+    past.add_argument("--import", dest="import_files", nargs="+", metavar="FILE",
+                      help="keep llama.cpp's own numbers in the history, labelled imported: "
+                           "llama-bench output in any format (md, csv, json, jsonl, sql) or "
+                           "the timing lines of llama-cli and llama-server (runs nothing)")
+    past.add_argument("--llama-bench", metavar="PATH",
+                      help="run this llama-bench on --model (-o jsonl) as a benchmark process, "
+                           "with telemetry, and keep its results in the history as imported")
+    bench.add_argument("--model", metavar="FILE.gguf", help="the model --llama-bench runs")
+    bench.add_argument("--llm-shape", metavar="MODEL",
+                       help="the model whose shapes the llm suite builds, e.g. 'Qwen2.5 7B' "
+                            "(default: Qwen2.5 0.5B on a CPU, Llama 3 8B on a GPU)")
 
     report = commands.add_parser(
         "report", help="the share report of this machine (or a snapshot, or pasted outputs) "
@@ -278,7 +290,10 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
 
     recorder = RecordingSystem(_system(args.replay))
     inventory = collect_inventory(recorder)
-    _inspect_frameworks(args, recorder)
+    inspection = _inspect_frameworks(args, recorder)
+    from gpuscope.app.doctor_inputs import llm_runtimes
+
+    llm_runtimes(recorder, inventory, inspection)  # recorded for the replay's doctor
     snapshot = recorder.snapshot
     snapshot.meta = _snapshot_meta(args.description)
     if args.replay:
@@ -415,11 +430,27 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from gpuscope.bench.command import bench_command, history_command
 
+    if args.import_files:
+        from gpuscope.bench.import_command import import_command
+
+        return import_command(args.import_files, as_json=args.json, save=not args.no_save)
+    if args.llama_bench:
+        from gpuscope.bench.llama_run import llama_bench_command
+
+        return llama_bench_command(args.llama_bench, args.model, as_json=args.json,
+                                   save=not args.no_save)
     if args.history or args.show or args.compare or args.delete:
         return history_command(list_runs=args.history, show=args.show, compare=args.compare,
                                delete=args.delete, as_json=args.json)
+    if args.llm_shape is not None:
+        from gpuscope.bench.catalog import llm_shape_names
+
+        if args.llm_shape not in llm_shape_names():
+            raise CliUsageError(f"--llm-shape {args.llm_shape!r}: not a known model; known: "
+                                + ", ".join(llm_shape_names()))
     return bench_command(args.suites, device=args.device, python=args.python,
-                         as_json=args.json, output=args.output, save=not args.no_save)
+                         as_json=args.json, output=args.output, save=not args.no_save,
+                         llm_shape=args.llm_shape)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -639,10 +670,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "record": _cmd_record, "export": _cmd_export, "bench": _cmd_bench,
                 "report": _cmd_report, "screenshot": _cmd_screenshot,
                 "desktop-entry": _cmd_desktop_entry, None: _cmd_gui}
+    # SIGTERM, SIGHUP and Ctrl-C end the workers and probes first; leaving ends those still
+    # running (the window closed mid-run). Each also dies with gpuscope by kill -9 (Linux).
+    from gpuscope.probes.worker_process import children_end_first
+
     try:
-        _check_global_options(args)
-        _choose_language(args)
-        return handlers[args.command](args)
+        with children_end_first():
+            _check_global_options(args)
+            _choose_language(args)
+            return handlers[args.command](args)
     except CliError as exc:
         print(f"gpuscope: {one_line(str(exc))}", file=sys.stderr)
         return 1

@@ -14,6 +14,7 @@ from gpuscope.doctor import DoctorInput
 from gpuscope.evidence import System
 from gpuscope.i18n import message
 from gpuscope.inventory import FrameworkInspection
+from gpuscope.model import Inventory, LlmRuntime
 from gpuscope.probes.python_envs import InterpreterChoice
 
 Progress = Callable[[str], None]
@@ -74,6 +75,18 @@ def inspect_frameworks(system: System, pythons: Sequence[str] | None,
     return inspection
 
 
+def llm_runtimes(system: System, inventory: Inventory,
+                 inspection: FrameworkInspection | None = None) -> tuple[LlmRuntime, ...]:
+    """The local LLM runtimes, each found or not with why, and the GPUs each would use."""
+    from gpuscope.inventory.llm_runtimes import resolve_runtimes
+    from gpuscope.probes.llm_runtimes import probe_llm_runtimes
+
+    runtimes = probe_llm_runtimes(
+        system, inspection.interpreters if inspection is not None else (),
+        inspection.frameworks if inspection is not None else ())
+    return resolve_runtimes(runtimes, inventory.gpus)
+
+
 def machine_input(*, system: System | None = None, imports: Sequence[str] = (),
                   pythons: Sequence[str] | None = None,
                   progress: Progress = _quiet) -> MachineInput:
@@ -88,8 +101,11 @@ def machine_input(*, system: System | None = None, imports: Sequence[str] = (),
         machine = import_files(list(imports))
         refused = tuple(r.reason for r in machine.refused)
         ignored = () if refused else tuple(r.reason for r in machine.rejected)
+        from gpuscope.inventory.llm_runtimes import resolve_runtimes
+
+        pasted = resolve_runtimes(machine.llm_runtimes, machine.inventory.gpus)
         return MachineInput(DoctorInput(machine.inventory, machine.frameworks,
-                                        machine.signals),
+                                        machine.signals, llm_runtimes=pasted),
                             imported=machine, refused=refused, ignored=ignored)
     if system is None:
         raise ValueError("machine_input needs a system or pasted outputs")
@@ -97,5 +113,8 @@ def machine_input(*, system: System | None = None, imports: Sequence[str] = (),
 
     inventory = collect_inventory(system)
     inspection = inspect_frameworks(system, pythons, progress)
+    progress(message("looking for local LLM runtimes"))
+    runtimes = llm_runtimes(system, inventory, inspection)
     return MachineInput(DoctorInput(inventory, inspection.frameworks,
-                                    interpreters=inspection.interpreters), system=system)
+                                    interpreters=inspection.interpreters,
+                                    llm_runtimes=runtimes), system=system)

@@ -10,7 +10,7 @@ from typing import Any
 
 from gpuscope.doctor.fixes import in_container, in_virtual_machine, kfd_loaded_but_node_missing
 from gpuscope.doctor.rules import DoctorInput
-from gpuscope.model import Finding, Framework, Gpu, to_jsonable
+from gpuscope.model import Finding, Framework, Gpu, LlmRuntime, to_jsonable
 
 DIAGNOSIS_SCHEMA = "gpuscope.diagnosis/1"
 
@@ -30,6 +30,15 @@ def _framework(framework: Framework) -> dict[str, Any]:
     assert isinstance(doc, dict)
     doc["evidence"] = [ref.label() for ref in framework.evidence]
     return doc
+
+
+def _llm_runtime(runtime: LlmRuntime) -> dict[str, Any]:
+    doc = to_jsonable(runtime)
+    assert isinstance(doc, dict)
+    doc["evidence"] = [ref.label() for ref in runtime.evidence]
+    ordered = {key: doc.get(key) for key in (
+        "name", "found", "version", "reason", "backend", "gpus", "models")}
+    return {**ordered, **{k: v for k, v in doc.items() if k not in ordered}}
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
@@ -75,6 +84,8 @@ def diagnosis_document(data: DoctorInput, findings: tuple[Finding, ...]) -> dict
         # Each interpreter inspected (or not, with why), so "no PyTorch" is told from
         # "nothing inspected".
         "interpreters": [to_jsonable(i) for i in data.interpreters],
+        # Each local LLM runtime, found or not with why (schema "Additions").
+        "llm_runtimes": [_llm_runtime(r) for r in data.llm_runtimes],
         "findings": [_finding(f) for f in findings],
         "probes": to_jsonable(inventory.probes),
     }

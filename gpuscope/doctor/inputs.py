@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from gpuscope.i18n import message, prose
 from gpuscope.model import (
     DEVICE_TABLE_SOURCE,
+    LLM_RUNTIME_NAMES,
     EvidenceRef,
     Framework,
     Gpu,
@@ -99,6 +100,8 @@ def blocked_targets(data: DoctorInput) -> dict[str, list[Signal]]:
     found: dict[str, list[Signal]] = {}
     for kind in ("hip.invalid_device_function", "hip.no_binary_for_gpu", "cuda.no_kernel_image"):
         for signal in data.signals_of(kind):
+            if signal.detail in LLM_RUNTIME_NAMES:  # an LLM runtime's build, not PyTorch's
+                continue
             found.setdefault(signal.gfx_target or "", []).append(signal)
     return found
 

@@ -18,6 +18,7 @@ from gpuscope.doctor.rules_amd import (
     rule_kfd,
     rule_runtime,
 )
+from gpuscope.doctor.rules_llm import rule_llm
 from gpuscope.doctor.rules_nvidia import rule_nvidia
 from gpuscope.doctor.rules_platform import (
     rule_distro,
@@ -98,6 +99,7 @@ def diagnose(data: DoctorInput) -> tuple[Finding, ...]:
     for rule in RULES:
         findings += rule(data)
     findings += rule_usable(data, findings)
+    findings += rule_llm(data, findings)
     unique = list(dict.fromkeys(findings))
     return tuple(sorted(unique, key=lambda f: (_SEVERITY_ORDER[f.severity],
                                                 f.gpu if f.gpu is not None else -1)))

@@ -6,6 +6,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from gpuscope.doctor.layers import layers_for
+from gpuscope.doctor.llm_summary import runtime_line
 from gpuscope.doctor.rules import DoctorInput
 from gpuscope.doctor.verdicts import FrameworkVerdict, framework_verdicts
 from gpuscope.i18n import localise, message
@@ -90,6 +91,10 @@ def format_doctor_text(data: DoctorInput, findings: Sequence[Finding]) -> str:
                                                   name=v.text))
                           for v in framework_verdicts(data, findings, framework)]
     if data.frameworks:
+        lines.append("")
+    if data.llm_runtimes:
+        lines.append(localise(message("LLM runtimes")))
+        lines += ["  " + localise(runtime_line(r, inventory.gpus)) for r in data.llm_runtimes]
         lines.append("")
     shown = [f for f in findings if f.severity is not Severity.OK]
     if shown:

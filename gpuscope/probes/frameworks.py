@@ -99,6 +99,7 @@ class FrameworkProbeResult:
     environment: Mapping[str, str | None] = field(default_factory=dict)
     stderr_tail: str | None = None
     prefix: str | None = None  # sys.prefix: two paths with one prefix and version are one env
+    packages: Mapping[str, str] = field(default_factory=dict)  # vllm, sglang -> version
 
     def interpreter(self, why: str | None = None) -> Interpreter:
         """The model's record of this interpreter: inspected or why not, and what it lacks."""
@@ -108,6 +109,7 @@ class FrameworkProbeResult:
             python=python, inspected=inspected, why=why, executable=self.executable,
             python_version=self.python_version, not_installed=self.not_installed,
             error=None if inspected else (self.status.reason or self.status.state.value),
+            packages=self.packages,
         )
 
     def frameworks_or_reason(self) -> tuple[Framework, ...]:
@@ -508,6 +510,8 @@ def parse_framework_answer(answer: JsonValue, python: str) -> FrameworkProbeResu
         environment=environment,
         stderr_tail=stderr if isinstance(stderr, str) and stderr else None,
         prefix=_str(hello.get("prefix")),
+        packages={str(k): v.strip() for k, v in _dict(hello.get("packages")).items()
+                  if isinstance(v, str) and v.strip()},
     )
 
 

@@ -26,6 +26,7 @@ from gpuscope.report.export_markdown import (
 )
 from gpuscope.report.export_svg import bench_bars_svg, sparkline_svg
 from gpuscope.report.formatting import format_duration, format_stat, format_unix
+from gpuscope.report.llm_speed import speed_html
 from gpuscope.report.telemetry_summary import shown
 from gpuscope.report.view_model import (
     UNSTABLE_WORD,
@@ -185,6 +186,15 @@ def _stack(report: ShareReport) -> str:
     return "".join(parts)
 
 
+def _llm_runtimes(report: ShareReport) -> str:
+    if not report.llm_runtimes:
+        return ""
+    items = "".join(f"<li>{'✓' if found else '✗'} {esc(localise(line))}</li>"
+                    for found, line in report.llm_runtimes)
+    return (f'<section id="llm-runtimes"><h2>{esc(gettext("LLM runtimes"))}</h2>'
+            f"<ul>{items}</ul></section>")
+
+
 def _frameworks(report: ShareReport) -> str:
     if not report.frameworks:
         body = "<p>" + esc(gettext("No framework inspected (run {command}).")).format(
@@ -328,7 +338,9 @@ def report_html(report: ShareReport) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(report.title)}</title><style>{CSS}</style></head><body><main>"
         + _header(report) + _machine(report) + _stack(report) + _frameworks(report)
-        + _findings(report) + _bench(report) + _telemetry(report) + problems
+        + _llm_runtimes(report)
+        + _findings(report) + _bench(report) + speed_html(report) + _telemetry(report)
+        + problems
         + "<details><summary>" + esc(gettext("Raw report JSON ({schema})").format(
             schema=report.document.get("schema", "?")))
         + f"</summary><pre><code>{esc(raw)}</code></pre></details>"

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from gpuscope.i18n import N_, gettext, localise
 from gpuscope.report.device_index import COLUMNS, remark_lines
 from gpuscope.report.formatting import format_duration, format_stat, format_unix
+from gpuscope.report.llm_speed import speed_markdown
 from gpuscope.report.telemetry_summary import shown
 from gpuscope.report.view_model import (
     UNSTABLE_WORD,
@@ -192,6 +193,14 @@ def _frameworks(report: ShareReport) -> list[str]:
     return lines
 
 
+def _llm_runtimes(report: ShareReport) -> list[str]:
+    if not report.llm_runtimes:
+        return []
+    return ["## " + gettext("LLM runtimes"), "",
+            *(f"- {'✓' if found else '✗'} {text(localise(line))}"
+              for found, line in report.llm_runtimes), ""]
+
+
 def _finding(finding: ReportFinding) -> list[str]:
     where = f", GPU {finding.gpu}" if finding.gpu is not None else ""
     heading = gettext("{severity}: {title}").format(severity=localise(finding.word),
@@ -318,8 +327,10 @@ def report_markdown(report: ShareReport, *, max_chars: int = MAX_CHARS) -> str:
     lines += _machine(report)
     lines += _stack(report)
     lines += _frameworks(report)
+    lines += _llm_runtimes(report)
     lines += _findings(report)
     lines += _bench(report)
+    lines += speed_markdown(report)
     lines += _telemetry(report)
     if report.problems:
         lines += [text(gettext("Parts of this report could not be read: {problems}").format(

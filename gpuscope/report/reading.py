@@ -12,8 +12,10 @@ from typing import Any
 
 from gpuscope.bench.assess import assess_run
 from gpuscope.bench.results import BenchRun, ResultStatus, run_from_json
+from gpuscope.decode import decode
+from gpuscope.doctor.llm_summary import runtime_line
 from gpuscope.i18n import N_, Message, message
-from gpuscope.model import PcieLink
+from gpuscope.model import Gpu, LlmRuntime, PcieLink
 from gpuscope.model import json_bool as _bool
 from gpuscope.model import json_dict as _dict
 from gpuscope.model import json_float as _float
@@ -202,6 +204,18 @@ def _frameworks(diagnosis: Mapping[str, Any],
     return tuple(out)
 
 
+def _llm_runtimes(diagnosis: Mapping[str, Any]) -> tuple[tuple[bool, str], ...]:
+    """(found, line) per LLM runtime ("Ollama 0.5.1: ROCm on ..."), as the doctor words it."""
+    gpus = tuple(g for g in (decode(Gpu, raw).value for raw in _list(diagnosis.get("gpus")))
+                 if g is not None)
+    lines = []
+    for raw in _list(diagnosis.get("llm_runtimes")):
+        runtime = decode(LlmRuntime, raw).value
+        if runtime is not None:
+            lines.append((runtime.found, runtime_line(runtime, gpus)))
+    return tuple(lines)
+
+
 def _findings(diagnosis: Mapping[str, Any]) -> tuple[ReportFinding, ...]:
     out: list[ReportFinding] = []
     for raw in _list(diagnosis.get("findings")):
@@ -376,7 +390,7 @@ def report_from_document(raw: Any) -> ShareReport:
         platform=_platform(diagnosis, _dict(doc.get("host"))),
         gpus=gpus, layers=_layers(doc.get("layers")), stack=stack, environment=environment,
         device_nodes=nodes, frameworks=_frameworks(diagnosis, _list(doc.get("framework_verdicts"))),
-        findings=_findings(diagnosis),
+        findings=_findings(diagnosis), llm_runtimes=_llm_runtimes(diagnosis),
         bench=tuple(sorted(sections, key=lambda s: -s.started_unix_s)),
         bench_runs=tuple(runs), telemetry=telemetry, document=doc,
         problems=tuple(problems), device_index=index_from_json(doc.get("device_index")))

@@ -42,6 +42,7 @@ from gpuscope.doctor.layers import layers_for
 from gpuscope.doctor.verdicts import framework_verdicts
 from gpuscope.model import Finding, OriginKind, to_jsonable
 from gpuscope.report.device_index import index_json
+from gpuscope.report.llm_speed import report_speed_rows, speed_json
 from gpuscope.report.reading import report_from_document
 from gpuscope.report.redact import Identity, Redactor, Replacement
 from gpuscope.report.view_model import (
@@ -158,4 +159,5 @@ def preview_replacements(data: DoctorInput, findings: Sequence[Finding], *,
 
 def report_json_text(report: ShareReport) -> str:
     """The JSON export: the document the report was read from."""
-    return json.dumps(report.document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    document = {**report.document, "llm_speed": speed_json(report_speed_rows(report))}
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

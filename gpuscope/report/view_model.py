@@ -416,6 +416,8 @@ class ShareReport:
     problems: tuple[str, ...] = ()
     # How each layer numbers each GPU (the document's "device_index").
     device_index: tuple[IndexRow, ...] = ()
+    # (found, line) per LLM runtime: found or not with why, its backend and loaded models.
+    llm_runtimes: tuple[tuple[bool, str], ...] = ()
 
     @property
     def title(self) -> str:

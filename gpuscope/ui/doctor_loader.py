@@ -32,17 +32,20 @@ from gpuscope.inventory import (
     inspect_interpreters,
     origin_for,
 )
+from gpuscope.inventory.llm_runtimes import resolve_runtimes
 from gpuscope.model import (
     Finding,
     Framework,
     Gpu,
     Interpreter,
     Inventory,
+    LlmRuntime,
     ProbeState,
     ProbeStatus,
     Severity,
 )
 from gpuscope.probes.frameworks import FrameworkProbeResult
+from gpuscope.probes.llm_runtimes import probe_llm_runtimes
 from gpuscope.probes.python_envs import InterpreterChoice, default_interpreters, given_interpreters
 from gpuscope.ui.background import BackgroundTask as BackgroundTask
 from gpuscope.ui.background import Relay
@@ -126,14 +129,17 @@ def make_diagnosis(
     inventory: Inventory, frameworks: Sequence[Framework] = (),
     imported: ImportedMachine | None = None,
     interpreters: Sequence[Interpreter] = (),
+    llm_runtimes: Sequence[LlmRuntime] = (),
 ) -> Diagnosis:
     signals = imported.signals if imported is not None else ()
-    data = DoctorInput(inventory, tuple(frameworks), signals, tuple(interpreters))
+    data = DoctorInput(inventory, tuple(frameworks), signals, tuple(interpreters),
+                       llm_runtimes=resolve_runtimes(llm_runtimes, inventory.gpus))
     return Diagnosis(data, diagnose(data), imported)
 
 
 def diagnosis_of_import(machine: ImportedMachine) -> Diagnosis:
-    return make_diagnosis(machine.inventory, machine.frameworks, machine)
+    return make_diagnosis(machine.inventory, machine.frameworks, machine,
+                          llm_runtimes=machine.llm_runtimes)
 
 
 # What an inspection's thread tells the GUI thread: ("chosen", the interpreters) once they
@@ -213,6 +219,11 @@ class DoctorLoader(QObject):
         self._task = BackgroundTask("frameworks", self)
         self._task.done.connect(self._on_inspected)
         self._task.failed.connect(self._on_inspection_failed)
+        # The LLM runtimes are looked for once the interpreters have answered (vLLM and
+        # SGLang are packages in them); a slow `--list-devices` never holds the pages up.
+        self._llm_runtimes: tuple[LlmRuntime, ...] = ()
+        self._llm_task = BackgroundTask("llm-runtimes", self)
+        self._llm_task.done.connect(self._on_llm_runtimes)
 
     # ------------------------------------------------------------------ state
 
@@ -284,7 +295,8 @@ class DoctorLoader(QObject):
             self._diagnosis = diagnosis_of_import(self._imported)
         else:
             self._diagnosis = make_diagnosis(self._live_inventory, self._live.frameworks,
-                                             interpreters=self._live.interpreters)
+                                             interpreters=self._live.interpreters,
+                                             llm_runtimes=self._llm_runtimes)
         self.diagnosis_changed.emit(self._diagnosis)
 
     # ------------------------------------------------------------------ inspection
@@ -327,6 +339,7 @@ class DoctorLoader(QObject):
         self._cancel.set()
         self._number += 1
         self._task.cancel()
+        self._llm_task.cancel()
 
     @Slot(int, object)
     def _on_inspection_news(self, number: int, news: tuple[str, object]) -> None:
@@ -359,6 +372,15 @@ class DoctorLoader(QObject):
         self.inspection_finished.emit(inspection.frameworks)
         self._set_live(inspection)
         self.inspection_done.emit(inspection)
+        if not self._llm_task.is_running:
+            self._llm_task.start(probe_llm_runtimes, self._system, inspection.interpreters,
+                                 inspection.frameworks)
+
+    def _on_llm_runtimes(self, runtimes: object) -> None:
+        if isinstance(runtimes, tuple):
+            self._llm_runtimes = tuple(r for r in runtimes if isinstance(r, LlmRuntime))
+            if self._imported is None:
+                self.recompute()
 
     def _on_inspection_failed(self, message: str) -> None:
         self.inspection_failed.emit(message)

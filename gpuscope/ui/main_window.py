@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.app.live_session import LiveSession
+from gpuscope.app.llm_history import LlmHistory, llm_history
 from gpuscope.app.prices import PriceBook
 from gpuscope.app.report_inputs import identity_sources_of
 from gpuscope.app.settings import DIR_IMPORT, DIR_RECORDING, Settings, SettingsStore
@@ -303,7 +304,13 @@ class MainWindow(QMainWindow):
         self._restore_settings()
 
         self.doctor.diagnosis_changed.connect(self._on_diagnosis)
+        # Measured and imported tokens/s of the run history, for Compare's What-fits panel.
+        self._llm_history_task = BackgroundTask("llm-history", parent=self)
+        self._llm_history_task.done.connect(self._on_llm_history)
+        self.bench_page.run_finished.connect(lambda _run: self._llm_history_task.start(
+            llm_history))
         if not isinstance(system, ReplaySystem):  # this machine's interpreters: bench there
+            self._llm_history_task.start(llm_history)
             self.doctor.inspection_done.connect(
                 lambda inspection: self.bench_page.use_inspection(
                     inspection, self.doctor.live_inventory))
@@ -542,6 +549,10 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     # ------------------------------------------------------------------ menus and settings
+
+    def _on_llm_history(self, history: object) -> None:
+        if isinstance(history, LlmHistory) and history.problem is None:
+            self.compare_page.set_llm_results(history.observations, history.decode_ratio)
 
     def _on_recording_opened(self, path: str) -> None:
         self.statusBar().showMessage(self.tr("Opened recording {name}").format(

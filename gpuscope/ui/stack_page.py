@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpuscope.doctor.layers import LayerRow, LayerState
+from gpuscope.doctor.llm_summary import runtime_line
 from gpuscope.doctor.verdicts import FrameworkVerdict
 from gpuscope.model import Finding, Gpu, GpuKind, Severity, Vendor
 from gpuscope.ui.doctor_loader import Diagnosis
@@ -502,6 +503,11 @@ class StackPage(QWidget):
             MIN_COLUMN_WIDTH, _SPACING, initial_width=MIN_COLUMN_WIDTH * 2 + _SPACING,
             fill_row_only=True, alignment=Qt.AlignmentFlag.AlignTop)
         self._content.addWidget(self.column_grid)
+        self._content.addSpacing(6)
+        self._content.addWidget(make_label(self.tr("LLM runtimes"), bold=True, scale=1.1,
+                                           wrap=False))
+        self.llm_label = make_label(self.tr("Not looked for yet."), color=MUTED_COLOR)
+        self._content.addWidget(self.llm_label)
         self._content.addStretch(1)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -538,6 +544,11 @@ class StackPage(QWidget):
                 titles=", ".join(core_text(title) for title in self._pending)))
         summary = " · ".join(parts)
         self.summary_label.setText(summary)
+
+        runtimes = diagnosis.data.llm_runtimes
+        self.llm_label.setText("\n".join(
+            ("✓ " if r.found else "✗ ") + core_text(runtime_line(r, inventory.gpus))
+            for r in runtimes) if runtimes else self.tr("Not looked for yet."))
 
         clear_layout(self._system_layout)
         self._system_rows = [FindingRow(f) for f in diagnosis.system_findings()]

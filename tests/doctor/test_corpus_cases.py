@@ -19,6 +19,7 @@ else:  # pragma: no cover
 
 from gpuscope.doctor import DoctorInput, diagnose, diagnosis_document
 from gpuscope.importer import import_files
+from gpuscope.inventory.llm_runtimes import resolve_runtimes
 
 CORPUS = FIXTURES_DIR / "corpus"
 KNOWN_GAPS = Path(__file__).with_name("corpus_known_gaps.toml")
@@ -82,7 +83,9 @@ def check_passes(doc: dict[str, Any], check: dict[str, Any]) -> bool:
 def diagnose_case(case: Path) -> dict[str, Any]:
     expect = json.loads((case / "expect.json").read_text())
     machine = import_files([str(case / name) for name in expect["files"]])
-    data = DoctorInput(machine.inventory, machine.frameworks, machine.signals)
+    data = DoctorInput(machine.inventory, machine.frameworks, machine.signals,
+                       llm_runtimes=resolve_runtimes(machine.llm_runtimes,
+                                                     machine.inventory.gpus))
     return diagnosis_document(data, diagnose(data))
 
 

@@ -24,6 +24,7 @@ from gpuscope.doctor import DoctorInput, diagnose
 from gpuscope.evidence import ReplaySystem
 from gpuscope.importer import import_texts
 from gpuscope.inventory import build_device_index, collect_frameworks, collect_inventory
+from gpuscope.inventory.llm_runtimes import resolve_runtimes
 from gpuscope.knowledge.sources import INTERNAL_PROVENANCE as INTERNAL_MARK_RE
 from gpuscope.model import (
     DeviceNodeAccess,
@@ -40,6 +41,7 @@ from gpuscope.model import (
     Stack,
     Vendor,
 )
+from gpuscope.probes.llm_runtimes import probe_llm_runtimes
 
 OUTPUTS_DIR = FIXTURES_DIR / "outputs"
 BASH = shutil.which("bash")
@@ -68,12 +70,16 @@ def user_texts(finding: Finding) -> list[str]:
 def _snapshot_inputs() -> Iterator[tuple[str, DoctorInput]]:
     for path in sorted(SNAPSHOTS_DIR.glob("*.json")):
         system = ReplaySystem.from_file(path)
-        yield path.name, DoctorInput(collect_inventory(system), collect_frameworks(system, []))
+        inventory = collect_inventory(system)
+        yield path.name, DoctorInput(inventory, collect_frameworks(system, []), llm_runtimes=(
+            resolve_runtimes(probe_llm_runtimes(system), inventory.gpus)))
 
 
 def _imported(texts: list[tuple[str, str]]) -> DoctorInput:
     machine = import_texts(texts)
-    return DoctorInput(machine.inventory, machine.frameworks, machine.signals)
+    return DoctorInput(machine.inventory, machine.frameworks, machine.signals,
+                       llm_runtimes=resolve_runtimes(machine.llm_runtimes,
+                                                     machine.inventory.gpus))
 
 
 def _output_inputs() -> Iterator[tuple[str, DoctorInput]]:

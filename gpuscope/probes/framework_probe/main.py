@@ -21,12 +21,13 @@ from typing import Any
 from ...child.jsonlines import Channel, claim_stdout, describe
 from .children import ChildRun, failure_reason, python_flags, run_child, stderr_tail
 from .others import inspect_jax, inspect_onnxruntime, inspect_tensorflow, inspect_torch_directml
-from .recording import LogCapture, Recorder, log
+from .recording import LogCapture, Recorder, distributions, log
 from .torch_probe import inspect_torch
 
 PROTOCOL = 1
 
 # Inspected in this order; module name == framework name.
+LLM_PACKAGES = ("vllm", "sglang")
 FRAMEWORKS = ("torch", "torch_directml", "onnxruntime", "jax", "tensorflow")
 
 # What changes which GPUs a framework sees, or how; reported in `hello`.
@@ -150,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         "platform": sys.platform, "machine": platform.machine(),
         "prefix": sys.prefix, "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "pid": os.getpid(), "env": env,
+        # LLM serving packages, read from metadata without importing them.
+        "packages": {d["name"]: d["version"] for d in distributions(LLM_PACKAGES)},
     })
     wanted = [n.strip() for n in args.only.split(",") if n.strip()] or list(FRAMEWORKS)
     threads = []
