@@ -675,7 +675,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gpuscope.probes.worker_process import children_end_first
 
     try:
-        with children_end_first():
+        with children_end_first(catch_signals=args.command is not None):
             _check_global_options(args)
             _choose_language(args)
             return handlers[args.command](args)

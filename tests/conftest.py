@@ -24,3 +24,5 @@ def _private_config_dir(tmp_path_factory: pytest.TempPathFactory,
                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows made by tests keep their settings in a temporary folder, never in ~/.config."""
     monkeypatch.setenv("GPUSCOPE_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    # ... and read and keep benchmark runs in one too, never in ~/.local/share.
+    monkeypatch.setenv("GPUSCOPE_DATA_DIR", str(tmp_path_factory.mktemp("data")))

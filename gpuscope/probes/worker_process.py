@@ -532,19 +532,21 @@ def _ending_children_first(previous: Handler) -> Callable[[int, FrameType | None
 
 
 @contextlib.contextmanager
-def children_end_first() -> Iterator[None]:
+def children_end_first(catch_signals: bool = True) -> Iterator[None]:
     """While held on the main thread, SIGTERM, SIGHUP and SIGINT first end every child
     (`end_children`), then do what they did before: SIGTERM and SIGHUP end gpuscope by that
     signal, SIGINT raises KeyboardInterrupt. A signal that was ignored (SIGHUP under `nohup`)
     or had a handler of its own is left alone, and a handler installed meanwhile (the bench's
     Ctrl-C that cancels the run, the window's close on SIGTERM) takes its turn while it is
-    there. On leaving, the handlers are put back and the children started meanwhile ended."""
+    there. On leaving, the handlers are put back and the children started meanwhile ended.
+    With `catch_signals` False (the window, which closes on these signals itself once it is
+    up), only the ending on leaving; children still die with gpuscope by their own means."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     before = live_children()
     previous: dict[int, Handler] = {}
-    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+    for name in ("SIGTERM", "SIGHUP", "SIGINT") if catch_signals else ():
         signum = getattr(signal, name, None)
         if signum is None:
             continue

@@ -526,6 +526,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop listening to the probes and workers; safe to call more than once."""
         self._telemetry_task.cancel()
+        self._llm_history_task.cancel()
         self.session.close()
         self.loader.cancel()
         self.doctor.shutdown()
