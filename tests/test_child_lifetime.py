@@ -127,11 +127,18 @@ def _torch_mapped(pid: int) -> bool:
         return True
 
 
+def _hangup_by_default() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _gpuscope(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.Popen[bytes]:
     log = (tmp_path / "gpuscope.log").open("wb")
     try:
+        # As from a terminal: SIGHUP at its default even when the tests run under nohup
+        # (gpuscope leaves an ignored SIGHUP ignored, on purpose).
         return subprocess.Popen([sys.executable, "-m", "gpuscope", *args], env=env, cwd=REPO,
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                preexec_fn=_hangup_by_default)
     finally:
         log.close()
 
