@@ -37,6 +37,9 @@ __all__ = ["APP_NAME", "DEFAULT_TELEMETRY_HZ", "ORGANISATION", "app_icon", "run_
            "setup_application"]
 
 
+_STYLED_PROPERTY = "gpuscope_styled"
+
+
 def setup_application(argv: Sequence[str] | None = None,
                       language_setting: str | None = None) -> QApplication:
     """The QApplication (the running one, or a new one over `argv`), named, styled and with
@@ -50,8 +53,13 @@ def setup_application(argv: Sequence[str] | None = None,
     app.setOrganizationName(ORGANISATION)
     app.setApplicationVersion(__version__)
     app.setDesktopFileName("gpuscope")  # matches resources/gpuscope.desktop
-    if app.style().name().lower() != STYLE.lower() and app.setStyle(STYLE) is None:
-        log.warning("the %s style is missing from this Qt; colours may be off", STYLE)
+    # Once per application, and never under a theme's style sheet: that wraps the style (its
+    # name reads "" then), and replacing the style beneath it leaves widgets styled by the
+    # sheet pointing at the old one (a crash at the next restyle).
+    if not app.property(_STYLED_PROPERTY) and not app.styleSheet():
+        if app.style().name().lower() != STYLE.lower() and app.setStyle(STYLE) is None:
+            log.warning("the %s style is missing from this Qt; colours may be off", STYLE)
+        app.setProperty(_STYLED_PROPERTY, True)
     icon = app_icon()
     if not icon.isNull():
         app.setWindowIcon(icon)
