@@ -268,8 +268,8 @@ def speed_html(report: ShareReport) -> str:
     body = []
     for row in rows:
         cells = [esc(c) for c in _cells(row)]
-        if row.speed.source_url:
-            cells[5] = (f'<a href="{esc(row.speed.source_url)}">{cells[5]}</a>')
+        if row.speed.source_url:  # named, never linked: the page loads and links nothing
+            cells[5] = f"{cells[5]} ({esc(row.speed.source_url)})"
         tip = esc(row.speed.tooltip)
         body.append("<tr>" + "".join(f'<td title="{tip}">{c}</td>' for c in cells) + "</tr>")
     return (f'<section id="llm-speed"><h2>{esc(title)}</h2><p class="meta">{esc(note)}</p>'

@@ -392,7 +392,9 @@ def report_from_document(raw: Any) -> ShareReport:
         device_nodes=nodes, frameworks=_frameworks(diagnosis, _list(doc.get("framework_verdicts"))),
         findings=_findings(diagnosis), llm_runtimes=_llm_runtimes(diagnosis),
         bench=tuple(sorted(sections, key=lambda s: -s.started_unix_s)),
-        bench_runs=tuple(runs), telemetry=telemetry, document=doc,
+        bench_runs=tuple(runs), telemetry=telemetry,
+        # "llm_speed" is derived from the rest whenever it is shown (report_json_text).
+        document={k: v for k, v in doc.items() if k != "llm_speed"},
         problems=tuple(problems), device_index=index_from_json(doc.get("device_index")))
 
 

@@ -204,7 +204,7 @@ def test_the_report_section_in_markdown_html_and_json() -> None:
     parser.feed(page)
     shown = " ".join(parser.text)
     assert "published" in shown and "estimated" in shown
-    assert 'href="https://github.com/ggml-org/llama.cpp/pull/26284"' in page
+    assert "(https://github.com/ggml-org/llama.cpp/pull/26284)" in page
 
     document = speed_json(rows)
     json.dumps(document, allow_nan=False)
