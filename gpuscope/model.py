@@ -426,6 +426,38 @@ class LlmRuntime:
 
 
 @dataclass(frozen=True, slots=True)
+class LlamaBenchResult:
+    """One throughput llama.cpp reported: a `llama-bench` test ("pp512", "tg128",
+    "pp512+tg128", "tg128 @ d4096") or a `llama-cli`/`llama-server` timing ("prompt eval",
+    "eval"), with what it ran on as far as the text says (None: not said)."""
+
+    tool: str  # one of gpuscope.parsers.llama_bench.TOOLS
+    format: str  # one of gpuscope.parsers.llama_bench.FORMATS
+    test: str
+    tokens_per_s: float
+    tokens_per_s_stddev: float | None = None
+    samples_tokens_per_s: tuple[float, ...] = ()
+    n_prompt: int | None = None
+    n_gen: int | None = None
+    n_depth: int | None = None
+    model_type: str | None = None  # llama_model_desc: "llama 8B Q4_K - Medium"
+    model_filename: str | None = None
+    quantisation: str | None = None  # "Q4_K_M", "Q4_0", "IQ4_NL", "F16"
+    model_size_bytes: int | None = None  # from a table: rounded to the 2 decimals shown
+    model_params: int | None = None
+    backend: str | None = None  # as printed: "ROCm", "ROCm,RPC", "BLAS,MTL", "Vulkan"
+    backend_id: str | None = None  # one of LLM_BACKENDS, None when unknown
+    n_gpu_layers: int | None = None
+    gpu_name: str | None = None  # "AMD Radeon RX 7900 XTX" (several joined by ", ")
+    cpu_info: str | None = None
+    build_commit: str | None = None
+    build_number: int | None = None
+    test_time: str | None = None  # RFC 3339, UTC
+    settings: Mapping[str, str] = field(default_factory=dict)  # fa, n_ubatch, type_k, ...
+    line: int | None = None  # 1-based line of the text it was read from
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedOutput:
     """What one pasted or captured output says, in the model's terms. Parsers never raise:
     what they could not read goes into `problems`."""

@@ -9,7 +9,6 @@ written. Imported results are listed with ids "i1", "i2", ...: `--delete i3` rem
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
@@ -20,7 +19,6 @@ from typing import TextIO
 from gpuscope.bench.history import HistoryError, RunHistory, StoredImport
 from gpuscope.bench.imported import (
     FileImport,
-    ImportedLlamaResult,
     ImportedResult,
     format_words,
     imported_header,
@@ -39,17 +37,10 @@ EXIT_FAILED = 1
 IMPORTED_ID_PREFIX = "i"
 
 
-def as_imported(result: LlamaBenchResult) -> ImportedLlamaResult:
-    """The parser's result as the history keeps it (the same fields)."""
-    return ImportedLlamaResult(**{f.name: getattr(result, f.name)
-                                  for f in dataclasses.fields(LlamaBenchResult)})
-
-
 def imported_results(results: Sequence[LlamaBenchResult], source_file: str,
                      now: float | None = None) -> tuple[ImportedResult, ...]:
     when = time.time() if now is None else now
-    converted = [as_imported(r) for r in results]
-    return tuple(ImportedResult(imported_id(r), source_file, when, r) for r in converted)
+    return tuple(ImportedResult(imported_id(r), source_file, when, r) for r in results)
 
 
 def read_import(path: str, now: float | None = None) -> FileImport:

@@ -9,22 +9,21 @@ them (`ImportedLlamaResult`), the file it came from and when it was imported. Th
 keeps these in a table of their own, apart from measured runs.
 
 This module does not import the parser (the report and the Compare page read imported results,
-and views never import parsers): `ImportedLlamaResult` has the fields of
-`gpuscope.parsers.llama_bench.LlamaBenchResult`, one for one (a test keeps them equal), and
-`gpuscope.bench.import_command` converts one into the other.
+and views never import parsers): the parser's record, `gpuscope.model.LlamaBenchResult`, is
+kept as it is (`ImportedLlamaResult` names it here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpuscope.bench.results import BenchTelemetry
 from gpuscope.decode import Decoder
 from gpuscope.i18n import N_, localise, message
-from gpuscope.model import JsonValue, to_jsonable
+from gpuscope.model import JsonValue, LlamaBenchResult, to_jsonable
 
 TOOLS: tuple[str, ...] = ("llama-bench", "llama-cli", "llama-server")
 IMPORTED_KIND = "imported"
@@ -38,36 +37,9 @@ FORMAT_WORDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedLlamaResult:
-    """One throughput llama.cpp reported, as `gpuscope.parsers.llama_bench.LlamaBenchResult`
-    has it (see there for each field): a llama-bench test ("pp512", "tg128") or a llama-cli /
-    llama-server timing ("prompt eval", "eval"), with what it ran on as far as the text said."""
-
-    tool: str
-    format: str
-    test: str
-    tokens_per_s: float
-    tokens_per_s_stddev: float | None = None
-    samples_tokens_per_s: tuple[float, ...] = ()
-    n_prompt: int | None = None
-    n_gen: int | None = None
-    n_depth: int | None = None
-    model_type: str | None = None  # "llama 8B Q4_K - Medium"
-    model_filename: str | None = None
-    quantisation: str | None = None  # "Q4_K_M"
-    model_size_bytes: int | None = None
-    model_params: int | None = None
-    backend: str | None = None  # as printed: "ROCm", "BLAS,MTL"
-    backend_id: str | None = None  # one of model.LLM_BACKENDS
-    n_gpu_layers: int | None = None
-    gpu_name: str | None = None
-    cpu_info: str | None = None
-    build_commit: str | None = None
-    build_number: int | None = None
-    test_time: str | None = None
-    settings: Mapping[str, str] = field(default_factory=dict)
-    line: int | None = None
+# The parser's record itself (it lives in the model: report/ reads it, and may not import
+# parsers).
+ImportedLlamaResult = LlamaBenchResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuscope.i18n import message
+from gpuscope.model import LlamaBenchResult as LlamaBenchResult  # re-exported: its record
 from gpuscope.parsers._common import MAX_PROBLEMS, read_lines
 
 FORMATS: tuple[str, ...] = ("md", "csv", "json", "jsonl", "sql", "llama-cli", "llama-server")
@@ -97,38 +98,6 @@ _CPU_BACKENDS = frozenset({"cpu", "blas", "accelerate", "zendnn", "amx"})
 # Backend flags of llama-bench before the `backends` field (2023-2024 json/csv).
 _OLD_BACKEND_FLAGS = (("cuda", "CUDA"), ("vulkan", "Vulkan"), ("metal", "Metal"),
                       ("sycl", "SYCL"), ("kompute", "Kompute"), ("opencl", "OpenCL"))
-
-
-@dataclass(frozen=True, slots=True)
-class LlamaBenchResult:
-    """One throughput llama.cpp reported: a `llama-bench` test ("pp512", "tg128",
-    "pp512+tg128", "tg128 @ d4096") or a `llama-cli`/`llama-server` timing ("prompt eval",
-    "eval"), with what it ran on as far as the text says (None: not said)."""
-
-    tool: str  # one of TOOLS
-    format: str  # one of FORMATS
-    test: str
-    tokens_per_s: float
-    tokens_per_s_stddev: float | None = None
-    samples_tokens_per_s: tuple[float, ...] = ()
-    n_prompt: int | None = None
-    n_gen: int | None = None
-    n_depth: int | None = None
-    model_type: str | None = None  # llama_model_desc: "llama 8B Q4_K - Medium"
-    model_filename: str | None = None
-    quantisation: str | None = None  # "Q4_K_M", "Q4_0", "IQ4_NL", "F16"
-    model_size_bytes: int | None = None  # from a table: rounded to the 2 decimals shown
-    model_params: int | None = None
-    backend: str | None = None  # as printed: "ROCm", "ROCm,RPC", "BLAS,MTL", "Vulkan"
-    backend_id: str | None = None  # one of model.LLM_BACKENDS, None when unknown
-    n_gpu_layers: int | None = None
-    gpu_name: str | None = None  # "AMD Radeon RX 7900 XTX" (several joined by ", ")
-    cpu_info: str | None = None
-    build_commit: str | None = None
-    build_number: int | None = None
-    test_time: str | None = None  # RFC 3339, UTC
-    settings: Mapping[str, str] = field(default_factory=dict)  # fa, n_ubatch, type_k, ...
-    line: int | None = None  # 1-based line of the text it was read from
 
 
 @dataclass(frozen=True, slots=True)
