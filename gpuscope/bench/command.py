@@ -46,6 +46,7 @@ from gpuscope.bench.import_command import (
     imported_history_json,
     imported_history_text,
     parse_imported_ident,
+    say,
 )
 from gpuscope.bench.interpreter import BenchInterpreter, BenchInterpreters
 from gpuscope.bench.results import (
@@ -419,11 +420,6 @@ def _exception_text(exc: BaseException) -> str:
     return first if isinstance(first, Message) else str(exc)
 
 
-def _say(err: TextIO, text: str) -> None:
-    """One line on stderr, "gpuscope bench: " and `text` in the language chosen."""
-    err.write(f"gpuscope bench: {localise(text)}\n")
-
-
 def bench_command(
     suites: Sequence[str] | None,
     *,
@@ -450,7 +446,7 @@ def bench_command(
         benchmarks = resolve_suites(suites or ())
         device_request = parse_device(device)
     except (UnknownSuiteError, ValueError) as exc:
-        _say(err, _exception_text(exc))
+        say(err, _exception_text(exc))
         return EXIT_USAGE
     chooser = interpreters or BenchInterpreters()
     if python is None:
@@ -463,7 +459,7 @@ def bench_command(
                 error=f"{type(exc).__name__}: {exc}"))
         if pick.python is None:
             return _no_torch(pick.reason, benchmarks, device_request, as_json, output, out, err)
-        _say(err, message("using {reason}", reason=pick.reason))
+        say(err, message("using {reason}", reason=pick.reason))
         python = pick.python
     request = BenchRequest(benchmarks, python=python, device=device_request, llm_shape=llm_shape)
     session = BenchSession(request, machine)
@@ -484,12 +480,12 @@ def bench_command(
         saved_id, why_not = _save(run, store)
         document["history"] = {"id": saved_id, "path": str(store.path), "not_saved": why_not}
         if why_not is not None and run.hello is not None:
-            _say(err, message("the run was not kept: {why}", why=why_not))
+            say(err, message("the run was not kept: {why}", why=why_not))
     if output:
         try:
             Path(output).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
-            _say(err, message("cannot write {path}: {why}", path=output,
+            say(err, message("cannot write {path}: {why}", path=output,
                               why=exc.strerror or str(exc)))
             return EXIT_FAILED
     if as_json:
@@ -507,7 +503,7 @@ def bench_command(
         return EXIT_OK
     error = primary_error(run)
     if error is not None and error.kind is ErrorKind.NO_TORCH:
-        _say(err, error.message)  # names --python and the install
+        say(err, error.message)  # names --python and the install
     elif not as_json and error is not None:
         err.write(f"gpuscope bench: {error.kind.value}: {localise(error.message)}\n")
     return EXIT_FAILED
@@ -539,12 +535,12 @@ def _no_torch(reason: str, benchmarks: Sequence[str], device: str, as_json: bool
     run = BenchRun("", tuple(benchmarks), device, None, (), (BenchError(
         ErrorKind.NO_TORCH, reason),), now, now, not_run=tuple(benchmarks))
     document = run_document(run)
-    _say(err, reason)
+    say(err, reason)
     if output:
         try:
             Path(output).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
-            _say(err, message("cannot write {path}: {why}", path=output,
+            say(err, message("cannot write {path}: {why}", path=output,
                               why=exc.strerror or str(exc)))
     if as_json:
         json.dump(document, out, indent=2)
@@ -607,7 +603,7 @@ def history_command(
             return EXIT_OK
         if compare is not None:
             if len(compare) != 2:
-                _say(err, message("--compare takes two run ids"))
+                say(err, message("--compare takes two run ids"))
                 return EXIT_USAGE
             id_a, id_b = _run_id(compare[0], runs), _run_id(compare[1], runs)
             comparison = compare_runs(store.load(id_a), store.load(id_b))
@@ -628,10 +624,10 @@ def history_command(
                                        path=str(store.path))) + "\n")
             return EXIT_OK if removed == len(ids) else EXIT_FAILED
     except ValueError as exc:
-        _say(err, _exception_text(exc))
+        say(err, _exception_text(exc))
         return EXIT_USAGE
     except HistoryError as exc:
-        _say(err, _exception_text(exc))
+        say(err, _exception_text(exc))
         return EXIT_FAILED
-    _say(err, message("nothing to do"))
+    say(err, message("nothing to do"))
     return EXIT_USAGE

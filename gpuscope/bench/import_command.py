@@ -83,17 +83,22 @@ def table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
             for row in rows]
 
 
-def _say(err: TextIO, text: str) -> None:
+def say(err: TextIO, text: str) -> None:
+    """One line on stderr, "gpuscope bench: " and `text` in the language chosen."""
     err.write(f"gpuscope bench: {localise(text)}\n")
 
 
-def _file_json(found: FileImport, ids: Sequence[int]) -> JsonValue:
+def results_json(results: Sequence[ImportedResult], ids: Sequence[int]) -> list[JsonValue]:
+    """Each result as JSON with the id the history gave it (None: not kept)."""
     idents: list[str | None] = [imported_ident(i) for i in ids] if ids else \
-        [None] * len(found.results)
+        [None] * len(results)
+    return [dict(imported_to_json(item), history_id=ident)
+            for item, ident in zip(results, idents, strict=True)]
+
+
+def _file_json(found: FileImport, ids: Sequence[int]) -> JsonValue:
     return {"path": found.path, "formats": list(found.formats), "error": found.error,
-            "problems": list(found.problems),
-            "results": [dict(imported_to_json(item), history_id=ident)
-                        for item, ident in zip(found.results, idents, strict=True)]}
+            "problems": list(found.problems), "results": results_json(found.results, ids)}
 
 
 def import_command(
@@ -117,7 +122,7 @@ def import_command(
     for path in files:
         found = read_import(path, now)
         if found.error is not None:
-            _say(err, found.error)
+            say(err, found.error)
             status = EXIT_FAILED
             documents.append(_file_json(found, ()))
             continue
@@ -128,7 +133,7 @@ def import_command(
             except HistoryError as exc:
                 first = exc.args[0] if exc.args else str(exc)
                 not_saved = first if isinstance(first, Message) else str(exc)
-                _say(err, message("the results were not kept: {why}", why=not_saved))
+                say(err, message("the results were not kept: {why}", why=not_saved))
                 status = EXIT_FAILED
         documents.append(_file_json(found, ids))
         text.extend(_file_text(found, ids))

@@ -27,13 +27,18 @@ from types import FrameType
 from typing import TextIO
 
 from gpuscope.bench.history import HistoryError, RunHistory
-from gpuscope.bench.import_command import imported_ident, imported_results, table
+from gpuscope.bench.import_command import (
+    imported_ident,
+    imported_results,
+    results_json,
+    say,
+    table,
+)
 from gpuscope.bench.imported import (
     ImportedResult,
     imported_header,
     imported_heading,
     imported_row,
-    imported_to_json,
 )
 from gpuscope.bench.results import BenchError, ErrorKind
 from gpuscope.bench.run_telemetry import DEFAULT_RATE_HZ, TelemetryCapture, telemetry_words
@@ -300,13 +305,7 @@ def _sigint_cancels(runner: LlamaBenchRunner, interrupted: list[bool]) -> Iterat
         signal.signal(signal.SIGINT, previous)
 
 
-def _say(err: TextIO, text: str) -> None:
-    err.write(f"gpuscope bench: {localise(text)}\n")
-
-
 def run_document(run: LlamaBenchRun, ids: Sequence[int]) -> dict[str, object]:
-    idents: list[str | None] = [imported_ident(i) for i in ids] if ids else \
-        [None] * len(run.results)
     error = run.error
     return {"kind": "imported", "command": list(run.argv),
             "started_unix_s": run.started_unix_s, "ended_unix_s": run.ended_unix_s,
@@ -315,8 +314,7 @@ def run_document(run: LlamaBenchRun, ids: Sequence[int]) -> dict[str, object]:
                                                  "message": error.message,
                                                  "detail": error.detail},
             "problems": list(run.problems), "telemetry_note": run.telemetry_note,
-            "results": [dict(imported_to_json(item), history_id=ident)
-                        for item, ident in zip(run.results, idents, strict=True)]}
+            "results": results_json(run.results, ids)}
 
 
 def llama_bench_command(
@@ -338,13 +336,13 @@ def llama_bench_command(
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     if not model:
-        _say(err, message("--llama-bench needs --model FILE.gguf"))
+        say(err, message("--llama-bench needs --model FILE.gguf"))
         return 2
     request = LlamaBenchRequest(llama_bench, model, tuple(extra_args),
                                 stall_timeout_s=stall_timeout_s)
     runner = LlamaBenchRunner(request, machine)
     interrupted = [False]
-    _say(err, message("running {command}", command=" ".join(request.argv())))
+    say(err, message("running {command}", command=" ".join(request.argv())))
 
     def arrived(count: int) -> None:
         err.write("  " + localise(message("llama-bench: result {count} arrived",
@@ -361,7 +359,7 @@ def llama_bench_command(
         except HistoryError as exc:
             first = exc.args[0] if exc.args else str(exc)
             not_saved = first if isinstance(first, Message) else str(exc)
-            _say(err, message("the results were not kept: {why}", why=not_saved))
+            say(err, message("the results were not kept: {why}", why=not_saved))
     if as_json:
         document = run_document(run, ids)
         document["history"] = {"path": str(store.path), "not_saved": not_saved}
@@ -370,7 +368,7 @@ def llama_bench_command(
     else:
         out.write(_run_text(run, ids))
     if run.error is not None:
-        _say(err, f"{run.error.kind.value}: {localise(run.error.message)}")
+        say(err, f"{run.error.kind.value}: {localise(run.error.message)}")
     if interrupted[0] or (run.error is not None and run.error.kind is ErrorKind.CANCELLED):
         return EXIT_INTERRUPTED
     return EXIT_OK if run.error is None and not_saved is None else EXIT_FAILED
