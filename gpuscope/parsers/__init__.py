@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import logging
+from collections.abc import Sequence
 from types import ModuleType
 
 from gpuscope.model import Fact, GpuSighting, ParsedOutput, Signal
@@ -42,10 +43,12 @@ def _modules() -> list[ModuleType]:
     return modules
 
 
-def detect_format(text: str) -> tuple[ModuleType, str, float] | None:
-    """The parser whose `sniff` is most confident about this text, or None."""
+def detect_format(text: str, modules: Sequence[ModuleType] | None = None
+                  ) -> tuple[ModuleType, str, float] | None:
+    """The parser (of `modules`; default: all) whose `sniff` is most confident about this
+    text (the first listed on a tie), or None."""
     best: tuple[ModuleType, str, float] | None = None
-    for module in _modules():
+    for module in _modules() if modules is None else modules:
         try:
             found = module.sniff(text)
         except Exception:  # a sniffer bug must not hide the other formats

@@ -14,7 +14,7 @@ import logging
 from types import ModuleType
 
 from gpuscope.model import ParsedOutput
-from gpuscope.parsers import llama_cpp_log, lmstudio_log, ollama_log
+from gpuscope.parsers import detect_format, llama_cpp_log, lmstudio_log, ollama_log
 from gpuscope.parsers._common import parser_error
 
 log = logging.getLogger(__name__)
@@ -28,16 +28,7 @@ _GENERIC_FORMATS = frozenset({"unknown", "error-text", "host-info", "kernel-log"
 
 def detect_llm_log(text: str) -> tuple[ModuleType, str, float] | None:
     """The LLM log parser most confident about this text (the first listed on a tie)."""
-    best: tuple[ModuleType, str, float] | None = None
-    for module in LLM_MODULES:
-        try:
-            found = module.sniff(text)
-        except Exception:  # a sniffer bug must not hide the other formats
-            log.exception("sniff of %s failed", module.__name__)
-            continue
-        if found is not None and (best is None or found[1] > best[2]):
-            best = (module, found[0], float(found[1]))
-    return best
+    return detect_format(text, LLM_MODULES)
 
 
 def parse_llm_log(text: str, source: str) -> ParsedOutput | None:
