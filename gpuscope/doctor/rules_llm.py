@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from gpuscope.doctor.inputs import DoctorInput, refs
+from gpuscope.doctor.inputs import DoctorInput, or_list, refs
 from gpuscope.i18n import message
 from gpuscope.knowledge.overrides import OverrideAdvice, hsa_override_for
 from gpuscope.model import (
@@ -77,10 +77,6 @@ def _llama_cpp_build_commands(gpu: Gpu) -> tuple[str, ...]:
             "cmake --build build --config Release -j \"$(nproc)\"")
 
 
-def _runtime_refs(runtime: LlmRuntime) -> tuple[EvidenceRef, ...]:
-    return runtime.evidence
-
-
 # ----------------------------------------------------------------------------- cpu fallback
 
 
@@ -140,7 +136,7 @@ def _fallback(runtime: LlmRuntime, model: LlmModel, gpus: Sequence[Gpu]) -> Find
     else:
         fix = message("Load the model with all its layers on the GPU (llama.cpp: -ngl 999).")
     return Finding("llm.cpu_fallback", Severity.WARNING, title, detail=detail, fix=fix,
-                   gpu=gpu.index, evidence=_runtime_refs(runtime),
+                   gpu=gpu.index, evidence=runtime.evidence,
                    fix_commands=tuple(commands), sources=tuple(sources))
 
 
@@ -257,7 +253,7 @@ def _runtime_support(runtime: LlmRuntime, gpus: Sequence[Gpu]) -> list[Finding]:
             findings.append(_unsupported(runtime.name, gpu, message(
                 "Its build carries {backends}; this GPU needs {wanted}.",
                 backends=", ".join(runtime.backends) or message("no GPU backend"),
-                wanted=message("{first} or {second}", first=wanted[0], second=wanted[1])),
+                wanted=or_list(wanted)),
                 runtime.evidence))
             continue
         target = gpu.gfx_target
