@@ -62,6 +62,9 @@ class Layer(str, enum.Enum):
     VULKAN = "vulkan"
     TORCH = "torch"
     LLM = "llm"  # an LLM runtime's own log or device list (Ollama, llama.cpp, LM Studio)
+    # The Windows display driver (WDDM) as Windows lists it: the display class key in the
+    # registry, Win32_VideoController, DXGI, dxdiag.
+    WINDOWS = "windows"
 
 
 class ProbeState(str, enum.Enum):
@@ -157,6 +160,9 @@ class GpuFacts:
     architecture: str | None = None  # "RDNA3", "Ada Lovelace"
     kind: GpuKind | None = None
     pci_bus: str | None = None  # "0000:03:00.0"
+    # Windows: the DXGI adapter LUID ("0x00000000_0x0000d1a2", high part first, as the GPU
+    # performance counters name it), which ties counters to the adapter.
+    luid: str | None = None
     pci_vendor_id: str | None = None
     pci_device_id: str | None = None
     pci_subsystem_vendor_id: str | None = None
