@@ -29,7 +29,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
@@ -47,6 +46,7 @@ from gpuscope.bench.import_command import (
     imported_history_text,
     parse_imported_ident,
     say,
+    write_json_file,
 )
 from gpuscope.bench.interpreter import BenchInterpreter, BenchInterpreters
 from gpuscope.bench.results import (
@@ -481,13 +481,8 @@ def bench_command(
         document["history"] = {"id": saved_id, "path": str(store.path), "not_saved": why_not}
         if why_not is not None and run.hello is not None:
             say(err, message("the run was not kept: {why}", why=why_not))
-    if output:
-        try:
-            Path(output).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            say(err, message("cannot write {path}: {why}", path=output,
-                              why=exc.strerror or str(exc)))
-            return EXIT_FAILED
+    if output and not write_json_file(output, document, err):
+        return EXIT_FAILED
     if as_json:
         json.dump(document, out, indent=2)
         out.write("\n")
@@ -537,11 +532,7 @@ def _no_torch(reason: str, benchmarks: Sequence[str], device: str, as_json: bool
     document = run_document(run)
     say(err, reason)
     if output:
-        try:
-            Path(output).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            say(err, message("cannot write {path}: {why}", path=output,
-                              why=exc.strerror or str(exc)))
+        write_json_file(output, document, err)
     if as_json:
         json.dump(document, out, indent=2)
         out.write("\n")

@@ -88,6 +88,28 @@ def say(err: TextIO, text: str) -> None:
     err.write(f"gpuscope bench: {localise(text)}\n")
 
 
+def keep_imported(store: RunHistory, results: Sequence[ImportedResult], err: TextIO
+                  ) -> tuple[tuple[int, ...], str | Message | None]:
+    """Keep imported results in the history: their ids, or () and why not (said on stderr)."""
+    try:
+        return store.save_imported(results), None
+    except HistoryError as exc:
+        first = exc.args[0] if exc.args else str(exc)
+        not_saved = first if isinstance(first, Message) else str(exc)
+        say(err, message("the results were not kept: {why}", why=not_saved))
+        return (), not_saved
+
+
+def write_json_file(path: str, document: JsonValue, err: TextIO) -> bool:
+    """`document` as indented JSON in `path` (`-o`); False, said on stderr, when it cannot be."""
+    try:
+        Path(path).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        say(err, message("cannot write {path}: {why}", path=path, why=exc.strerror or str(exc)))
+        return False
+    return True
+
+
 def results_json(results: Sequence[ImportedResult], ids: Sequence[int]) -> list[JsonValue]:
     """Each result as JSON with the id the history gave it (None: not kept)."""
     idents: list[str | None] = [imported_ident(i) for i in ids] if ids else \
@@ -118,7 +140,7 @@ def import_command(
     status = EXIT_OK
     documents: list[JsonValue] = []
     text: list[str] = []
-    not_saved: str | None = None
+    not_saved: str | Message | None = None
     for path in files:
         found = read_import(path, now)
         if found.error is not None:
@@ -128,12 +150,9 @@ def import_command(
             continue
         ids: tuple[int, ...] = ()
         if save:
-            try:
-                ids = store.save_imported(found.results)
-            except HistoryError as exc:
-                first = exc.args[0] if exc.args else str(exc)
-                not_saved = first if isinstance(first, Message) else str(exc)
-                say(err, message("the results were not kept: {why}", why=not_saved))
+            ids, why_not = keep_imported(store, found.results, err)
+            if why_not is not None:
+                not_saved = why_not
                 status = EXIT_FAILED
         documents.append(_file_json(found, ids))
         text.extend(_file_text(found, ids))

@@ -26,10 +26,11 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
-from gpuscope.bench.history import HistoryError, RunHistory
+from gpuscope.bench.history import RunHistory
 from gpuscope.bench.import_command import (
     imported_ident,
     imported_results,
+    keep_imported,
     results_json,
     say,
     table,
@@ -354,12 +355,7 @@ def llama_bench_command(
     ids: tuple[int, ...] = ()
     not_saved: str | Message | None = None
     if save and run.results:
-        try:
-            ids = store.save_imported(run.results)
-        except HistoryError as exc:
-            first = exc.args[0] if exc.args else str(exc)
-            not_saved = first if isinstance(first, Message) else str(exc)
-            say(err, message("the results were not kept: {why}", why=not_saved))
+        ids, not_saved = keep_imported(store, run.results, err)
     if as_json:
         document = run_document(run, ids)
         document["history"] = {"path": str(store.path), "not_saved": not_saved}

@@ -23,6 +23,7 @@ from gpuscope.model import (
     ProbeState,
     ProbeStatus,
 )
+from gpuscope.probes.sourced import probe_bug
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +64,8 @@ def run_probe(spec: ProbeSpec, system: System) -> ProbeResult:
         return spec.load()(system)
     except Exception as exc:  # a probe bug must not take the others down; show it instead
         log.exception("probe %s failed", spec.name)
-        return ProbeResult(ProbeStatus(
-            spec.name, ProbeState.ERROR,
-            reason=message("probe failed: {error}", error=f"{type(exc).__name__}: {exc}"),
-            hint=message("this is a gpuscope bug; please report it with a snapshot (gpuscope "
-                         "snapshot)"),
-        ))
+        return probe_bug(spec.name, message("probe failed: {error}",
+                                            error=f"{type(exc).__name__}: {exc}"))
 
 
 def timed_out_result(spec: ProbeSpec, timeout_s: float) -> ProbeResult:

@@ -25,21 +25,6 @@ VRAM_TOLERANCE_GIB = 1.0
 
 
 @dataclass(frozen=True, slots=True)
-class DeviceIdentity:
-    """What gpuscope's device table says about one PCI id, narrowed by the evidence given."""
-
-    name: str
-    candidates: tuple[str, ...]  # the cards still possible; one when the card is known
-    family: str | None
-    architecture: str | None
-    gfx_target: str | None
-    compute_capability: str | None
-    kind: GpuKind | None
-    source: str
-    how: str  # how the name was chosen, for field_sources
-
-
-@dataclass(frozen=True, slots=True)
 class Card:
     name: str
     vram_gib: float | None = None
@@ -67,6 +52,41 @@ class DeviceEntry:
     cards: tuple[Card, ...]
     boards: tuple[Board, ...] = ()
     also: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceIdentity:
+    """What gpuscope's device table says about one PCI id, narrowed by the evidence given:
+    the chip's facts are its table entry's."""
+
+    name: str
+    candidates: tuple[str, ...]  # the cards still possible; one when the card is known
+    entry: DeviceEntry
+    how: str  # how the name was chosen, for field_sources
+
+    @property
+    def family(self) -> str | None:
+        return self.entry.family
+
+    @property
+    def architecture(self) -> str | None:
+        return self.entry.architecture
+
+    @property
+    def gfx_target(self) -> str | None:
+        return self.entry.gfx_target
+
+    @property
+    def compute_capability(self) -> str | None:
+        return self.entry.compute_capability
+
+    @property
+    def kind(self) -> GpuKind | None:
+        return self.entry.kind
+
+    @property
+    def source(self) -> str:
+        return self.entry.source
 
 
 class DeviceTableError(ValueError):
@@ -259,12 +279,7 @@ def _narrow(entry: DeviceEntry, vram_total_bytes: int | None, compute_units: int
     else:
         why = "; ".join(notes + unhelpful) or "no VRAM size, compute-unit count or board id"
         how = f"{entry.device_id} is shared by {shared}; {why}: still {name}"
-    return DeviceIdentity(
-        name=name, candidates=candidates, family=entry.family,
-        architecture=entry.architecture, gfx_target=entry.gfx_target,
-        compute_capability=entry.compute_capability, kind=entry.kind, source=entry.source,
-        how=how,
-    )
+    return DeviceIdentity(name=name, candidates=candidates, entry=entry, how=how)
 
 
 def joined_names(names: Sequence[str]) -> str:

@@ -42,6 +42,7 @@ from gpuscope.probes.host_files import (
     parse_proc_version_release,
     wsl_generation,
 )
+from gpuscope.probes.sourced import probe_bug
 
 PROBE_NAME = "host"
 
@@ -652,9 +653,5 @@ def probe_host(system: System) -> ProbeResult:
     try:
         return build_host_result(gather_host_evidence(system))
     except Exception as exc:  # a probe never raises: the failure becomes its status
-        return ProbeResult(status=ProbeStatus(
-            PROBE_NAME, ProbeState.ERROR,
-            reason=message("host probe failed: {error}", error=f"{type(exc).__name__}: {exc}"),
-            hint=message("this is a gpuscope bug; please report it with a snapshot (gpuscope "
-                         "snapshot)"),
-        ))
+        return probe_bug(PROBE_NAME, message("host probe failed: {error}",
+                                             error=f"{type(exc).__name__}: {exc}"))

@@ -15,13 +15,21 @@ from typing import Any
 
 from gpuscope.i18n import join, message
 from gpuscope.metrics import Raw
-from gpuscope.model import GpuFacts, GpuSighting, Layer
+from gpuscope.model import GpuFacts, GpuSighting, Layer, ProbeResult, ProbeState, ProbeStatus
 
 
 def sourced(value: float | None, source: str, why_missing: str) -> Raw:
     """(value, source) when there is a value, else (None, "<source>: <why_missing>")."""
     return ((value, source) if value is not None
             else (None, message("{source}: {reason}", source=source, reason=why_missing)))
+
+
+def probe_bug(name: str, reason: str) -> ProbeResult:
+    """A probe's own failure as its status (a probe never raises), asking for a report."""
+    return ProbeResult(ProbeStatus(
+        name, ProbeState.ERROR, reason=reason,
+        hint=message("this is a gpuscope bug; please report it with a snapshot (gpuscope "
+                     "snapshot)")))
 
 
 def error_text(exc: BaseException) -> str:

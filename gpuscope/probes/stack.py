@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from gpuscope.evidence import System
 from gpuscope.i18n import join, message
 from gpuscope.model import Fact, ProbeResult, ProbeState, ProbeStatus
+from gpuscope.probes.sourced import probe_bug
 
 PROBE_NAME = "stack"
 
@@ -423,9 +424,5 @@ def probe_stack(system: System) -> ProbeResult:
             stack_facts=tuple(facts.facts),
         )
     except Exception as exc:  # a probe never raises: the failure becomes its status
-        return ProbeResult(status=ProbeStatus(
-            PROBE_NAME, ProbeState.ERROR,
-            reason=message("stack probe failed: {error}", error=f"{type(exc).__name__}: {exc}"),
-            hint=message("this is a gpuscope bug; please report it with a snapshot (gpuscope "
-                         "snapshot)"),
-        ))
+        return probe_bug(PROBE_NAME, message("stack probe failed: {error}",
+                                             error=f"{type(exc).__name__}: {exc}"))

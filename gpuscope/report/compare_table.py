@@ -243,14 +243,19 @@ class CompareTable:
         if count == 0:
             return translate("ComparePage", "Pick cards from gpuscope's knowledge base, or "
                              "import a report, to see them side by side.")
+        return translate("ComparePage", "{cards}. Prices in USD: launch prices until you type "
+                         "yours.").format(cards=self.count_words(translate))
+
+    def count_words(self, translate: Translate = english) -> str:
+        """"3 cards, 1 from imported reports"."""
+        count = len(self.cards)
         imported = sum(1 for c in self.cards if c.origin is CardOrigin.IMPORTED)
         words = (translate("ComparePage", "{count} cards") if count != 1
                  else translate("ComparePage", "{count} card")).format(count=count)
         if imported:
             words += translate("ComparePage", ", {count} from imported reports").format(
                 count=imported)
-        return translate("ComparePage", "{cards}. Prices in USD: launch prices until you type "
-                         "yours.").format(cards=words)
+        return words
 
     def priced(self, card: CompareCard) -> CardProfile:
         """The card's profile at the user's price (none when they typed 0)."""

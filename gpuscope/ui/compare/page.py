@@ -422,13 +422,7 @@ class ComparePage(QWidget):
         count = len(self._cards)
         if count == 0:
             return self._table.summary(translate)
-        imported = sum(1 for c in self._cards if c.origin is CardOrigin.IMPORTED)
-        # The counting words are compare_table's own.
-        words = (translate("ComparePage", "{count} cards") if count != 1
-                 else translate("ComparePage", "{count} card")).format(count=count)
-        if imported:
-            words += translate("ComparePage", ", {count} from imported reports").format(
-                count=imported)
+        words = self._table.count_words(translate)
         if self._suggested and len(self._suggested) == count:
             words = self.tr("No GPU in this machine: {count} cards to start from, until you "
                             "pick your own").format(count=count)

@@ -16,6 +16,7 @@ from PySide6.QtGui import (
     QPainter,
     QPen,
     QTextLayout,
+    QTextLine,
     QTextOption,
 )
 
@@ -55,6 +56,29 @@ def _cjk_families() -> tuple[str, ...]:
 
 
 
+def laid_out(text: str, font: QFont, width: float, wrap: QTextOption.WrapMode
+             ) -> tuple[QTextLayout, list[QTextLine]]:
+    """`text` broken into lines no wider than `width` as Qt breaks it, each placed under the
+    one before."""
+    layout = QTextLayout(text, font)
+    option = QTextOption()
+    option.setWrapMode(wrap)
+    layout.setTextOption(option)
+    lines: list[QTextLine] = []
+    height = 0.0
+    layout.beginLayout()
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(max(1.0, width))
+        line.setPosition(QPointF(0, height))
+        height += line.height()
+        lines.append(line)
+    layout.endLayout()
+    return layout, lines
+
+
 @dataclass
 class Canvas:
     """A cursor over the page. With `painter` None it only measures."""
@@ -79,20 +103,9 @@ class Canvas:
         instead); its height."""
         if one_line:
             text = QFontMetricsF(font).elidedText(text, Qt.TextElideMode.ElideRight, width)
-        layout = QTextLayout(text, font)
-        option = QTextOption()
-        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-        layout.setTextOption(option)
-        height = 0.0
-        layout.beginLayout()
-        while True:
-            line = layout.createLine()
-            if not line.isValid():
-                break
-            line.setLineWidth(max(1.0, width))
-            line.setPosition(QPointF(0, height))
-            height += line.height()
-        layout.endLayout()
+        layout, lines = laid_out(text, font, width,
+                                 QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        height = sum(line.height() for line in lines)
         if self.painter is not None:
             self.painter.setPen(QColor(color))
             self.painter.setFont(font)

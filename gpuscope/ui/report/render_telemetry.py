@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen, QTextLayout, QTextOption
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen, QTextOption
 
 from gpuscope.metrics import HOST_DEVICE
 from gpuscope.report import style
@@ -19,7 +19,7 @@ from gpuscope.report.formatting import format_stat
 from gpuscope.report.telemetry_summary import shown
 from gpuscope.report.view_model import DeviceTelemetry, MetricStats, ShareReport
 from gpuscope.ui.i18n import translate
-from gpuscope.ui.report.canvas import BODY_PX, SMALL_PX, Canvas, report_font
+from gpuscope.ui.report.canvas import BODY_PX, SMALL_PX, Canvas, laid_out, report_font
 
 TILE_COLUMNS = 5
 TILE_GAP_PX = 12
@@ -55,19 +55,8 @@ def label_lines(text: str, font: QFont, width: float, lines: int = LABEL_LINES) 
 
 def _broken(word: str, font: QFont, width: float) -> list[str]:
     """`word` in pieces no wider than `width` (itself when it fits), as Qt breaks it."""
-    layout = QTextLayout(word, font)
-    option = QTextOption()
-    option.setWrapMode(QTextOption.WrapMode.WrapAnywhere)
-    layout.setTextOption(option)
-    pieces: list[str] = []
-    layout.beginLayout()
-    while True:
-        line = layout.createLine()
-        if not line.isValid():
-            break
-        line.setLineWidth(max(1.0, width))
-        pieces.append(word[line.textStart():line.textStart() + line.textLength()])
-    layout.endLayout()
+    _layout, lines = laid_out(word, font, width, QTextOption.WrapMode.WrapAnywhere)
+    pieces = [word[line.textStart():line.textStart() + line.textLength()] for line in lines]
     return pieces or [word]
 
 
