@@ -59,8 +59,7 @@ CARDS = AMD_CONSUMER + NVIDIA_CONSUMER + WORKSTATION
 # pages; see the rows' notes). Strict: when a row gets its figure, the mark must go.
 KNOWN_GAPS = {
     "RX 9070 GRE": "no launch price found (USD or CNY)",
-    "RTX 3070 Ti": "no source at hand gives its USD launch price",
-    "RTX 5090 D": "no CNY price; NVIDIA published only the capped AI TOPS, no FP16/INT8 rates",
+    "RTX 5090 D": "no yuan (or USD) launch price in a citable source",
     "Radeon AI PRO R9700": "no exact launch price in a citable source",
     "Instinct MI50 32GB": "no launch date of the 32 GB model in a citable source",
 }
