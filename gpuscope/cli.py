@@ -202,8 +202,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     entry = commands.add_parser(
         "desktop-entry", help="put gpuscope in the desktop's application menu for this user "
-                              "(Linux: a .desktop file and icon in ~/.local/share), or take "
-                              "it out")
+                              "(Linux: a .desktop file and icon in ~/.local/share; Windows: "
+                              "a Start-menu shortcut), or take it out")
     action = entry.add_mutually_exclusive_group(required=True)
     action.add_argument("--install", action="store_true",
                         help="write ~/.local/share/applications/gpuscope.desktop and its icon")
@@ -582,21 +582,10 @@ def _cmd_screenshot(args: argparse.Namespace) -> int:
 
 
 def _cmd_desktop_entry(args: argparse.Namespace) -> int:
-    from gpuscope.app.desktop import (
-        DesktopEntryError,
-        install_desktop_entry,
-        uninstall_desktop_entry,
-    )
+    from gpuscope.app.desktop import DesktopEntryError, desktop_entry_command
 
     try:
-        if args.install:
-            paths = install_desktop_entry(os.environ)
-            print(f"Wrote {paths.desktop_file} and {paths.icon}: gpuscope is in the "
-                  f"application menu (under System). Undo: gpuscope desktop-entry --uninstall")
-        else:
-            removed = uninstall_desktop_entry(os.environ)
-            print("Removed " + " and ".join(str(path) for path in removed) if removed
-                  else "No gpuscope menu entry was installed for this user.")
+        print(desktop_entry_command(args.install, os.environ))
     except DesktopEntryError as exc:
         raise CliError(str(exc)) from exc
     return 0

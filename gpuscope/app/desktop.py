@@ -7,7 +7,9 @@ lacks are found first, with `ldd`, and named with the command that installs them
 
 The menu entry (`gpuscope desktop-entry --install`): the packaged gpuscope.desktop and icon,
 written into the user's XDG data folders so that the app appears in the desktop's menu after a
-`pip install`.
+`pip install`. On Windows, a Start-menu shortcut (a .lnk in the user's Programs folder, made
+by PowerShell through the WScript.Shell object, the one way Windows itself offers without
+extra packages).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -302,3 +305,102 @@ def _refresh_menu(applications: Path) -> None:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run([tool, str(applications)], capture_output=True, timeout=LDD_TIMEOUT_S,
                        check=False)
+
+
+# ----------------------------------------------------------------------------- Windows
+
+SHORTCUT_NAME = "gpuscope.lnk"
+POWERSHELL_TIMEOUT_S = 30.0
+
+
+def start_menu_shortcut_path(environ: Mapping[str, str]) -> Path:
+    """The user's Start-menu Programs folder (%APPDATA%\\Microsoft\\Windows\\Start Menu\\Programs,
+    https://learn.microsoft.com/en-us/windows/win32/shell/knownfolderid#FOLDERID_Programs)."""
+    app_data = environ.get("APPDATA")
+    if not app_data:
+        raise DesktopEntryError("APPDATA is not set: cannot find the Start menu folder")
+    return Path(app_data) / "Microsoft" / "Windows" / "Start Menu" / "Programs" / SHORTCUT_NAME
+
+
+def windows_launcher_command(scripts_folder: str | None = None,
+                             python: str = sys.executable) -> tuple[str, ...]:
+    """The windowed gpuscope.exe pip put beside this Python's scripts, else pythonw.exe (no
+    console window) with `-m gpuscope`."""
+    folder = Path(scripts_folder or sysconfig.get_path("scripts"))
+    launcher = folder / "gpuscope.exe"
+    if launcher.is_file():
+        return (str(launcher),)
+    windowed = Path(python).with_name("pythonw.exe")
+    return (str(windowed) if windowed.is_file() else python, "-m", "gpuscope")
+
+
+def _powershell_quoted(text: str) -> str:
+    """A PowerShell single-quoted string: nothing inside is expanded, ' is doubled."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def shortcut_script(shortcut: Path, command: Sequence[str]) -> str:
+    """PowerShell that writes the shortcut: target, arguments, and the user's home as the
+    folder it starts in."""
+    arguments = subprocess.list2cmdline(list(command[1:]))
+    return "; ".join([
+        "$shell = New-Object -ComObject WScript.Shell",
+        f"$link = $shell.CreateShortcut({_powershell_quoted(str(shortcut))})",
+        f"$link.TargetPath = {_powershell_quoted(command[0])}",
+        f"$link.Arguments = {_powershell_quoted(arguments)}",
+        "$link.WorkingDirectory = $env:USERPROFILE",
+        f"$link.Description = {_powershell_quoted('GPU inventory, diagnosis and benchmarks')}",
+        "$link.Save()",
+    ])
+
+
+def install_start_menu_shortcut(environ: Mapping[str, str],
+                                command: Sequence[str] | None = None,
+                                run: Runner = subprocess.run) -> Path:
+    """Put gpuscope in the user's Start menu. Raises DesktopEntryError."""
+    shortcut = start_menu_shortcut_path(environ)
+    script = shortcut_script(shortcut, command or windows_launcher_command())
+    try:
+        shortcut.parent.mkdir(parents=True, exist_ok=True)
+        done = run(["powershell", "-NoProfile", "-NonInteractive", "-Command", script],
+                   capture_output=True, text=True, timeout=POWERSHELL_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise DesktopEntryError(f"cannot run PowerShell to make the shortcut: {exc}") from exc
+    if done.returncode != 0:
+        why = (done.stderr or done.stdout or "").strip().splitlines()
+        raise DesktopEntryError("PowerShell could not make the shortcut: "
+                                + (why[0] if why else f"exit status {done.returncode}"))
+    return shortcut
+
+
+def uninstall_start_menu_shortcut(environ: Mapping[str, str]) -> list[Path]:
+    """Remove the Start-menu shortcut; the files that were there."""
+    shortcut = start_menu_shortcut_path(environ)
+    try:
+        shortcut.unlink()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise DesktopEntryError(f"cannot remove {shortcut}: {exc.strerror or exc}") from exc
+    return [shortcut]
+
+
+def desktop_entry_command(install: bool, environ: Mapping[str, str],
+                          platform: str = sys.platform) -> str:
+    """`gpuscope desktop-entry --install | --uninstall`: what it did, in one line. Raises
+    DesktopEntryError."""
+    if platform == "win32" and install:
+        shortcut = install_start_menu_shortcut(environ)
+        return (f"Wrote {shortcut}: gpuscope is in the Start menu. "
+                "Undo: gpuscope-cli desktop-entry --uninstall")
+    if platform == "win32":
+        removed = uninstall_start_menu_shortcut(environ)
+        return ("Removed " + " and ".join(str(path) for path in removed) if removed
+                else "No gpuscope Start-menu shortcut was installed for this user.")
+    if install:
+        paths = install_desktop_entry(environ, platform=platform)
+        return (f"Wrote {paths.desktop_file} and {paths.icon}: gpuscope is in the application "
+                "menu (under System). Undo: gpuscope desktop-entry --uninstall")
+    removed = uninstall_desktop_entry(environ)
+    return ("Removed " + " and ".join(str(path) for path in removed) if removed
+            else "No gpuscope menu entry was installed for this user.")

@@ -91,10 +91,39 @@ def _framework_row(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> 
                     verdict)
 
 
+def _windows_amd_rows(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu
+                      ) -> list[LayerRow]:
+    """On Windows: the display driver (AMD Software: Adrenalin), the HIP SDK and the HIP
+    runtime's view of the GPU (hipInfo) stand where amdgpu, /dev/kfd and KFD stand on Linux."""
+    seen = set(gpu.seen_by)
+    extras = data.inventory.stack.extras
+    adrenalin = extras.get("amd_driver_version")
+    driver_text = (message("AMD Software {version} (driver {driver})", version=adrenalin,
+                           driver=gpu.driver_version or "?") if adrenalin
+                   else message("driver {driver}", driver=gpu.driver_version)
+                   if gpu.driver_version else message("Windows lists it"))
+    sdk = extras.get("hip_sdk_version") or data.inventory.stack.rocm_version
+    return [
+        _row(message("Windows driver (AMD Software)"), findings, gpu,
+             ("windows.driver_too_old",), Layer.WINDOWS in seen or gpu.driver_version is not None,
+             driver_text, _NOT_CHECKED),
+        _row(message("HIP SDK"), findings, gpu,
+             ("windows.hip_sdk_missing", "windows.rocm_gpu_unsupported"), sdk is not None,
+             message("HIP SDK {version}", version=sdk), _NOT_CHECKED),
+        _row(message("HIP runtime (hipInfo)"), findings, gpu, (), Layer.ROCM in seen,
+             message("sees {target}", target=gpu.gfx_target) if gpu.gfx_target
+             else message("sees it"),
+             message("not checked (no hipInfo evidence)")),
+    ]
+
+
 def layers_for(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> list[LayerRow]:
     seen = set(gpu.seen_by)
     wsl_or_windows = data.os in ("wsl", "windows")
-    if gpu.vendor is Vendor.AMD:
+    if gpu.vendor is Vendor.AMD and data.os == "windows" and (
+            not data.imported or seen & {Layer.WINDOWS, Layer.ROCM}):
+        rows = _windows_amd_rows(data, findings, gpu)
+    elif gpu.vendor is Vendor.AMD:
         driver_seen = bool(seen & {Layer.SYSFS, Layer.ROCM_SMI, Layer.AMDSMI, Layer.KFD,
                                    Layer.ROCM}) or gpu.kernel_driver == "amdgpu"
         runtime_seen = bool(seen & {Layer.KFD, Layer.ROCM})
@@ -125,7 +154,8 @@ def layers_for(data: DoctorInput, findings: Sequence[Finding], gpu: Gpu) -> list
     elif gpu.vendor is Vendor.NVIDIA:
         nvml = Layer.NVML in seen
         rows = [
-            _row(message("Kernel driver (nvidia)"), findings, gpu,
+            _row(message("Windows driver (nvidia)") if data.os == "windows"
+                 else message("Kernel driver (nvidia)"), findings, gpu,
                  ("nvidia.driver_not_loaded", "nvidia.driver_library_mismatch"),
                  nvml or gpu.kernel_driver == "nvidia",
                  f"nvidia {data.inventory.stack.nvidia_driver_version or ''}".strip(),

@@ -12,17 +12,22 @@ from gpuscope.model import Gpu, GpuFacts, GpuKind, GpuSighting, Layer
 
 # Which layer's word counts first for a field; the default suits most fields: the vendor
 # libraries know names and totals best, then KFD, then the kernel's sysfs.
-_DEFAULT_PRIORITY = (Layer.NVML, Layer.AMDSMI, Layer.KFD, Layer.SYSFS)
+# On Windows the HIP runtime (hipInfo) and then the display driver's own listing.
+_DEFAULT_PRIORITY = (Layer.NVML, Layer.AMDSMI, Layer.KFD, Layer.SYSFS, Layer.ROCM, Layer.WINDOWS)
+# Fields the kernel (or Windows' listing) reads off the board itself.
+_BOARD_FIRST = (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD, Layer.WINDOWS, Layer.ROCM)
 _FIELD_PRIORITY: dict[str, tuple[Layer, ...]] = {
     # gpuscope decodes KFD's gfx_target_version itself; amdsmi's string has been wrong.
-    "gfx_target": (Layer.KFD, Layer.AMDSMI, Layer.SYSFS, Layer.NVML),
+    "gfx_target": (Layer.KFD, Layer.AMDSMI, Layer.SYSFS, Layer.NVML, Layer.ROCM, Layer.WINDOWS),
     # sysfs knows the slot behind Radeon's on-board PCIe switch; bytes exactly.
     "pcie_link": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
-    "vram_total_bytes": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
-    "pci_device_id": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
-    "pci_vendor_id": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
-    "pci_revision": (Layer.SYSFS, Layer.AMDSMI, Layer.NVML, Layer.KFD),
-    "kernel_driver": (Layer.SYSFS, Layer.NVML, Layer.AMDSMI, Layer.KFD),
+    "vram_total_bytes": _BOARD_FIRST,
+    "pci_device_id": _BOARD_FIRST,
+    "pci_vendor_id": _BOARD_FIRST,
+    "pci_revision": (Layer.SYSFS, Layer.AMDSMI, Layer.NVML, Layer.KFD, Layer.WINDOWS),
+    # Windows' driver version ("32.0.12033.1030") is the display driver's, not the runtime's.
+    "driver_version": (Layer.NVML, Layer.AMDSMI, Layer.SYSFS, Layer.WINDOWS, Layer.ROCM),
+    "kernel_driver": _BOARD_FIRST,
 }
 # In the order GpuFacts declares them, so that field_sources reads the same on every run.
 _JOIN_FIELDS = tuple(f.name for f in dataclasses.fields(GpuFacts))

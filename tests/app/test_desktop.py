@@ -16,13 +16,18 @@ from gpuscope.app.desktop import (
     WAYLAND_PLUGIN,
     DesktopEntryError,
     debian_package,
+    desktop_entry_command,
     desktop_entry_paths,
     distribution_family,
     install_desktop_entry,
+    install_start_menu_shortcut,
     launcher_command,
     missing_libraries,
     package_of,
+    shortcut_script,
+    start_menu_shortcut_path,
     uninstall_desktop_entry,
+    windows_launcher_command,
     x11_problem,
     xcb_plugin_path,
 )
@@ -271,3 +276,59 @@ def test_the_command_installs_the_entry(tmp_path: Path) -> None:
     desktop_file = tmp_path / "applications" / "gpuscope.desktop"
     assert str(desktop_file) in result.stdout and "--uninstall" in result.stdout
     validated(desktop_file)
+
+
+# ----------------------------------------------------------------------------- Windows
+
+
+def test_start_menu_shortcut_is_written_by_powershell_with_quoted_paths(tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+
+    def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    environ = {"APPDATA": str(tmp_path / "Roaming")}
+    command = ("C:\\Users\\O'Neil\\venv\\Scripts\\gpuscope.exe",)
+    shortcut = install_start_menu_shortcut(environ, command, run=run)
+    assert shortcut == (tmp_path / "Roaming" / "Microsoft" / "Windows" / "Start Menu"
+                        / "Programs" / "gpuscope.lnk")
+    assert shortcut.parent.is_dir()
+    (argv,) = calls
+    assert argv[:4] == ["powershell", "-NoProfile", "-NonInteractive", "-Command"]
+    script = argv[4]
+    # PowerShell's single quotes expand nothing; a ' inside is doubled.
+    assert "$link.TargetPath = 'C:\\Users\\O''Neil\\venv\\Scripts\\gpuscope.exe'" in script
+    assert "$link.Arguments = ''" in script
+    assert script.endswith("$link.Save()")
+
+
+def test_start_menu_shortcut_falls_back_to_pythonw_module(tmp_path: Path) -> None:
+    python = tmp_path / "python.exe"
+    python.write_text("")
+    (tmp_path / "pythonw.exe").write_text("")
+    command = windows_launcher_command(str(tmp_path / "no-scripts"), str(python))
+    assert command == (str(tmp_path / "pythonw.exe"), "-m", "gpuscope")
+    script = shortcut_script(Path("C:/x/gpuscope.lnk"), command)
+    assert "$link.Arguments = '-m gpuscope'" in script
+
+
+def test_start_menu_shortcut_failure_is_one_line(tmp_path: Path) -> None:
+    def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(argv, 1, "", "New-Object : access denied\nmore\n")
+
+    with pytest.raises(DesktopEntryError, match=r"PowerShell could not make the shortcut: "
+                                                r"New-Object : access denied$"):
+        install_start_menu_shortcut({"APPDATA": str(tmp_path)}, ("gpuscope.exe",), run=run)
+    with pytest.raises(DesktopEntryError, match="APPDATA is not set"):
+        install_start_menu_shortcut({}, ("gpuscope.exe",), run=run)
+
+
+def test_desktop_entry_command_on_windows_removes_the_shortcut(tmp_path: Path) -> None:
+    environ = {"APPDATA": str(tmp_path)}
+    shortcut = start_menu_shortcut_path(environ)
+    assert "No gpuscope Start-menu shortcut" in desktop_entry_command(False, environ, "win32")
+    shortcut.parent.mkdir(parents=True)
+    shortcut.write_bytes(b"L\0\0\0")
+    assert desktop_entry_command(False, environ, "win32") == f"Removed {shortcut}"
+    assert not shortcut.exists()
