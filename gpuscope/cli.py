@@ -294,6 +294,10 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
     from gpuscope.app.doctor_inputs import llm_runtimes
 
     llm_runtimes(recorder, inventory, inspection)  # recorded for the replay's doctor
+    if any(gpu.luid for gpu in inventory.gpus):  # Windows: the GPU counters, for telemetry
+        from gpuscope.probes.windows_telemetry import record_counters
+
+        record_counters(recorder)
     snapshot = recorder.snapshot
     snapshot.meta = _snapshot_meta(args.description)
     if args.replay:

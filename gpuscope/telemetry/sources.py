@@ -36,6 +36,7 @@ from gpuscope.probes.amdsmi_telemetry import AmdsmiSession
 from gpuscope.probes.host_telemetry import HostReader
 from gpuscope.probes.metric_reader import MetricReader
 from gpuscope.probes.nvml_telemetry import NvmlSession
+from gpuscope.probes.windows_telemetry import WindowsCounterSession
 
 log = logging.getLogger(__name__)
 
@@ -324,16 +325,40 @@ def build_sources(
         sessions.append(nvml)
         if nvml.error:
             notes.append(f"NVML: {nvml.error}")
-    if live and Vendor.AMD in vendors:
+    # Windows: the GPU performance counters, tied to a GPU by its adapter LUID; read through
+    # `system`, so a replayed Windows snapshot gives its recorded counters.
+    counters: WindowsCounterSession | None = None
+    if any(gpu.luid for gpu in inventory.gpus):
+        counters = WindowsCounterSession(system)
+        sessions.append(counters)
+    on_linux_amd = any(g.vendor is Vendor.AMD and not g.luid for g in inventory.gpus)
+    if live and on_linux_amd:
         amdsmi = AmdsmiSession(amdsmi_module)
         sessions.append(amdsmi)
         if amdsmi.error:
             notes.append(f"amdsmi: {amdsmi.error}; AMD GPUs are read from sysfs")
 
+    def _nvml_readers(gpu: Gpu, missing: dict[str, str]) -> list[MetricReader]:
+        if nvml is not None and nvml.ok:
+            nvml_reader = nvml.reader(gpu.pci_bus, gpu.smi_index)
+            if nvml_reader is not None:
+                return [nvml_reader]
+            missing["nvml"] = "NVML does not list this GPU"
+        else:
+            missing["nvml"] = (nvml.error or "not opened") if nvml else not_live
+        return []
+
     def make(gpu: Gpu) -> TelemetrySource:
         device, label = gpu_device_id(gpu), gpu_label(gpu)
         readers: list[MetricReader] = []
         missing: dict[str, str] = {}
+        if gpu.luid and counters is not None:
+            # Windows: no amdsmi or sysfs there; NVML (above) stays first for NVIDIA.
+            if gpu.vendor is Vendor.NVIDIA:
+                readers.extend(_nvml_readers(gpu, missing))
+            readers.append(counters.reader(gpu.luid, gpu.vendor, gpu.vram_total_bytes,
+                                           gpu.field_sources.get("vram_total_bytes")))
+            return ReaderSource(device, label, GPU_METRIC_IDS, readers, missing)
         if gpu.vendor is Vendor.AMD:
             if amdsmi is not None and amdsmi.ok:
                 reader = amdsmi.reader(gpu.pci_bus)
@@ -344,14 +369,7 @@ def build_sources(
             else:
                 missing["amdsmi"] = (amdsmi.error or "not opened") if amdsmi else not_live
         elif gpu.vendor is Vendor.NVIDIA:
-            if nvml is not None and nvml.ok:
-                nvml_reader = nvml.reader(gpu.pci_bus, gpu.smi_index)
-                if nvml_reader is not None:
-                    readers.append(nvml_reader)
-                else:
-                    missing["nvml"] = "NVML does not list this GPU"
-            else:
-                missing["nvml"] = (nvml.error or "not opened") if nvml else not_live
+            readers.extend(_nvml_readers(gpu, missing))
         if gpu.drm_card and gpu.kernel_driver == "amdgpu":
             readers.append(AmdgpuSysfsReader(system, gpu.drm_card))
         elif gpu.vendor is Vendor.AMD:
