@@ -13,6 +13,7 @@ from gpuscope.i18n import Message, localise, pgettext
 from gpuscope.metrics import CATALOGUE, HOST_DEVICE, Metric
 from gpuscope.report.view_model import DeviceTelemetry, MetricStats, TelemetrySummary
 from gpuscope.telemetry.texts import LabelText
+from gpuscope.telemetry.window_stats import window_stats
 
 # Points of a sparkline: enough for a shape, few enough for a small report.
 SPARK_POINTS = 60
@@ -95,13 +96,14 @@ def summarise_telemetry(devices: Sequence[DeviceSeries], *, source: str,
                 continue
             info = CATALOGUE[metric]
             values = np.asarray(raw, dtype=float) * info.display_scale
-            finite = values[np.isfinite(values)]
-            if len(finite) == 0:
+            values[~np.isfinite(values)] = np.nan
+            (stats,) = window_stats(np.arange(values.size, dtype=float), values[np.newaxis, :])
+            if stats.minimum is None or stats.mean is None or stats.maximum is None:
                 continue
             metrics.append(MetricStats(
                 metric=metric.value, label=info.label, unit=info.unit,
-                min=round(float(finite.min()), 3), avg=round(float(finite.mean()), 3),
-                max=round(float(finite.max()), 3), samples=len(finite),
+                min=round(stats.minimum, 3), avg=round(stats.mean, 3),
+                max=round(stats.maximum, 3), samples=int(np.count_nonzero(~np.isnan(values))),
                 spark=() if at_capture else _bucket_means(values, SPARK_POINTS)))
         if not metrics:
             continue
