@@ -213,6 +213,7 @@ RESOURCE_PROSE: dict[str, tuple[str, ...]] = {
     "bench_expectations.toml": ("text", "title", "hint", "stack"),
     "cuda_drivers.toml": ("windows_note",),
     "rocm_distros.toml": ("scope",),
+    "windows_support.toml": ("title", "caveat", "status"),
         "rocm_support.toml": ("note", "target_notes"),
 }
 

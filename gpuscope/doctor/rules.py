@@ -32,6 +32,7 @@ from gpuscope.doctor.rules_torch import (
     rule_smoke_failed,
     rule_torch_builds,
 )
+from gpuscope.doctor.rules_windows import rule_windows
 from gpuscope.i18n import message
 from gpuscope.model import Finding, Gpu, Layer, Severity, Vendor
 
@@ -86,7 +87,7 @@ def rule_usable(data: DoctorInput, findings: Sequence[Finding]) -> list[Finding]
 
 RULES: tuple[Callable[[DoctorInput], list[Finding]], ...] = (
     rule_wsl, rule_not_passed_through, rule_amdgpu_driver, rule_kfd, rule_runtime,
-    rule_gfx_support, rule_distro, rule_igpu,
+    rule_gfx_support, rule_windows, rule_distro, rule_igpu,
     rule_partitions, rule_arch_missing, rule_smoke_failed, rule_torch_builds, rule_nvidia,
     rule_not_installed,
 )

@@ -377,6 +377,8 @@ def target_support(data: DoctorInput, target: str) -> SupportVerdict | None:
 
 
 def rule_gfx_support(data: DoctorInput) -> list[Finding]:
+    if data.os == "windows":  # the HIP SDK's and the wheels' lists: rules_windows
+        return []
     if data.os == "wsl":
         return _wsl_gpu_findings(data)
     findings: list[Finding] = []

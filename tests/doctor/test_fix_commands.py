@@ -59,6 +59,50 @@ def bash_accepts(command: str) -> bool:
     return done.returncode == 0 and not done.stderr
 
 
+def powershell_balanced(command: str) -> bool:
+    """The quoting of a PowerShell line closes: '...' (with '' inside) and "..." (with `"
+    inside), and its brackets pair. No PowerShell runs here, so this is the check that a
+    Windows-native fix (the windows.* findings' commands) is one complete line."""
+    stack: list[str] = []
+    pairs = {")": "(", "}": "{", "]": "["}
+    position = 0
+    while position < len(command):
+        char = command[position]
+        if char == "'":
+            end = position + 1
+            while True:
+                end = command.find("'", end)
+                if end < 0:
+                    return False
+                if command[end + 1:end + 2] == "'":
+                    end += 2
+                    continue
+                break
+            position = end + 1
+            continue
+        if char == '"':
+            end = position + 1
+            while end < len(command) and command[end] != '"':
+                end += 2 if command[end] == "`" else 1
+            if end >= len(command):
+                return False
+            position = end + 1
+            continue
+        if char in "({[":
+            stack.append(char)
+        elif char in pairs and (not stack or stack.pop() != pairs[char]):
+            return False
+        position += 1
+    return not stack
+
+
+def runnable(finding: Finding, command: str) -> bool:
+    """bash -n for a POSIX line; the PowerShell check for a Windows-native fix."""
+    if finding.id.startswith("windows."):
+        return powershell_balanced(command)
+    return bash_accepts(command)
+
+
 def user_texts(finding: Finding) -> list[str]:
     return [finding.title, finding.detail, finding.fix or "", *finding.fix_commands,
             *(ref.label() for ref in finding.evidence)]
@@ -214,11 +258,13 @@ def all_findings() -> tuple[tuple[str, DoctorInput, Finding], ...]:
 @pytest.mark.skipif(BASH is None, reason="needs bash")
 def test_every_command_parses_with_bash_n() -> None:
     commands: dict[str, str] = {}
+    findings: dict[str, Finding] = {}
     for name, _, finding in all_findings():
         for command in finding.fix_commands:
             commands.setdefault(command, f"{name}: {finding.id}")
+            findings.setdefault(command, finding)
     assert len(commands) >= 15, sorted(commands)  # the hand-made machines reach most rules
-    broken = {c: where for c, where in commands.items() if not bash_accepts(c)}
+    broken = {c: where for c, where in commands.items() if not runnable(findings[c], c)}
     assert not broken, broken
     prose = {c: where for c, where in commands.items() if NOT_RUNNABLE.search(c)}
     assert not prose, prose
@@ -230,6 +276,11 @@ def test_bash_n_can_fail() -> None:
     assert not bash_accepts("export HIP_VISIBLE_DEVICES=0  (or ROCR_VISIBLE_DEVICES=0)")
     assert not bash_accepts("sudo usermod -aG render <user-1>")
     assert NOT_RUNNABLE.search("docker run --device=/dev/kfd ...  (in a container)")
+    assert powershell_balanced("& 'C:\\Program Files\\O''Neil\\python.exe' -m pip install torch")
+    assert powershell_balanced('& "$env:HIP_PATH\\bin\\hipInfo.exe"')
+    assert not powershell_balanced("& 'C:\\Program Files\\python.exe -m pip install torch")
+    assert not powershell_balanced('py -3.12 -m pip install "torch[device-gfx1100]')
+    assert not powershell_balanced("Get-Item (Join-Path $env:HIP_PATH bin")
 
 
 def test_no_user_visible_text_cites_internal_notes() -> None:
@@ -323,7 +374,7 @@ def test_any_machine_gets_runnable_fixes_and_public_text(data: DoctorInput) -> N
         for text in user_texts(finding):
             assert not INTERNAL_MARK_RE.search(text), (finding.id, text)
         for command in finding.fix_commands:
-            assert bash_accepts(command), (finding.id, command)
+            assert runnable(finding, command), (finding.id, command)
             assert not NOT_RUNNABLE.search(command), (finding.id, command)
         if data.os == "wsl":
             for text in (finding.fix or "", *finding.fix_commands):
