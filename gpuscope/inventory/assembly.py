@@ -36,6 +36,8 @@ def assemble_stack(results: Sequence[ProbeResult]) -> Stack:
                     extras.setdefault(fact.key, fact.value)
                     if fact.source:
                         sources.setdefault(fact.key, fact.source)
+                elif fact.missing_reason:  # why an extra fact is not there (no HIP SDK)
+                    missing.setdefault(fact.key, fact.missing_reason)
                 continue
             if fact.value is not None and fact.key not in values:
                 values[fact.key] = fact.value
@@ -45,7 +47,7 @@ def assemble_stack(results: Sequence[ProbeResult]) -> Stack:
                 missing.setdefault(fact.key, fact.missing_reason)
         for node in result.device_nodes:
             nodes.setdefault(node.path, node)
-    missing = {k: v for k, v in missing.items() if k not in values}
+    missing = {k: v for k, v in missing.items() if k not in values and k not in extras}
     return Stack(environment=dict(sorted(environment.items())), extras=dict(sorted(extras.items())),
                  device_nodes=tuple(nodes[p] for p in sorted(nodes)),
                  field_sources=sources, missing_reasons=missing,

@@ -55,6 +55,11 @@ PROBES: tuple[ProbeSpec, ...] = (
     ProbeSpec("nvml", "NVIDIA NVML", "gpuscope.probes.nvml:probe_nvml"),
     ProbeSpec("host", "Host", "gpuscope.probes.host:probe_host"),
     ProbeSpec("stack", "Stack versions", "gpuscope.probes.stack:probe_stack"),
+    ProbeSpec("windows_display", "Windows display adapters",
+              "gpuscope.probes.windows_display:probe_windows_display"),
+    ProbeSpec("hip_sdk", "HIP SDK (Windows)", "gpuscope.probes.hip_sdk:probe_hip_sdk"),
+    ProbeSpec("windows_host", "Windows host (WSL, py launcher)",
+              "gpuscope.probes.windows_host:probe_windows_host"),
 )
 
 

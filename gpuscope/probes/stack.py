@@ -26,6 +26,7 @@ from gpuscope.evidence import System
 from gpuscope.i18n import join, message
 from gpuscope.model import Fact, ProbeResult, ProbeState, ProbeStatus
 from gpuscope.probes.sourced import probe_bug
+from gpuscope.probes.windows_collectors import is_windows
 
 PROBE_NAME = "stack"
 
@@ -408,7 +409,7 @@ def probe_stack(system: System) -> ProbeResult:
         facts = _Facts()
         env = {name: system.env(name) for name in FRAMEWORK_ENV_VARS}
         # Windows always sets OS=Windows_NT; it tells a replayed Windows snapshot apart too.
-        windows = system.env("OS") == "Windows_NT"
+        windows = is_windows(system)
         _probe_rocm(system, facts, env, windows)
         _probe_amdgpu(system, facts, windows)
         _probe_nvidia(system, facts, windows)
