@@ -310,7 +310,7 @@ def _route_finding(name: str, gpu: Gpu, routes: Sequence[_Route],
     return Finding(
         "windows.pytorch_route", Severity.INFO,
         message("PyTorch and LLM routes for {gpu} on Windows", gpu=name),
-        detail=join(" ", lines), fix=fix, fix_commands=commands, gpu=gpu.index,
+        detail=join("\n", lines), fix=fix, fix_commands=commands, gpu=gpu.index,
         evidence=evidence,
         sources=_sources(*(r.urls for r in routes), *(t.urls for t in table.third_party)),
     )

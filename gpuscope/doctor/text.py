@@ -37,8 +37,8 @@ def padded(text: str, width: int) -> str:
 
 def _finding_lines(finding: Finding) -> list[str]:
     lines = [f"  {_SEVERITY_MARK[finding.severity]} [{finding.id}] {localise(finding.title)}"]
-    if finding.detail:
-        lines.append(f"      {localise(finding.detail)}")
+    if finding.detail:  # a detail of several parts (the routes of a GPU) has a line each
+        lines += [f"      {part}" for part in localise(finding.detail).splitlines()]
     lines += fix_lines(finding, "      ")
     if finding.evidence:
         lines.append("      " + localise(message(

@@ -225,7 +225,8 @@ def _finding(finding: ReportFinding) -> str:
     # Sources stay in the JSON and the Markdown: the page names no address outside itself.
     body = ""
     if finding.detail:
-        body += f"<p>{esc(finding.detail)}</p>"
+        body += "".join(f"<p>{esc(part)}</p>"
+                        for part in localise(finding.detail).splitlines())
     if finding.evidence:
         body += (f"<p>{esc(gettext('Evidence:'))}</p><ul>"
                  + "".join(f"<li><code>{esc(e)}</code></li>" for e in finding.evidence)

@@ -212,7 +212,8 @@ def _finding(finding: ReportFinding) -> list[str]:
         lines += [*code_block("\n".join(finding.fix_commands), "sh"), ""]
     body: list[str] = []
     if finding.detail:
-        body += [text(finding.detail), ""]
+        for part in localise(finding.detail).splitlines():
+            body += [text(part), ""]
     if finding.evidence:
         body += [text(gettext("Evidence:")), ""] + [f"- {code(ref)}"
                                                      for ref in finding.evidence] + [""]

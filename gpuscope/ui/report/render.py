@@ -259,7 +259,8 @@ def _finding(c: Canvas, finding: ReportFinding, draw_y: float, measure_only: boo
     y += max(chip_h, title_h) + 4
     y += target.text(f"{finding.id}{where}", report_font(SMALL_PX), style.MUTED, x, y, width) + 4
     if finding.detail:
-        y += target.text(_shorten(localise(finding.detail), MAX_DETAIL_CHARS), report_font(17),
+        detail = " ".join(localise(finding.detail).splitlines())
+        y += target.text(_shorten(detail, MAX_DETAIL_CHARS), report_font(17),
                          style.TEXT, x, y, width) + 6
     if finding.fix:
         fix = translate("ReportImage", "Fix: {fix}").format(
