@@ -65,7 +65,9 @@ ACCEPTED_OUTPUTS = (
     "list, zypper) or install log (apt, amdgpu-install), pip show, pip list, pip freeze or "
     "conda list, nvcc --version, lshw -class display, uname -a or /etc/os-release, an "
     "Ollama log (ollama serve, journalctl -u ollama), llama.cpp's output (llama-cli, "
-    "llama-server, --list-devices, --version), an LM Studio log, or an error message"
+    "llama-server, --list-devices, --version), an LM Studio log, hipInfo.exe or hipconfig, "
+    "Win32_VideoController (Get-CimInstance, Get-WmiObject, ConvertTo-Json, wmic), dxdiag /t, "
+    "wsl -l -v or wsl --status, or an error message"
 )
 FORMAT_FAMILIES: dict[str, str] = {
     "rocminfo": "rocminfo", "rocm-smi": "rocm-smi", "amd-smi": "amd-smi",
@@ -75,7 +77,9 @@ FORMAT_FAMILIES: dict[str, str] = {
     "package-": "package list", "pip-": "pip", "host-info": "uname -a or /etc/os-release",
     "nvidia-driver": "/proc/driver/nvidia/version", "python-": "a Python session",
     "lshw": "lshw -class display", "ollama-log": "Ollama log", "llama-cpp-": "llama.cpp's output",
-    "lmstudio-log": "LM Studio log",
+    "lmstudio-log": "LM Studio log", "hipinfo": "hipInfo", "hipconfig": "hipconfig",
+    "win32-videocontroller": "Win32_VideoController", "dxdiag": "dxdiag /t",
+    "wsl-list": "wsl -l -v",
 }
 
 # Binary files people pick by mistake, by their first bytes.

@@ -22,6 +22,7 @@ PARSER_MODULES: tuple[str, ...] = (
     "rocminfo", "rocm_smi", "amd_smi", "clinfo", "nvidia_smi", "collect_env", "lspci",
     "nvidia_driver", "python_text",
     "kernel_log", "packages", "host", "pip_list",
+    "hipinfo", "win32_video", "dxdiag", "wsl_list",
 )
 
 # Modules whose `scan(text, source)` reads what shows inside any format (NVRM lines in a

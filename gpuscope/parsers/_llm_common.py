@@ -64,7 +64,8 @@ _SIZE = re.compile(r"(\d{1,12}(?:\.\d{1,6})?)[ \t]?([KMGT]i?B|B)\b", re.IGNORECA
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
           "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4}
 _GFX = re.compile(r"(?<![A-Za-z0-9])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z])", re.IGNORECASE)
-_LOGFMT = re.compile(r'([A-Za-z_][\w.]{0,60})=("(?:[^"\\]|\\.){0,2000}"|\S{0,2000})')
+# A value may follow Markdown bold a user put into a pasted line (name=**"AMD Radeon RX 7600").
+_LOGFMT = re.compile(r'([A-Za-z_][\w.]{0,60})=\*{0,2}("(?:[^"\\]|\\.){0,2000}"|\S{0,2000})')
 
 BACKEND_NAMES = {"rocm": "rocm", "hip": "rocm", "cuda": "cuda", "vulkan": "vulkan",
                  "metal": "metal", "mtl": "metal", "sycl": "sycl", "cpu": "cpu"}

@@ -8,7 +8,8 @@ Signal kinds emitted (`Signal.kind`; the detail and gfx target they carry):
   ``hipErrorInvalidDeviceFunction`` (the build has no kernel for this GPU's ISA).
 - ``hip.no_binary_for_gpu``: ``hipErrorNoBinaryForGpu`` (also the 2020 wording "Coudn't find
   binary"), "HIP error: no binary for GPU", "No device code available for function".
-- ``hip.no_device``: "No HIP GPUs are available", ``hipErrorNoDevice``.
+- ``hip.no_device``: "No HIP GPUs are available", ``hipErrorNoDevice``, hipInfo's "no
+  ROCm-capable device is detected".
 - ``cuda.no_kernel_image``: "no kernel image is available for execution on the device", and
   PyTorch's warning "... with CUDA capability sm_90 is not compatible with the current PyTorch
   installation" (detail = the ``sm_NN`` named).
@@ -150,7 +151,8 @@ _RULES: tuple[_Rule, ...] = (
                 r"No device code available for function", re.IGNORECASE),
      "hip.no_binary_for_gpu", None, True),
     (("no hip gpus are available", "hiperrornodevice"),
-     re.compile(r"No HIP GPUs are available|hipErrorNoDevice\b"), "hip.no_device", None, False),
+     re.compile(r"No HIP GPUs are available|hipErrorNoDevice\b|"
+                r"no ROCm-capable device is detected"), "hip.no_device", None, False),
     (("kernel image is available", "cudaerrornokernelimagefordevice"),
      re.compile(r"no kernel image is available for execution on the device|"
                 r"cudaErrorNoKernelImageForDevice", re.IGNORECASE),
