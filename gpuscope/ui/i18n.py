@@ -233,6 +233,9 @@ CORE_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("core", "NVIDIA NVML"),
     QT_TRANSLATE_NOOP("core", "Host"),
     QT_TRANSLATE_NOOP("core", "Stack versions"),
+    QT_TRANSLATE_NOOP("core", "Windows display adapters"),
+    QT_TRANSLATE_NOOP("core", "HIP SDK (Windows)"),
+    QT_TRANSLATE_NOOP("core", "Windows host (WSL, py launcher)"),
     # Metric labels and units (gpuscope.metrics.CATALOGUE)
     QT_TRANSLATE_NOOP("core", "GPU utilization"),
     QT_TRANSLATE_NOOP("core", "VRAM used"),
