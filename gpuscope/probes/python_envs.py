@@ -29,6 +29,7 @@ from typing import Literal
 
 from gpuscope.evidence import ReplaySystem, System
 from gpuscope.model import JsonValue, OriginKind
+from gpuscope.probes.windows_host import PY_LIST, parse_py_list
 
 log = logging.getLogger(__name__)
 
@@ -329,6 +330,11 @@ def _system_pythons(finder: _Finder, home: str | None) -> Iterable[str]:
         for folder in finder.subdirs(base):
             if finder.paths.basename(folder).lower().startswith("python3"):
                 found.append(finder.join(folder, "python.exe"))
+    # The py launcher knows the python.org and Store installs wherever they are.
+    launcher = finder.system.run(PY_LIST, timeout_s=5.0)
+    if launcher.ok:
+        found += [p.path for p in parse_py_list(launcher.stdout)
+                  if p.path.lower().endswith(".exe")]
     return found
 
 

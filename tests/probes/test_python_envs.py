@@ -313,3 +313,20 @@ def test_a_recorded_choice_is_read_whatever_the_file_holds() -> None:
         {"python": 7}, "junk", {"python": "", "why": "x"}, {"python": "/b", "why": None},
     ]}) == (InterpreterChoice("/a/bin/python", "VIRTUAL_ENV"),
             InterpreterChoice("/b", WHY_RECORDED))
+
+
+def test_the_py_launcher_list_adds_the_pythons_it_knows() -> None:
+    # `py -0p` as CPython's launcher prints it: " -V:TAG [*] PATH" (PC/launcher2.c).
+    snapshot = windows_home()
+    store = "C:\\Program Files\\WindowsApps\\PythonSoftwareFoundation.Python.3.12\\python.exe"
+    snapshot.commands.append({"argv": ["py", "-0p"], "returncode": 0, "stdout": (
+        " -V:3.13 *        D:\\Python313\\python.exe\n"
+        f" -V:3.12          {store}\n"
+        " -V:ContinuumAnalytics/Anaconda39-64 C:\\Users\\ada\\miniconda3\\python.exe\n")})
+    snapshot.stats.update(_exists("D:\\Python313\\python.exe", store))
+    current = "C:\\Users\\ada\\gpuscope\\.venv\\Scripts\\python.exe"
+    found = [(e.kind, e.path) for e in discover_python_envs(ReplaySystem(snapshot), current)]
+    assert ("system", "D:\\Python313\\python.exe") in found
+    assert ("system", store) in found
+    # One interpreter reached two ways is listed once, as what it is (conda's base).
+    assert [path for _, path in found].count("C:\\Users\\ada\\miniconda3\\python.exe") == 1
