@@ -25,6 +25,10 @@ _LAYERS_BY_VENDOR: dict[Vendor, tuple[Layer, ...]] = {
     Vendor.AMD: (Layer.SYSFS, Layer.KFD, Layer.AMDSMI),
     Vendor.NVIDIA: (Layer.SYSFS, Layer.NVML),
 }
+_WINDOWS_LAYERS_BY_VENDOR: dict[Vendor, tuple[Layer, ...]] = {
+    Vendor.AMD: (Layer.WINDOWS, Layer.ROCM),
+    Vendor.NVIDIA: (Layer.WINDOWS, Layer.NVML),
+}
 
 
 def inventory_to_json(inventory: Inventory) -> dict[str, Any]:
@@ -42,7 +46,10 @@ def _label(text: str) -> str:
 
 
 def _layer_marks(gpu: Gpu) -> str:
-    layers = _LAYERS_BY_VENDOR.get(gpu.vendor or Vendor.OTHER, (Layer.SYSFS,))
+    if Layer.WINDOWS in gpu.seen_by:
+        layers = _WINDOWS_LAYERS_BY_VENDOR.get(gpu.vendor or Vendor.OTHER, (Layer.WINDOWS,))
+    else:
+        layers = _LAYERS_BY_VENDOR.get(gpu.vendor or Vendor.OTHER, (Layer.SYSFS,))
     return "  ".join(f"{layer.value} {gettext('yes') if layer in gpu.seen_by else gettext('no')}"
                      for layer in layers)
 

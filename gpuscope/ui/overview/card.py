@@ -43,6 +43,14 @@ TICK_LAYERS: tuple[tuple[Layer, str, str, str], ...] = (
     (Layer.AMDSMI, "amdsmi", "amdsmi", QT_TRANSLATE_NOOP("GpuCard", "the AMD SMI library")),
     (Layer.NVML, "NVML", "nvml", QT_TRANSLATE_NOOP("GpuCard", "NVIDIA's NVML library")),
 )
+# On Windows: the display driver's listing, the HIP SDK's runtime, NVML.
+WINDOWS_TICK_LAYERS: tuple[tuple[Layer, str, str, str], ...] = (
+    (Layer.WINDOWS, "Windows", "windows_display",
+     QT_TRANSLATE_NOOP("GpuCard", "the Windows display driver (registry, DXGI)")),
+    (Layer.ROCM, "HIP", "hip_sdk", QT_TRANSLATE_NOOP("GpuCard", "the HIP SDK's runtime "
+                                                                "(hipInfo)")),
+    TICK_LAYERS[-1],
+)
 _VENDOR_NAMES = {Vendor.AMD: "AMD", Vendor.NVIDIA: "NVIDIA", Vendor.INTEL: "Intel",
                  Vendor.OTHER: "other"}
 # Shown through translate("OverviewPage", RUNNING); the constant stays the English source.
@@ -227,7 +235,9 @@ class GpuCard(QFrame):
     def _ticks(self, statuses: Mapping[str, ProbeStatus], pending: Sequence[str]) -> QHBoxLayout:
         row = QHBoxLayout()
         row.setSpacing(10)
-        for layer, short, probe, what_source in TICK_LAYERS:
+        on_windows = self.gpu.luid is not None or Layer.WINDOWS in self.gpu.seen_by
+        for layer, short, probe, what_source in (WINDOWS_TICK_LAYERS if on_windows
+                                                 else TICK_LAYERS):
             status = statuses.get(probe)
             what = translate("GpuCard", what_source)
             if layer in self.gpu.seen_by:
