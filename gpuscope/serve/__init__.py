@@ -1,0 +1,1 @@
+"""gpuscope serve: the Prometheus exporter and the JSON endpoints of one machine, headless."""
