@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from gpuscope.i18n import message
-from gpuscope.model import DeviceIndexEntry, Gpu, GpuKind, Vendor
+from gpuscope.model import DeviceIndexEntry, Gpu, GpuKind, Layer, Vendor
 
 
 def _parse_visible(value: str | None) -> list[str] | None:
@@ -72,7 +72,8 @@ def build_device_index(
     entries = []
     for gpu in gpus:
         note = notes.get(gpu.index)
-        if gpu.vendor is Vendor.AMD and gpu.kfd_node is None:
+        # Windows has no KFD: HIP there enumerates through the display driver.
+        if gpu.vendor is Vendor.AMD and gpu.kfd_node is None and Layer.WINDOWS not in gpu.seen_by:
             note = message("not in the KFD topology: ROCm will not see this GPU")
         entries.append(DeviceIndexEntry(
             pci_bus=gpu.pci_bus, vendor=gpu.vendor, kind=gpu.kind or GpuKind.UNKNOWN,

@@ -147,9 +147,15 @@ def format_inventory_text(inventory: Inventory) -> str:
         lines += [*_device_index_lines(inventory), ""]
     stack = inventory.stack
     lines.append(gettext("Stack"))
+    # Windows has no amdgpu or KFD: the HIP SDK and AMD Software (Adrenalin) stand there.
+    amd_rows: tuple[tuple[str, object], ...] = (
+        (("HIP SDK", stack.extras.get("hip_sdk_version")),
+         ("AMD Software", stack.extras.get("amd_driver_version")))
+        if inventory.host.os == "windows" else
+        (("amdgpu", _amdgpu_text(inventory)), ("KFD", _yes_no(stack.kfd_loaded))))
     for label, value in (
         ("ROCm", stack.rocm_version), (gettext("HIP runtime"), stack.hip_runtime_version),
-        ("amdgpu", _amdgpu_text(inventory)), ("KFD", _yes_no(stack.kfd_loaded)),
+        *amd_rows,
         (gettext("NVIDIA driver"), stack.nvidia_driver_version),
         (gettext("CUDA (driver)"), stack.cuda_driver_version),
     ):
