@@ -286,9 +286,15 @@ class GpuCard(QFrame):
 
 def _driver_text(gpu: Gpu, inventory: Inventory) -> str | None:
     driver = gpu.kernel_driver
+    stack = inventory.stack
+    if not driver and gpu.driver_version and Layer.WINDOWS in gpu.seen_by:
+        adrenalin = stack.extras.get("amd_driver_version") if gpu.vendor is Vendor.AMD else None
+        return (translate("GpuCard", "Windows driver {version} (AMD Software {adrenalin})")
+                .format(version=gpu.driver_version, adrenalin=adrenalin) if adrenalin else
+                translate("GpuCard", "Windows driver {version}").format(
+                    version=gpu.driver_version))
     if not driver:
         return None
-    stack = inventory.stack
     version = gpu.driver_version
     if version is None and driver == "amdgpu":
         version = stack.amdgpu_driver_version  # set only for out-of-tree amdgpu-dkms
