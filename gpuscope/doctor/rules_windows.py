@@ -423,7 +423,7 @@ def _nvidia_findings(data: DoctorInput, gpu: Gpu) -> list[Finding]:
     link = FrameworkRef.of(torch) if torch is not None else None
     working = torch is not None and torch.build == "cuda" and torch.gpu_available is True
     commands = () if working else choice.commands(
-        python, replace=torch is not None and torch.build != "cuda")
+        python, replace=torch is not None and torch.build != "cuda", as_word=True)
     texts = [table.cuda_wheels.caveat, choice.note]
     if working and torch is not None:
         texts.append(message("PyTorch {version} here is a CUDA build and sees the GPU: nothing "

@@ -55,11 +55,13 @@ class WheelChoice:
     def index_url(self) -> str | None:
         return index_url(self.build, self.flavour)
 
-    def commands(self, python: str = "python3", *, replace: bool = False) -> tuple[str, ...]:
+    def commands(self, python: str = "python3", *, replace: bool = False,
+                 as_word: bool = False) -> tuple[str, ...]:
         """Shell lines that install it into `python` (an interpreter path or a command
-        name); `replace` uninstalls the torch there first (pip keeps an installed torch of the
-        same version otherwise, whatever its build)."""
-        interpreter = shell_word(python)
+        name; `as_word`: already a command word of the shell, such as PowerShell's
+        `& "C:\\...\\python.exe"`); `replace` uninstalls the torch there first (pip keeps an
+        installed torch of the same version otherwise, whatever its build)."""
+        interpreter = python if as_word else shell_word(python)
         lines: list[str] = []
         if self.override is not None:
             lines.append(f"export {self.override.assignment}")

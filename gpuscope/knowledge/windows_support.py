@@ -33,7 +33,6 @@ _WINGET_ID = re.compile(r"[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)+")
 _DISTRO = re.compile(r"[A-Za-z][A-Za-z0-9.-]{0,63}")
 _PACKAGE = re.compile(r"[a-z0-9][a-z0-9-]*")
 # A Windows or POSIX path PowerShell can run bare: no spaces, quotes or PowerShell operators.
-_BARE_PATH = re.compile(r"(?:[A-Za-z]:)?[A-Za-z0-9_.\\/+=@%,:-]+")
 
 
 class WindowsTableError(ValueError):
@@ -355,10 +354,10 @@ def hip_sdk_component(gfx_target: str, hip_sdk_version: str | None) -> HipSdkAns
 
 def powershell_python(path: str | None) -> str:
     """The interpreter as a PowerShell command word: the py launcher when the path is not
-    known, the path bare when PowerShell can run it so, else the call operator on the quoted
-    path."""
+    known, else the call operator on the path in double quotes (`"`, `$` and the backtick
+    escaped with a backtick), so that a redacted report can write the home folder as
+    $env:USERPROFILE there and the line still runs."""
     if not path or not re.match(r"[A-Za-z]:\\", path):
         return "py"
-    if _BARE_PATH.fullmatch(path):
-        return path
-    return "& '" + path.replace("'", "''") + "'"
+    quoted = path.replace("`", "``").replace('"', '`"').replace("$", "`$")
+    return f'& "{quoted}"'

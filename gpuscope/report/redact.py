@@ -69,6 +69,8 @@ SHELL_VARIABLE_RE = re.compile(r"\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-
 # Keys whose string values (or lists of them) are shell command lines.
 _COMMAND_KEYS = frozenset({"fix_commands", "commands"})
 _POSIX_HOME = re.compile(r"/(?:home|Users|var/home|usr/home)/[^/\s]+")
+# A Windows home in a command becomes $env:USERPROFILE (PowerShell; paths in double quotes).
+_WINDOWS_HOME = re.compile(r"[A-Za-z]:[\\/]+(?:Users|Documents and Settings)[\\/]+[^\\/]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -537,6 +539,8 @@ class Redactor:
         if variable is not None:
             glued = following[:1].isalnum() or following == "_"
             return f"${{{variable}}}" if glued else f"${variable}"
+        if kind is Kind.HOME and _WINDOWS_HOME.fullmatch(original.strip().rstrip("\\/")):
+            return "$env:USERPROFILE"
         number = holder[1:-1].rsplit("-", 1)[1]
         return f"REDACTED_{kind.value.upper()}_{number}"
 

@@ -31,6 +31,8 @@ from gpuscope.model import (
 )
 
 VENV_PYTHON = r"C:\Users\ana\venv\Scripts\python.exe"
+# The interpreter as PowerShell runs it: the call operator on the quoted path.
+VENV_WORD = f'& "{VENV_PYTHON}"'
 # A placeholder to fill in, an ellipsis, prose alternatives: never in a command.
 NOT_RUNNABLE = re.compile(r"<[^<>\s]*>|\.\.\.|…|\(or\b|\s#")
 INTERNAL = re.compile(r"facts\.md|§|\[[SKVD?]\]|corpus \d")
@@ -106,10 +108,10 @@ def test_an_rx_7900_xtx_with_the_hip_sdk_has_every_route_open() -> None:
     assert "gfx1100 GPUs are on AMD's WSL list" in words
     assert "PyTorch 2.4.1" in words  # DirectML's pin, as its caveat
     assert route.fix_commands == (
-        VENV_PYTHON + " -m pip install --index-url https://rocm.nightlies.amd.com/whl-multi-arch/"
+        VENV_WORD + " -m pip install --index-url https://rocm.nightlies.amd.com/whl-multi-arch/"
         ' "torch[device-gfx1100]" "torchvision[device-gfx1100]" torchaudio',
         "wsl --install -d Ubuntu-24.04",
-        VENV_PYTHON + " -m pip install torch-directml",
+        VENV_WORD + " -m pip install torch-directml",
         "winget install --id ggml.llamacpp -e")
     assert "https://github.com/vosen/ZLUDA" in route.sources
     assert "https://docs.scale-lang.com/stable" in route.sources
@@ -147,7 +149,7 @@ def test_a_gpu_no_rocm_route_covers_is_sent_to_directml() -> None:
     [unsupported] = of(findings, "windows.rocm_gpu_unsupported")
     assert unsupported.severity is Severity.WARNING
     assert "carry no kernels for gfx803" in text(unsupported)
-    assert unsupported.fix_commands == (VENV_PYTHON + " -m pip install torch-directml",)
+    assert unsupported.fix_commands == (VENV_WORD + " -m pip install torch-directml",)
     [route] = of(findings, "windows.pytorch_route")
     assert "ROCm PyTorch wheels for Windows: not open" in text(route)
     # No route with a driver floor is open: the old-driver rule has nothing to say.
@@ -201,7 +203,7 @@ def test_a_python_the_packages_do_not_cover_gets_the_py_launcher() -> None:
     findings = rule_windows(machine([XTX], {"hip_sdk_version": "6.2"}, python="3.13.1"))
     [route] = of(findings, "windows.pytorch_route")
     assert "py -3.12 -m pip install torch-directml" in route.fix_commands
-    assert any(c.startswith(VENV_PYTHON) and "device-gfx1100" in c for c in route.fix_commands)
+    assert any(c.startswith(VENV_WORD) and "device-gfx1100" in c for c in route.fix_commands)
     assert "The inspected Python is 3.13" in text(route)
 
 
@@ -240,8 +242,8 @@ def test_an_rtx_4090_with_a_cpu_torch_gets_the_cuda_wheel() -> None:
     [route] = findings
     assert route.id == "windows.pytorch_route" and route.gpu == 0
     assert route.fix_commands == (
-        VENV_PYTHON + " -m pip uninstall -y torch",
-        VENV_PYTHON + " -m pip install torch --index-url https://download.pytorch.org/whl/cu126")
+        VENV_WORD + " -m pip uninstall -y torch",
+        VENV_WORD + " -m pip install torch --index-url https://download.pytorch.org/whl/cu126")
     assert "CUDA PyTorch wheels: open" in text(route) and "cpu build" in text(route)
     assert route.framework is not None and route.framework.version == "2.14.0+cpu"
     check_runnable(findings)

@@ -124,11 +124,13 @@ def test_versions_and_interpreters_are_read_strictly() -> None:
     assert python_series("2.7.18") is None
     assert powershell_python(None) == "py"
     assert powershell_python("python") == "py"
-    assert powershell_python(r"C:\Python312\python.exe") == r"C:\Python312\python.exe"
+    assert powershell_python(r"C:\Python312\python.exe") == r'& "C:\Python312\python.exe"'
     assert (powershell_python(r"C:\Program Files\Python312\python.exe")
-            == r"& 'C:\Program Files\Python312\python.exe'")
+            == r'& "C:\Program Files\Python312\python.exe"')
     assert powershell_python(r"C:\Users\O'Neil\py\python.exe") == (
-        r"& 'C:\Users\O''Neil\py\python.exe'")
+        "& \"C:\\Users\\O'Neil\\py\\python.exe\"")
+    assert powershell_python(r"C:\Users\a$b\py\python.exe") == (
+        r'& "C:\Users\a`$b\py\python.exe"')
 
 
 @pytest.mark.parametrize("damage", [

@@ -460,6 +460,16 @@ def test_redacted_commands_still_parse() -> None:
         assert "<" not in redacted and ">" not in redacted, redacted
 
 
+def test_a_windows_home_in_a_powershell_fix_becomes_userprofile() -> None:
+    identity = Identity.of(user_names=["ana"], home_paths=["C:\\Users\\ana"])
+    command = '& "C:\\Users\\ana\\venv\\Scripts\\python.exe" -m pip install torch-directml'
+    redacted = Redactor(identity).redact_command(command)
+    assert redacted == ('& "$env:USERPROFILE\\venv\\Scripts\\python.exe" -m pip install '
+                        "torch-directml")
+    # Outside commands the placeholder stays a placeholder.
+    assert "<home-1>" in Redactor(identity).redact_text("C:\\Users\\ana\\venv")
+
+
 def test_a_shell_variable_is_never_taken_for_a_name() -> None:
     found = Identity.from_data({"path": "/home/$USER/venv", "text": "HOME=/home/${USER}"})
     assert not {"$USER", "${USER}"} & found.user_names

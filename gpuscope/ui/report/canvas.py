@@ -60,7 +60,8 @@ def laid_out(text: str, font: QFont, width: float, wrap: QTextOption.WrapMode
              ) -> tuple[QTextLayout, list[QTextLine]]:
     """`text` broken into lines no wider than `width` as Qt breaks it, each placed under the
     one before."""
-    layout = QTextLayout(text, font)
+    # QTextLayout breaks lines at U+2028 (QChar::LineSeparator), not at "\n".
+    layout = QTextLayout(text.replace("\n", "\u2028"), font)
     option = QTextOption()
     option.setWrapMode(wrap)
     layout.setTextOption(option)
