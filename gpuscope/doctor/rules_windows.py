@@ -177,7 +177,7 @@ def _hip_sdk_missing(data: DoctorInput, amd: Sequence[Gpu]) -> Finding | None:
                            "{releases}.", releases=", ".join(listed)))
     return Finding(
         "windows.hip_sdk_missing", Severity.INFO, message("The HIP SDK is not installed"),
-        detail=join(" ", [message("The Windows probes found no HIP SDK: {reason}.",
+        detail=join(" ", [message("The Windows probes say: {reason}.",
                                   reason=reason.rstrip(". ")) if reason else
                           message("No HIP SDK was found: HIP_PATH is not set and there is no "
                                   "version folder under C:\\Program Files\\AMD\\ROCm."),
@@ -319,7 +319,11 @@ def _route_finding(name: str, gpu: Gpu, routes: Sequence[_Route],
 def _unsupported(data: DoctorInput, gpu: Gpu, name: str, target: str, routes: Sequence[_Route],
                  evidence: tuple[EvidenceRef, ...]) -> Finding | None:
     table = windows_support()
-    sdk_version = _extra(data, "hip_sdk_version")
+    # Without an installed SDK, the newest release whose list says anything of the target
+    # tells what installing one would give.
+    known = [r for r in reversed(known_rocm_releases("windows"))
+             if hip_sdk_component(target, r).component != "unknown"]
+    sdk_version = _extra(data, "hip_sdk_version") or (known[0] if known else None)
     answer = hip_sdk_component(target, sdk_version) if sdk_version else None
     sdk_short = answer is not None and answer.component in ("runtime", "none")
     coverage = table.rocm_wheels.coverage(target)

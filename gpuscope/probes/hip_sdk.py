@@ -16,15 +16,14 @@ Stack facts: `hip_sdk_version` (the release, "6.2"), `hip_path`, `hip_sdk_versio
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from gpuscope.evidence import CommandResult, System
 from gpuscope.i18n import join, message
 from gpuscope.model import Fact, GpuSighting, ProbeResult, ProbeState, ProbeStatus
+from gpuscope.parsers import hipinfo
 from gpuscope.probes.sourced import probe_bug
 from gpuscope.probes.windows_collectors import is_windows
 
@@ -122,14 +121,6 @@ def _command_problem(result: CommandResult, label: str) -> str:
                    code=result.returncode, output=tail[0][:200])
 
 
-def _hipinfo_parser() -> Any | None:
-    """gpuscope.parsers.hipinfo, imported when first needed (None while it does not exist)."""
-    try:
-        return importlib.import_module("gpuscope.parsers.hipinfo")
-    except ImportError:
-        return None
-
-
 def _read_hipinfo(system: System, sdk: _Sdk, bin_dir: str) -> None:
     path = _win_join(bin_dir, "hipInfo.exe")
     if not system.stat(path).exists:
@@ -140,11 +131,9 @@ def _read_hipinfo(system: System, sdk: _Sdk, bin_dir: str) -> None:
         # "no ROCm-capable device is detected" when the SDK does not support the card.
         sdk.notes.append(_command_problem(result, "hipInfo.exe"))
         return
-    parser = _hipinfo_parser()
-    if parser is None:
-        sdk.notes.append(message("hipInfo parser not available"))
-        return
-    parsed = parser.parse(result.stdout, "hipInfo.exe")
+    # The parser is imported with this module, never from a probe thread: two threads
+    # importing one package at once can deadlock on its module lock.
+    parsed = hipinfo.parse(result.stdout, "hipInfo.exe")
     sdk.sightings = tuple(parsed.sightings)
     for fact in parsed.stack_facts:
         if fact.key not in _FACT_KEYS and not sdk.has(fact.key):

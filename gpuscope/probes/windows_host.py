@@ -11,15 +11,14 @@ Python 3.11 print `-3.9-64` style tags in the same place.
 
 from __future__ import annotations
 
-import importlib
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from gpuscope.evidence import CommandResult, System
 from gpuscope.i18n import join, message
 from gpuscope.model import Fact, ProbeResult, ProbeState, ProbeStatus
+from gpuscope.parsers import wsl_list
 from gpuscope.probes.sourced import probe_bug
 from gpuscope.probes.windows_collectors import is_windows
 
@@ -133,11 +132,7 @@ def _failure(result: CommandResult, command: str) -> str:
 def _parsed_fact(text: str, source: str, key: str) -> str | None:
     """`key` as gpuscope.parsers.wsl_list reads `text` (it knows localised tables too), or
     None when that parser is not there or finds no value."""
-    try:
-        parser: Any = importlib.import_module("gpuscope.parsers.wsl_list")
-        parsed = parser.parse(decode_wsl(text), source)
-    except ImportError:
-        return None
+    parsed = wsl_list.parse(decode_wsl(text), source)
     for fact in (*parsed.stack_facts, *parsed.host_facts):
         if fact.key == key and isinstance(fact.value, (str, int)) and str(fact.value):
             return str(fact.value)

@@ -164,7 +164,7 @@ def test_an_rx_7900_xtx_without_the_hip_sdk() -> None:
     [missing] = of(findings, "windows.hip_sdk_missing")
     assert missing.severity is Severity.INFO and missing.gpu is None
     words = text(missing)
-    assert f"The Windows probes found no HIP SDK: {reason}." in words
+    assert f"The Windows probes say: {reason}." in words
     assert "do not need it" in words
     assert missing.fix_commands == ('& "$env:HIP_PATH\\bin\\hipInfo.exe"',)
     assert "https://www.amd.com/en/developer/resources/rocm-hub/hip-sdk.html" in missing.sources
