@@ -48,7 +48,8 @@ _NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2  # the device is a vGPU inside a virtual 
 # The reasons are recorded in English, as the collect step words them, and read back
 # translatable (`LibraryCalls.known_reasons`).
 _REASON_LIBRARY_NOT_FOUND = N_(
-    "NVML library not found (libnvidia-ml.so.1): the NVIDIA driver is not installed"
+    "NVML library not found (libnvidia-ml.so.1, or nvml.dll on Windows): the NVIDIA driver is "
+    "not installed"
 )
 _REASON_NOT_INSTALLED = N_("nvidia-ml-py is not installed")
 _REASON_LOST = N_("a GPU fell off the bus")
@@ -75,8 +76,8 @@ _HINTS: dict[str, str] = {
     "ImportError": N_(
         "Install nvidia-ml-py (`pip install nvidia-ml-py`); gpuscope depends on it."),
     "NVMLError_LibraryNotFound": N_(
-        "Install the NVIDIA driver for this GPU (it ships libnvidia-ml.so.1); on a machine "
-        "without an NVIDIA GPU nothing is wrong."
+        "Install the NVIDIA driver for this GPU (it ships libnvidia-ml.so.1, or nvml.dll on "
+        "Windows); on a machine without an NVIDIA GPU nothing is wrong."
     ),
     "NVMLError_DriverNotLoaded": N_(
         "Load the kernel module (`sudo modprobe nvidia`) and read `sudo dmesg` for why it did "

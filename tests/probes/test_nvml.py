@@ -274,7 +274,8 @@ def test_no_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     ("error", "state", "reason"),
     [
         ("LibraryNotFound", ProbeState.LIBRARY_MISSING,
-         "NVML library not found (libnvidia-ml.so.1): the NVIDIA driver is not installed"),
+         "NVML library not found (libnvidia-ml.so.1, or nvml.dll on Windows): the NVIDIA "
+         "driver is not installed"),
         ("DriverNotLoaded", ProbeState.DRIVER_MISSING, "NVIDIA driver not loaded"),
         ("NoPermission", ProbeState.PERMISSION_DENIED,
          "no permission to use NVML (the /dev/nvidia* device nodes are not accessible)"),
@@ -334,7 +335,8 @@ def test_real_nvml_on_a_machine_without_the_driver() -> None:
     result = probe_nvml(LiveSystem())
     assert result.status.state is ProbeState.LIBRARY_MISSING
     assert result.status.reason == (
-        "NVML library not found (libnvidia-ml.so.1): the NVIDIA driver is not installed")
+        "NVML library not found (libnvidia-ml.so.1, or nvml.dll on Windows): the NVIDIA "
+         "driver is not installed")
     assert result.sightings == ()
 
 
