@@ -366,7 +366,7 @@ def _probe_nvidia(system: System, facts: _Facts, windows: bool) -> None:
     facts.missing("nvidia_driver_version", reason, source=NVIDIA_PROC_VERSION_PATH)
 
 
-def _summary(facts: _Facts, env: dict[str, str | None]) -> str:
+def _summary(facts: _Facts, env: dict[str, str | None], windows: bool = False) -> str:
     parts: list[str] = []
     rocm = facts.value("rocm_version")
     rocm_path = facts.value("rocm_path")
@@ -391,8 +391,10 @@ def _summary(facts: _Facts, env: dict[str, str | None]) -> str:
         parts.append(message("amdgpu not loaded"))
 
     nvidia = facts.value("nvidia_driver_version")
-    parts.append(message("NVIDIA driver {version}", version=nvidia) if nvidia
-                 else message("no NVIDIA driver"))
+    if nvidia:
+        parts.append(message("NVIDIA driver {version}", version=nvidia))
+    elif not windows:  # on Windows NVML, not this probe, knows the driver
+        parts.append(message("no NVIDIA driver"))
 
     set_vars = [name for name in FRAMEWORK_ENV_VARS
                 if env.get(name) is not None and name not in ("ROCM_PATH", "HIP_PATH")]
@@ -421,7 +423,7 @@ def probe_stack(system: System) -> ProbeResult:
             else:
                 facts.found(f"env:{name}", value, f"environment variable {name}")
         return ProbeResult(
-            status=ProbeStatus(PROBE_NAME, ProbeState.OK, reason=_summary(facts, env)),
+            status=ProbeStatus(PROBE_NAME, ProbeState.OK, reason=_summary(facts, env, windows)),
             stack_facts=tuple(facts.facts),
         )
     except Exception as exc:  # a probe never raises: the failure becomes its status
