@@ -27,6 +27,7 @@ from gpuscope.model import (
     ProbeStatus,
     Vendor,
 )
+from gpuscope.parsers import nvidia_smi
 from gpuscope.probes._library_calls import (
     NO_SUCH_CALL,
     LibraryCalls,
@@ -35,6 +36,7 @@ from gpuscope.probes._library_calls import (
     as_str,
 )
 from gpuscope.probes.sourced import SightingBuilder, recorded_reason
+from gpuscope.probes.windows_collectors import is_windows
 
 PROBE_NAME = "nvml"
 LIBRARY_NAME = "nvml"
@@ -307,8 +309,31 @@ def _attributes(attributes: Any) -> JsonValue:
 
 
 def probe_nvml(system: System) -> ProbeResult:
-    """The NVML probe: what NVML sees on `system` (live, or replayed from a snapshot)."""
-    return parse_nvml(system.library(LIBRARY_NAME, collect_nvml))
+    """The NVML probe: what NVML sees on `system` (live, or replayed from a snapshot); on
+    Windows, nvidia-smi's table when NVML cannot be used from Python."""
+    result = parse_nvml(system.library(LIBRARY_NAME, collect_nvml))
+    if result.status.state is ProbeState.OK or not is_windows(system):
+        return result
+    return _nvidia_smi_fallback(system, result)
+
+
+def _nvidia_smi_fallback(system: System, failed: ProbeResult) -> ProbeResult:
+    """nvidia-smi (which the Windows driver puts in System32) read as a user would paste it:
+    names, bus ids, memory and the driver version, when nvml.dll does not load here."""
+    program = system.which("nvidia-smi")
+    if program is None:
+        return failed
+    answer = system.run([program], timeout_s=10.0)
+    if not answer.ok:
+        return failed
+    parsed = nvidia_smi.parse(answer.stdout, "nvidia-smi")
+    if not parsed.sightings:
+        return failed
+    return ProbeResult(
+        ProbeStatus(PROBE_NAME, ProbeState.OK, reason=message(
+            "{count} GPU(s) from nvidia-smi; NVML from Python: {reason}",
+            count=len(parsed.sightings), reason=failed.status.reason or "?")),
+        sightings=parsed.sightings, stack_facts=parsed.stack_facts)
 
 
 def parse_nvml(answer: JsonValue) -> ProbeResult:

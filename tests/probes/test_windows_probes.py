@@ -505,3 +505,34 @@ def test_a_stale_hip_path_is_no_sdk() -> None:
     result = probe_hip_sdk(_windows(env={"HIP_PATH": "C:\\Program Files\\AMD\\ROCm\\5.7\\"}))
     assert result.status.state is ProbeState.LIBRARY_MISSING
     assert "which does not exist" in (result.status.reason or "")
+
+
+# ----------------------------------------------------------------------------- NVIDIA fallback
+
+NVIDIA_SMI = "C:\\Windows\\system32\\nvidia-smi.exe"
+# collect_nvml's answer where nvml.dll cannot be loaded.
+NVML_NOT_FOUND = {"status": "library_missing", "error_class": "NVMLError_LibraryNotFound",
+                  "error": "NVML Shared Library Not Found"}
+
+
+def test_on_windows_nvidia_smi_stands_in_when_nvml_does_not_load() -> None:
+    from gpuscope.probes.nvml import probe_nvml
+
+    table = (Path(__file__).parents[1] / "fixtures" / "corpus-windows"
+             / "nvidia-smi-ollama4270-win-rtx4060-wddm.txt").read_text(encoding="utf-8")
+    system = _windows(libraries={"nvml": NVML_NOT_FOUND}, which={"nvidia-smi": NVIDIA_SMI},
+                      commands=[{"argv": [NVIDIA_SMI], "returncode": 0, "stdout": table}])
+    result = probe_nvml(system)
+    assert result.status.state is ProbeState.OK
+    assert "nvidia-smi" in (result.status.reason or "")
+    (sighting,) = result.sightings
+    assert sighting.facts.name == "NVIDIA GeForce RTX 4060"
+    assert sighting.facts.pci_bus is not None and sighting.facts.pci_bus.endswith("01:00.0")
+    assert any(f.key == "nvidia_driver_version" and f.value == "537.70"
+               for f in result.stack_facts)
+    # Off Windows, or without nvidia-smi, NVML's own failure stands.
+    assert probe_nvml(_windows(libraries={"nvml": NVML_NOT_FOUND})).status.state is \
+        ProbeState.LIBRARY_MISSING
+    linux = ReplaySystem(Snapshot(libraries={"platform": LINUX, "nvml": NVML_NOT_FOUND},
+                                  which={"nvidia-smi": "/usr/bin/nvidia-smi"}))
+    assert probe_nvml(linux).status.state is ProbeState.LIBRARY_MISSING
