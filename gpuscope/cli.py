@@ -19,7 +19,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ from gpuscope.i18n import (
     normalise_language,
     set_language,
 )
+from gpuscope.serve.command import add_serve_arguments, serve_command
 from gpuscope.untrusted import UntrustedInputError, clean_text, one_line
 
 if TYPE_CHECKING:
@@ -199,6 +200,12 @@ def _build_parser() -> argparse.ArgumentParser:
                              "for no strip)")
     report.add_argument("-q", "--quiet", action="store_true",
                         help="no progress lines on standard error")
+
+    serve = commands.add_parser(
+        "serve", help="a Prometheus exporter of this machine (GPU telemetry, versions, doctor "
+                      "findings) on /metrics, with /api/doctor and /api/snapshot (redacted "
+                      "JSON); --textfile for node_exporter; --install-unit for systemd")
+    add_serve_arguments(serve)
 
     entry = commands.add_parser(
         "desktop-entry", help="put gpuscope in the desktop's application menu for this user "
@@ -659,10 +666,11 @@ def _choose_language(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
-    handlers = {"info": _cmd_info, "snapshot": _cmd_snapshot, "doctor": _cmd_doctor,
-                "record": _cmd_record, "export": _cmd_export, "bench": _cmd_bench,
-                "report": _cmd_report, "screenshot": _cmd_screenshot,
-                "desktop-entry": _cmd_desktop_entry, None: _cmd_gui}
+    handlers: dict[str | None, Callable[[argparse.Namespace], int]] = {
+        "info": _cmd_info, "snapshot": _cmd_snapshot, "doctor": _cmd_doctor,
+        "record": _cmd_record, "export": _cmd_export, "bench": _cmd_bench,
+        "report": _cmd_report, "screenshot": _cmd_screenshot,
+        "desktop-entry": _cmd_desktop_entry, "serve": serve_command, None: _cmd_gui}
     # SIGTERM, SIGHUP and Ctrl-C end the workers and probes first; leaving ends those still
     # running (the window closed mid-run). Each also dies with gpuscope by kill -9 (Linux).
     from gpuscope.probes.worker_process import children_end_first
