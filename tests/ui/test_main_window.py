@@ -350,6 +350,10 @@ def test_run_gui_keeps_settings_in_the_config_dir(
     saved = json.loads((config_dir / SETTINGS_FILE_NAME).read_text(encoding="utf-8"))
     assert saved["last_page"] == "Stack" and saved["theme"] == "dark"
     settings = SettingsStore(config_dir / SETTINGS_FILE_NAME).load()
+    # The closed window's widgets go before the application-wide restyle walks the widgets
+    # (a restyle over half-deleted windows has crashed Qt under load).
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QApplication.processEvents()
     app_theme().set_choice(ThemeChoice.SYSTEM)
     window = MainWindow(replay("rx7900xtx_rocm.json"), probes=(),
                         settings=SettingsStore(config_dir / SETTINGS_FILE_NAME))
