@@ -295,6 +295,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 def _cmd_snapshot(args: argparse.Namespace) -> int:
     from gpuscope.inventory import collect_inventory
 
+    _refuse_overwriting(args.output, args.replay)
     recorder = RecordingSystem(_system(args.replay))
     inventory = collect_inventory(recorder)
     inspection = _inspect_frameworks(args, recorder)
@@ -311,7 +312,7 @@ def _cmd_snapshot(args: argparse.Namespace) -> int:
         snapshot.meta["recorded_from_replay"] = os.path.basename(args.replay)
     output = Path(args.output)
     try:
-        snapshot.save(output)
+        snapshot.save(output)  # a temporary file renamed into place
     except OSError as exc:
         raise CliError(f"cannot write {output}: {exc.strerror or exc}") from exc
     summary = {
@@ -386,56 +387,27 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def _cmd_record(args: argparse.Namespace) -> int:
-    from gpuscope.telemetry.commands import RecordProgress, record
-    from gpuscope.telemetry.recorder import RecordingError
+    from gpuscope.telemetry.commands import record_command
 
-    def progress(state: RecordProgress) -> None:
-        if not args.json and sys.stderr.isatty():
-            print(f"\rrecording: {state.elapsed_s:6.1f} s, {state.ticks} ticks, "
-                  f"{state.samples_written} samples", end="", file=sys.stderr, flush=True)
-
-    try:
-        summary = record(_system(args.replay), args.output, rate_hz=args.rate,
-                         duration_s=args.duration, progress=progress,
-                         overwrite=args.overwrite)
-    except RecordingError as exc:
-        raise CliError(str(exc)) from exc
-    if not args.json and sys.stderr.isatty():
-        print(file=sys.stderr)
-    if summary.error:
-        raise CliError(summary.error)
-    if args.json:
-        from gpuscope.model import to_jsonable
-
-        json.dump(to_jsonable(summary), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(f"Recorded {summary.ticks} ticks ({summary.samples} samples of "
-              f"{summary.series} series, {summary.gpus} GPU(s)) at {summary.rate_hz:g} Hz "
-              f"for {summary.duration_s:.1f} s into {summary.output} (stopped by "
-              f"{summary.stopped_by}).")
-        for note in summary.notes:
-            print(f"  note: {note}")
-    return 0
+    return record_command(_system(args.replay), args.output, rate_hz=args.rate,
+                          duration_s=args.duration, overwrite=args.overwrite,
+                          as_json=args.json, inputs=[args.replay])
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from gpuscope.telemetry.commands import export
-    from gpuscope.telemetry.recorder import RecordingError
+    from gpuscope.telemetry.commands import export_command
 
-    try:
-        summary = export(args.recording, args.csv)
-    except RecordingError as exc:
-        raise CliError(str(exc)) from exc
-    if args.json:
-        from gpuscope.model import to_jsonable
+    return export_command(args.recording, args.csv, as_json=args.json)
 
-        json.dump(to_jsonable(summary), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print(f"Wrote {summary.csv_path}: {summary.rows} rows x {summary.columns} columns "
-              f"({summary.first_utc} to {summary.last_utc}).")
-    return 0
+
+def _refuse_overwriting(output: str | None, *inputs: str | None) -> None:
+    """An output that is one of the inputs would destroy it: a usage error, before any work."""
+    from gpuscope.safe_write import input_overwritten
+
+    overwritten = input_overwritten(output, inputs) if output else None
+    if overwritten is not None:
+        raise CliUsageError(f"the output {output} would overwrite the input {overwritten}; "
+                            "choose another file name")
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -483,6 +455,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         output = "gpuscope-report.png"
     if imports:
         _check_imports(imports)
+    _refuse_overwriting(output, replay, recording, *imports, *(args.bench or ()))
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -517,10 +490,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise CliError(f"a PNG report needs PySide6, which failed to load: {exc}") from exc
         _app = ensure_gui_application()  # kept alive until the picture is written
         progress(gettext("drawing the picture"))
+        from gpuscope.safe_write import atomic_path
+
         try:
-            image = save_report_png(report, output)
-        except OSError as exc:
-            raise CliError(str(exc)) from exc
+            with atomic_path(output) as temporary:  # Qt writes by name: renamed into place
+                image = save_report_png(report, str(temporary))
+        except OSError as exc:  # Qt's failure names the temporary: name the target
+            raise CliError(f"cannot write the PNG to {output}"
+                           + (f": {exc.strerror}" if exc.strerror else "")) from exc
         described = gettext("PNG report, {width}x{height} px").format(
             width=image.width(), height=image.height())
     else:
@@ -529,7 +506,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         text = export_text(report, fmt)
         if output:
             try:
-                Path(output).write_text(text, encoding="utf-8")
+                from gpuscope.safe_write import write_text
+
+                write_text(output, text)  # a temporary file renamed into place
             except OSError as exc:
                 raise CliError(f"cannot write {output}: {exc.strerror or exc}") from exc
         else:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from gpuscope.model import JsonValue, OriginKind
+from gpuscope.safe_write import write_bytes
 from gpuscope.untrusted import (
     MAX_SNAPSHOT_BYTES,
     UntrustedInputError,
@@ -372,18 +373,11 @@ class Snapshot:
         )
 
     def save(self, path: str | Path) -> None:
-        """Write atomically; a name ending in .gz is gzip-compressed."""
-        target = Path(path)
-        tmp = target.with_name(f".{target.name}.tmp")
+        """Write atomically (`gpuscope.safe_write`); a name ending in .gz is gzip-compressed."""
         data = json.dumps(self.to_json(), indent=1, sort_keys=True).encode("utf-8")
-        if target.name.endswith(".gz"):
+        if str(path).endswith(".gz"):
             data = gzip.compress(data, mtime=0)
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, target)
-        except OSError:
-            tmp.unlink(missing_ok=True)
-            raise
+        write_bytes(path, data)
 
     @classmethod
     def load(cls, path: str | Path) -> Snapshot:

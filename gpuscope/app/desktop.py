@@ -23,10 +23,11 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from gpuscope.safe_write import write_bytes
 
 # PySide6's X11 and Wayland platform plugins, inside the PySide6 package.
 XCB_PLUGIN = Path("Qt") / "plugins" / "platforms" / "libqxcb.so"
@@ -285,16 +286,7 @@ def uninstall_desktop_entry(environ: Mapping[str, str]) -> list[Path]:
 
 def _write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.",
-                                     delete=False) as handle:
-        handle.write(data)
-        temporary = Path(handle.name)
-    try:
-        temporary.chmod(0o644)
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_bytes(path, data, mode=0o644)
 
 
 def _refresh_menu(applications: Path) -> None:

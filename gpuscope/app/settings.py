@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import dataclasses
 import enum
 import json
 import logging
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +34,7 @@ from gpuscope.config import CONFIG_DIR_ENV as CONFIG_DIR_ENV
 from gpuscope.config import INTERPRETERS_KEY, default_settings_path, interpreters_from_json
 from gpuscope.config import SETTINGS_FILE_NAME as SETTINGS_FILE_NAME
 from gpuscope.config import default_config_dir as default_config_dir
+from gpuscope.safe_write import write_text
 from gpuscope.telemetry.sampler import MAX_RATE_HZ, MIN_RATE_HZ
 
 log = logging.getLogger(__name__)
@@ -69,6 +68,18 @@ DIR_IMPORT = "import"
 DIR_RECORDING = "recording"
 DIR_EXPORT = "export"
 COMPARE_PRICES_KEY = "compare_prices"
+REMOTE_MACHINES_KEY = "remote_machines"
+MAX_REMOTE_MACHINES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteMachineSetting:
+    """A machine added by the address of its `gpuscope serve` ("http://host:9840"), with the
+    bearer token it wants and the CA file that signed its TLS certificate, when it does."""
+
+    url: str
+    token: str | None = None
+    ca_file: str | None = None
 
 
 def _empty_dirs() -> Mapping[str, str]:
@@ -93,6 +104,7 @@ class Settings:
     language: str = LANGUAGE_AUTO
     interpreters: tuple[str, ...] = ()
     compare_prices: PriceBook = field(default_factory=PriceBook)
+    remote_machines: tuple[RemoteMachineSetting, ...] = ()
 
     def dialog_dir(self, key: str) -> str:
         """The last folder of the file dialog `key` ("" when there is none yet)."""
@@ -125,6 +137,10 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "language": settings.language,
         INTERPRETERS_KEY: list(settings.interpreters),
         COMPARE_PRICES_KEY: price_book_to_json(settings.compare_prices),
+        REMOTE_MACHINES_KEY: [
+            {key: value for key, value in (("url", m.url), ("token", m.token),
+                                           ("ca_file", m.ca_file)) if value is not None}
+            for m in settings.remote_machines],
     }
 
 
@@ -193,11 +209,43 @@ def settings_from_json(data: object) -> tuple[Settings, list[str]]:
     prices, price_problems = price_book_from_json(data.get(COMPARE_PRICES_KEY),
                                                   COMPARE_PRICES_KEY)
     problems.extend(price_problems)
+    remote_machines = _remote_machines(data.get(REMOTE_MACHINES_KEY), problems)
 
     return Settings(theme=theme, last_page=last_page, window_geometry=geometry,
                     window_state=state, telemetry_rate_hz=rate_hz,
                     dialog_dirs=MappingProxyType(dirs), language=language,
-                    interpreters=interpreters, compare_prices=prices), problems
+                    interpreters=interpreters, compare_prices=prices,
+                    remote_machines=remote_machines), problems
+
+
+def _remote_machines(raw: object, problems: list[str]) -> tuple[RemoteMachineSetting, ...]:
+    """The `remote_machines` list: objects with a "url" and an optional "token" and
+    "ca_file"; an entry without a usable url is dropped, with the reason."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        problems.append(f"{REMOTE_MACHINES_KEY} is not a list; dropped")
+        return ()
+    found: list[RemoteMachineSetting] = []
+    for position, entry in enumerate(raw):
+        url = entry.get("url") if isinstance(entry, dict) else None
+        if not isinstance(url, str) or not url.strip():
+            problems.append(f"{REMOTE_MACHINES_KEY}[{position}] has no url; dropped")
+            continue
+        extras = {key: entry.get(key) for key in ("token", "ca_file")}
+        for key, value in extras.items():
+            if value is not None and not isinstance(value, str):
+                problems.append(f"{REMOTE_MACHINES_KEY}[{position}].{key} is not a string; "
+                                "ignored")
+        token, ca_file = (value if isinstance(value, str) and value else None
+                          for value in extras.values())
+        if any(machine.url == url.strip() for machine in found):
+            continue
+        found.append(RemoteMachineSetting(url.strip(), token, ca_file))
+    if len(found) > MAX_REMOTE_MACHINES:
+        problems.append(f"{REMOTE_MACHINES_KEY}: more than {MAX_REMOTE_MACHINES}; the rest "
+                        "dropped")
+    return tuple(found[:MAX_REMOTE_MACHINES])
 
 
 def _optional_str(data: dict[str, Any], key: str, problems: list[str]) -> str | None:
@@ -264,21 +312,11 @@ class SettingsStore:
     def save(self) -> bool:
         """Write `current` to the file; False, with the reason logged, when it cannot."""
         text = json.dumps(settings_to_json(self.current), indent=2, ensure_ascii=False) + "\n"
-        temp_name: str | None = None
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=self._path.parent, prefix=".settings-",
-                suffix=".tmp", delete=False,
-            ) as handle:
-                temp_name = handle.name
-                handle.write(text)
-            os.replace(temp_name, self._path)
+            write_text(self._path, text, mode=0o600)  # a temporary renamed into place
         except OSError as exc:
             self._problem(f"cannot save settings to {self._path}: {_os_reason(exc)}")
-            if temp_name is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp_name)
             return False
         return True
 

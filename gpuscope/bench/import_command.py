@@ -31,6 +31,7 @@ from gpuscope.doctor.text import display_width, padded
 from gpuscope.i18n import N_, Message, localise, message
 from gpuscope.model import JsonValue
 from gpuscope.parsers.llama_bench import MAX_INPUT_CHARS, LlamaBenchResult, parse_llama_bench
+from gpuscope.safe_write import write_text
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -103,7 +104,7 @@ def keep_imported(store: RunHistory, results: Sequence[ImportedResult], err: Tex
 def write_json_file(path: str, document: JsonValue, err: TextIO) -> bool:
     """`document` as indented JSON in `path` (`-o`); False, said on stderr, when it cannot be."""
     try:
-        Path(path).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        write_text(path, json.dumps(document, indent=2) + "\n")
     except OSError as exc:
         say(err, message("cannot write {path}: {why}", path=path, why=exc.strerror or str(exc)))
         return False

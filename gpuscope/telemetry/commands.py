@@ -3,26 +3,36 @@
 `record` runs headless: it takes the inventory, builds the sources, samples at the asked rate
 into a recording and stops after `duration_s`, on Ctrl+C (KeyboardInterrupt) or on SIGTERM,
 then flushes and closes the file. A recording killed harder than that (`kill -9`, a crash)
-still opens: it loses at most about the last second.
+still opens: it loses at most about the last second. A write that fails (a full disk) stops
+it within a tenth of a second of the writer's failure, the file keeping what was written,
+marked incomplete with the reason. An output that is one of the inputs (the replayed
+snapshot) is refused before anything is written (`OutputIsInputError`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 from gpuscope.evidence import System
+from gpuscope.i18n import message
 from gpuscope.inventory import collect_inventory
+from gpuscope.model import to_jsonable
+from gpuscope.safe_write import input_overwritten
 from gpuscope.telemetry.export import ExportSummary, export_csv
 from gpuscope.telemetry.recorder import Recorder, RecordingError
+from gpuscope.telemetry.recording_meta import OutputIsInputError
 from gpuscope.telemetry.sampler import MAX_RATE_HZ, MIN_RATE_HZ, DeviceStatus, Sampler
 from gpuscope.telemetry.sources import build_sources
+from gpuscope.untrusted import one_line
 
 # Headless recording keeps only a short history in memory: the file is the history.
 _RECORD_HISTORY_S = 10.0
@@ -45,7 +55,9 @@ class RecordSummary:
     samples: int  # non-missing samples written
     series: int
     gpus: int
-    stopped_by: str  # "duration", "interrupt" (Ctrl+C), "signal" (SIGTERM), "stop" (stop_event)
+    # "duration", "interrupt" (Ctrl+C), "signal" (SIGTERM), "stop" (stop_event), "error" (the
+    # writer failed: `error` says why)
+    stopped_by: str
     dropped_ticks: int
     notes: tuple[str, ...]  # sources that could not be used, devices lost during the run
     error: str | None  # the writer's failure, if it had one
@@ -60,10 +72,17 @@ def record(
     *,
     overwrite: bool = False,
     stop_event: threading.Event | None = None,
+    inputs: Sequence[str | os.PathLike[str] | None] = (),
 ) -> RecordSummary:
     """Record telemetry of every GPU and the host of `system` into the SQLite file `output`.
-    Runs until `duration_s` (None: until interrupted). Raises RecordingError (one line) for a
-    bad rate or a file that cannot be written; ValueError never escapes."""
+    Runs until `duration_s` (None: until interrupted) or until the writer fails. Raises
+    RecordingError (one line) for a bad rate or a file that cannot be written, its subclass
+    OutputIsInputError for an output that is one of `inputs`; ValueError never escapes."""
+    overwritten = input_overwritten(output, inputs)
+    if overwritten is not None:
+        raise OutputIsInputError(message(
+            "the recording {output} would overwrite the input {input}; choose another file "
+            "name", output=os.fspath(output), input=overwritten))
     if not (MIN_RATE_HZ <= rate_hz <= MAX_RATE_HZ):
         raise RecordingError(f"--rate must be {MIN_RATE_HZ:g} to {MAX_RATE_HZ:g} Hz, "
                              f"not {rate_hz:g}")
@@ -104,6 +123,9 @@ def record(
             if stop.is_set():
                 stopped_by = "signal" if signalled.is_set() else "stop"
                 break
+            if recorder.error is not None:  # a full disk: stop now, not at --duration
+                stopped_by = "error"
+                break
             wait = 0.1 if duration_s is None else min(0.1, started + duration_s - now)
             stop.wait(max(0.0, wait))
             if progress is not None and time.monotonic() >= next_progress:
@@ -136,3 +158,62 @@ def export(recording: str | os.PathLike[str], csv_out: str | os.PathLike[str]) -
     """Export a recording as a wide CSV. Raises RecordingError (one line) for a file that is
     not a readable recording or an output that cannot be written."""
     return export_csv(recording, csv_out)
+
+
+def _refused(error: RecordingError, stderr: TextIO) -> int:
+    """The one line of a refusal or failure; 2 for an output onto an input (a usage error)."""
+    print(f"gpuscope: {one_line(str(error))}", file=stderr)
+    return 2 if isinstance(error, OutputIsInputError) else 1
+
+
+def record_command(system: System, output: str, *, rate_hz: float, duration_s: float | None,
+                   overwrite: bool, as_json: bool, inputs: Sequence[str | None] = (),
+                   stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """`gpuscope record`: record, then print the summary; the exit status. A writer that
+    failed (a full disk) is exit 1 with its one line."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    interactive = not as_json and err.isatty()
+
+    def progress(state: RecordProgress) -> None:
+        if interactive:
+            print(f"\rrecording: {state.elapsed_s:6.1f} s, {state.ticks} ticks, "
+                  f"{state.samples_written} samples", end="", file=err, flush=True)
+
+    try:
+        summary = record(system, output, rate_hz=rate_hz, duration_s=duration_s,
+                         progress=progress, overwrite=overwrite, inputs=inputs)
+    except RecordingError as exc:
+        return _refused(exc, err)
+    if interactive:
+        print(file=err)
+    if summary.error:
+        return _refused(RecordingError(summary.error), err)
+    if as_json:
+        json.dump(to_jsonable(summary), out, indent=2)
+        out.write("\n")
+    else:
+        print(f"Recorded {summary.ticks} ticks ({summary.samples} samples of "
+              f"{summary.series} series, {summary.gpus} GPU(s)) at {summary.rate_hz:g} Hz "
+              f"for {summary.duration_s:.1f} s into {summary.output} (stopped by "
+              f"{summary.stopped_by}).", file=out)
+        for note in summary.notes:
+            print(f"  note: {note}", file=out)
+    return 0
+
+
+def export_command(recording: str, csv_out: str, *, as_json: bool,
+                   stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """`gpuscope export`: the CSV, then its summary; the exit status (2: the output is the
+    recording)."""
+    out = stdout or sys.stdout
+    try:
+        summary = export(recording, csv_out)
+    except RecordingError as exc:
+        return _refused(exc, stderr or sys.stderr)
+    if as_json:
+        json.dump(to_jsonable(summary), out, indent=2)
+        out.write("\n")
+    else:
+        print(f"Wrote {summary.csv_path}: {summary.rows} rows x {summary.columns} columns "
+              f"({summary.first_utc} to {summary.last_utc}).", file=out)
+    return 0

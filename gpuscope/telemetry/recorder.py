@@ -17,7 +17,16 @@ Version 1 files (no `missing` table) open as before, without reasons.
 `Recorder` is fed by the sampler's tick callback through a queue; a writer thread inserts and
 commits at least every `commit_interval_s` (0.5 s), in WAL mode with synchronous=NORMAL: a
 commit is in the WAL file once it returns, so `kill -9` of the recording process loses at most
-the last half second or so. SQLite replays the WAL when the file is next opened.
+the last half second or so. SQLite replays the WAL when the file is next opened. Every
+`checkpoint_interval_s` (1 s) the WAL is copied into the main file, so that the main file
+alone (copied without its `-wal`) holds all but the last seconds.
+
+Nothing is lost or clobbered: the writer holds `<file>.lock` (`gpuscope.safe_write.WriterLock`)
+while it runs, so a second writer, even with `overwrite`, is refused with the first one's PID;
+a write that fails (a full disk) stops the writer, which drops further ticks instead of queuing
+them, and the file keeps what was committed with meta `incomplete_reason` saying why. That key
+is written at the start ("not closed by its writer") and removed by a clean close, so a killed
+writer's file says so too.
 
 `open_recording` reads one back; a file that is not a gpuscope recording, is newer than this
 gpuscope, or is damaged raises `RecordingError` with a one-line reason.
@@ -25,6 +34,7 @@ gpuscope, or is damaged raises `RecordingError` with a one-line reason.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import logging
@@ -36,7 +46,6 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -44,19 +53,30 @@ from typing import Any
 import numpy as np
 
 from gpuscope import __version__
+from gpuscope.i18n import message
 from gpuscope.metrics import reason_in_force, split_series_name, stored_unit
-from gpuscope.model import Inventory, JsonValue, to_jsonable
+from gpuscope.model import Inventory, to_jsonable
+from gpuscope.safe_write import FileLockedError, WriterLock
+from gpuscope.telemetry.recording_meta import MAX_TIME_S, bad_time_message, parse_meta
+from gpuscope.telemetry.recording_meta import MIN_READER_VERSION as MIN_READER_VERSION
+from gpuscope.telemetry.recording_meta import RECORDING_FORMAT as RECORDING_FORMAT
+from gpuscope.telemetry.recording_meta import RECORDING_VERSION as RECORDING_VERSION
+from gpuscope.telemetry.recording_meta import LoadCancelled as LoadCancelled
+from gpuscope.telemetry.recording_meta import RecordedSeries as RecordedSeries
+from gpuscope.telemetry.recording_meta import RecordingError as RecordingError
+from gpuscope.telemetry.recording_meta import RecordingMeta as RecordingMeta
 from gpuscope.telemetry.ring import FloatArray, SeriesRing
 from gpuscope.telemetry.sampler import Sampler, TickEvent
-from gpuscope.untrusted import UntrustedInputError, file_kind, load_json
+from gpuscope.untrusted import file_kind
 
 log = logging.getLogger(__name__)
 
-RECORDING_FORMAT = "gpuscope-recording"
-RECORDING_VERSION = 2
-# The oldest reader that reads what this writer writes: version 2 only added a table.
-MIN_READER_VERSION = 1
 DEFAULT_COMMIT_INTERVAL_S = 0.5
+DEFAULT_CHECKPOINT_INTERVAL_S = 1.0
+# Disk space the writer lock holds back, given up on a full disk to mark the file incomplete
+# and move its WAL into the main file.
+_RESERVE_BYTES = 256 * 1024
+_NOT_CLOSED = "its writer did not close it (still recording, killed or crashed)"
 MAX_QUEUED_TICKS = 100_000  # about 1.4 h at 20 Hz: past that the writer is stuck; drop ticks
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -74,14 +94,6 @@ CREATE INDEX IF NOT EXISTS samples_series_t ON samples (series_id, t);
 CREATE TABLE IF NOT EXISTS missing (t REAL NOT NULL, series_id INTEGER NOT NULL,
                                     reason TEXT NOT NULL);
 """
-
-
-class RecordingError(Exception):
-    """A recording that cannot be written or read, with a one-line reason for the user."""
-
-
-class LoadCancelled(RecordingError):
-    """Loading a recording was cancelled (the user opened another, or closed the page)."""
 
 
 _ROW_DTYPE = np.dtype([("t", np.float64), ("v", np.float64)])
@@ -109,13 +121,42 @@ class Recorder:
         inventory: Inventory | None = None,
         overwrite: bool = False,
         commit_interval_s: float = DEFAULT_COMMIT_INTERVAL_S,
+        checkpoint_interval_s: float = DEFAULT_CHECKPOINT_INTERVAL_S,
     ) -> None:
         self.path = Path(path)
         self.commit_interval_s = commit_interval_s
+        self.checkpoint_interval_s = checkpoint_interval_s
         self.error: str | None = None
         self.ticks_written = 0
         self.rows_written = 0
         self.dropped_ticks = 0
+        self._lock = WriterLock(self.path, reserve_bytes=_RESERVE_BYTES)
+        try:
+            self._lock.acquire()
+        except FileLockedError as exc:
+            raise RecordingError(message(
+                "{path} is being recorded by process {pid}; stop that recording first or "
+                "record into another file", path=str(self.path),
+                pid="?" if exc.pid is None else str(exc.pid))) from None
+        except OSError as exc:
+            raise RecordingError(f"cannot write a recording to {self.path}: "
+                                 f"{exc.strerror or exc}") from exc
+        try:
+            self._open(rate_hz, inventory, overwrite)
+        except BaseException:
+            self._lock.release()
+            raise
+        self._series_ids: dict[str, int] = {}
+        self._series_sources: dict[str, str | None] = {}
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._unsubscribe: Any = None
+        self._closed = False
+        self._writer = threading.Thread(target=self._run, daemon=True,
+                                        name="telemetry-recorder")
+        self._writer.start()
+
+    def _open(self, rate_hz: float | None, inventory: Inventory | None,
+              overwrite: bool) -> None:
         if self.path.exists():
             if not overwrite:
                 raise RecordingError(f"{self.path} exists; choose another file name")
@@ -138,6 +179,7 @@ class Recorder:
                 "min_reader_version": str(MIN_READER_VERSION),
                 "gpuscope_version": __version__,
                 "started_utc": _utc_now(),
+                "incomplete_reason": _NOT_CLOSED,
             }
             if rate_hz is not None:
                 meta["rate_hz"] = repr(float(rate_hz))
@@ -152,14 +194,6 @@ class Recorder:
         except OSError as exc:
             raise RecordingError(f"cannot write a recording to {self.path}: "
                                  f"{exc.strerror or exc}") from exc
-        self._series_ids: dict[str, int] = {}
-        self._series_sources: dict[str, str | None] = {}
-        self._queue: queue.Queue[Any] = queue.Queue()
-        self._unsubscribe: Any = None
-        self._closed = False
-        self._writer = threading.Thread(target=self._run, daemon=True,
-                                        name="telemetry-recorder")
-        self._writer.start()
 
     # ------------------------------------------------------------------ feeding
 
@@ -173,7 +207,7 @@ class Recorder:
 
     def on_tick(self, event: TickEvent) -> None:
         """The sampler's tick callback: queue the tick and return at once."""
-        if self._closed:
+        if self._closed or self.error is not None:  # a failed writer takes nothing more
             return
         if self._queue.qsize() >= MAX_QUEUED_TICKS:
             self.dropped_ticks += 1
@@ -181,7 +215,8 @@ class Recorder:
         self._queue.put(("tick", event.time_s, event.values, event.sources, event.reasons))
 
     def close(self, timeout_s: float = 30.0) -> None:
-        """Write what is queued, mark the recording complete, end the writer, close the file."""
+        """Write what is queued, mark the recording complete (or, after a failure, incomplete
+        with the reason), end the writer, close the file and release its lock."""
         if self._closed:
             return
         self._closed = True
@@ -193,12 +228,35 @@ class Recorder:
             self.error = self.error or f"the writer did not finish within {timeout_s:g} s"
             return
         try:
-            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                             ("ended_utc", _utc_now()))
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self.error is None:
+                self._db.execute("BEGIN")
+                self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                 ("ended_utc", _utc_now()))
+                self._db.execute("DELETE FROM meta WHERE key = 'incomplete_reason'")
+                self._db.execute("COMMIT")
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            else:
+                self._mark_incomplete(self.error)
             self._db.close()
         except sqlite3.Error as exc:
             self.error = self.error or f"closing {self.path}: {exc}"
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+        finally:
+            self._lock.release()
+
+    def _mark_incomplete(self, reason: str) -> None:
+        """Best effort, in the space the lock held back: on a full disk even this may not fit,
+        and the reason written at the start ("not closed by its writer") stays."""
+        self._lock.free_reserve()
+        try:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                             ("incomplete_reason", reason))
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:  # the CLI says the error itself, on one line
+            log.info("cannot mark %s incomplete: %s", self.path, exc)
 
     def __enter__(self) -> Recorder:
         return self
@@ -212,7 +270,7 @@ class Recorder:
     def _run(self) -> None:
         rows: list[tuple[float, int, float]] = []
         reasons: list[tuple[float, int, str]] = []
-        last_commit = time.monotonic()
+        last_commit = last_checkpoint = time.monotonic()
         ticks = 0
         stop = False
         while not stop:
@@ -250,10 +308,19 @@ class Recorder:
                     reasons = []
                     ticks = 0
                 last_commit = time.monotonic()
+                if not stop and last_commit - last_checkpoint >= self.checkpoint_interval_s:
+                    try:  # PASSIVE: never waits for a reader; one still open just defers it
+                        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    except sqlite3.Error as exc:
+                        self._fail(exc)
+                        return
+                    last_checkpoint = last_commit
 
     def _fail(self, exc: sqlite3.Error) -> None:
-        self.error = f"writing {self.path} failed: {exc}"
-        log.error("%s", self.error)
+        self.error = message("writing {path} failed ({why}); it keeps the {ticks} ticks "
+                             "written before, marked incomplete", path=str(self.path),
+                             why=str(exc), ticks=self.ticks_written)
+        log.info("%s", self.error)  # said once, by whoever reads `error` (the CLI, exit 1)
         try:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
@@ -333,35 +400,19 @@ def write_recording(path: str | os.PathLike[str], times: FloatArray,
 # ----------------------------------------------------------------------------- reading
 
 
-@dataclass(frozen=True, slots=True)
-class RecordingMeta:
-    format: str
-    version: int
-    gpuscope_version: str | None
-    started_utc: str | None
-    ended_utc: str | None  # None: the writer did not close the file (killed, crashed, still on)
-    rate_hz: float | None
-    inventory: JsonValue  # the inventory JSON, or None
-
-    @property
-    def complete(self) -> bool:
-        return self.ended_utc is not None
+# The first sample of a series whose time or value is not a number (NULL values are missing
+# samples), with the type found.
+_BAD_TYPES_SQL = (
+    "SELECT CASE WHEN typeof(t) NOT IN ('integer', 'real') THEN typeof(t) ELSE typeof(value) "
+    "END FROM samples WHERE series_id = ? AND (typeof(t) NOT IN ('integer', 'real') OR "
+    "typeof(value) IN ('text', 'blob')) LIMIT 1")
+_TYPE_NAMES = {"str": "text", "bytes": "a blob", "blob": "a blob", "null": "nothing",
+               "NoneType": "nothing"}
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedSeries:
-    id: int
-    name: str
-    unit: str
-    source: str | None
-
-    @property
-    def device(self) -> str:
-        return split_series_name(self.name)[0]
-
-    @property
-    def metric(self) -> str:
-        return split_series_name(self.name)[1]
+def _bad_type(path: Path, found: str) -> str:
+    return message("{path}: damaged recording (a sample holds {what} where a number belongs)",
+                   path=str(path), what=_TYPE_NAMES.get(found, found))
 
 
 class Recording:
@@ -392,8 +443,11 @@ class Recording:
         inventory = self.meta.inventory if isinstance(self.meta.inventory, dict) else {}
         gpus = inventory.get("gpus")
         for gpu in gpus if isinstance(gpus, list) else ():
-            if isinstance(gpu, dict) and gpu.get("pci_bus") in labels:
-                labels[str(gpu["pci_bus"])] = f"{gpu.get('name') or 'GPU'} ({gpu['pci_bus']})"
+            if not isinstance(gpu, dict):
+                continue
+            bus = gpu.get("pci_bus")
+            if isinstance(bus, str) and bus in labels:  # a crafted file: anything anywhere
+                labels[bus] = f"{gpu.get('name') or 'GPU'} ({bus})"
         host = inventory.get("host")
         if "host" in labels and isinstance(host, dict) and host.get("hostname"):
             labels["host"] = str(host["hostname"])
@@ -403,8 +457,16 @@ class Recording:
         return int(self._query("SELECT COUNT(*) FROM samples")[0][0])
 
     def time_range(self) -> tuple[float, float] | None:
+        """(first, last) sample time; a damaged file's text or absurd time raises."""
         row = self._query("SELECT MIN(t), MAX(t) FROM samples")[0]
-        return None if row[0] is None else (float(row[0]), float(row[1]))
+        if row[0] is None:
+            return None
+        for t in row:  # text and blobs sort after every number: MAX finds them
+            if not isinstance(t, (int, float)):
+                raise RecordingError(_bad_type(self.path, type(t).__name__))
+            if not 0.0 <= t <= MAX_TIME_S:
+                raise RecordingError(bad_time_message(self.path, float(t)))
+        return float(row[0]), float(row[1])
 
     def read(self, series: str, since: float | None = None,
              until: float | None = None) -> tuple[FloatArray, FloatArray]:
@@ -413,19 +475,32 @@ class Recording:
         if info is None:
             raise RecordingError(f"{self.path} has no series {series!r}")
         try:
-            cursor = self._db.execute(
-                "SELECT t, value FROM samples WHERE series_id = ? AND t >= ? AND t <= ? "
-                "ORDER BY t",
-                (info.id, -math.inf if since is None else since,
-                 math.inf if until is None else until))
+            # In SQLite any column holds any type: a damaged file's text or blob is found
+            # here, at C speed, rather than taken for a number (float(b"1") is 1.0).
+            bad = self._db.execute(_BAD_TYPES_SQL, (info.id,)).fetchone()
+            if bad is not None:
+                raise RecordingError(_bad_type(self.path, bad[0]))
+            if since is None and until is None:  # every row, whatever its t
+                cursor = self._db.execute(
+                    "SELECT t, value FROM samples WHERE series_id = ? ORDER BY t", (info.id,))
+            else:
+                cursor = self._db.execute(
+                    "SELECT t, value FROM samples WHERE series_id = ? AND t >= ? AND t <= ? "
+                    "ORDER BY t", (info.id, -math.inf if since is None else since,
+                                   math.inf if until is None else until))
             # Straight from the cursor into one array: no list of a million tuples.
             data = np.fromiter(((float(t), math.nan if v is None else float(v))
                                 for t, v in cursor), dtype=_ROW_DTYPE)
         except sqlite3.DatabaseError as exc:
             raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
-        except (TypeError, ValueError) as exc:  # a value that is not a number
+        except (TypeError, ValueError, OverflowError) as exc:  # a value that is not a number
             raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
-        return data["t"].copy(), data["v"].copy()
+        times = data["t"]
+        if len(times) and not (np.isfinite(times).all() and times[0] >= 0.0
+                               and times[-1] <= MAX_TIME_S):
+            bad = times[~(np.isfinite(times) & (times >= 0.0) & (times <= MAX_TIME_S))][0]
+            raise RecordingError(bad_time_message(self.path, float(bad)))
+        return times.copy(), data["v"].copy()
 
     def missing_reasons(self, series: str | None = None,
                         ) -> dict[str, list[tuple[float, str]]]:
@@ -455,15 +530,30 @@ class Recording:
         return reason_in_force(self.missing_reasons(series).get(series, []), time_s)
 
     def iter_rows(self) -> Iterator[tuple[float, int, float]]:
-        """Every sample (t, series_id, value) in the order written, streamed."""
+        """Every sample (t, series_id, value) in the order written, streamed; a row that is
+        not (a date, an id, a number or nothing) raises RecordingError."""
         try:
             cursor = self._db.execute("SELECT t, series_id, value FROM samples ORDER BY rowid")
             while True:
                 chunk = cursor.fetchmany(4096)
                 if not chunk:
                     return
-                yield from chunk
+                for t, series_id, value in chunk:
+                    yield self._checked_row(t, series_id, value)
         except sqlite3.DatabaseError as exc:
+            raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
+
+    def _checked_row(self, t: Any, series_id: Any, value: Any) -> tuple[float, int, float]:
+        for cell in (t, series_id) if value is None else (t, series_id, value):
+            if not isinstance(cell, (int, float)):  # a NULL value is a missing sample
+                raise RecordingError(_bad_type(self.path, type(cell).__name__))
+        if not isinstance(series_id, int):
+            raise RecordingError(_bad_type(self.path, "a fraction"))
+        if not 0.0 <= t <= MAX_TIME_S:  # also NaN
+            raise RecordingError(bad_time_message(self.path, float(t)))
+        try:
+            return float(t), series_id, math.nan if value is None else float(value)
+        except OverflowError as exc:  # an integer beyond a float
             raise RecordingError(f"{self.path}: damaged recording ({exc})") from exc
 
     def load_into_rings(self, max_rows: int | None = None, *,
@@ -567,10 +657,17 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
         if not {"meta", "series", "samples"} <= tables:
             raise RecordingError(f"{source} is an SQLite file but not a gpuscope recording")
         meta_rows = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        meta = _parse_meta(source, meta_rows)
+        meta = parse_meta(source, meta_rows)
         series = tuple(RecordedSeries(int(r[0]), str(r[1]), str(r[2]),
                                       None if r[3] is None else str(r[3]))
                        for r in db.execute("SELECT id, name, unit, source FROM series ORDER BY id"))
+        # Through the (series_id, t) index, the ends: text and blobs sort after numbers, NULL
+        # before them.
+        for order in ("ASC", "DESC"):
+            end = db.execute(f"SELECT series_id FROM samples ORDER BY series_id {order} LIMIT 1"
+                             ).fetchone()
+            if end is not None and not isinstance(end[0], int):
+                raise RecordingError(_bad_type(source, type(end[0]).__name__))
     except RecordingError:
         db.close()
         raise
@@ -578,39 +675,3 @@ def open_recording(path: str | os.PathLike[str]) -> Recording:
         db.close()
         raise RecordingError(f"{source}: damaged recording ({exc})") from exc
     return Recording(source, db, meta, series)
-
-
-def _parse_meta(source: Path, meta: Mapping[str, Any]) -> RecordingMeta:
-    if meta.get("format") != RECORDING_FORMAT:
-        raise RecordingError(f"{source} is not a gpuscope recording "
-                             f"(format {meta.get('format')!r})")
-    try:
-        version = int(meta.get("version", ""))
-    except ValueError:
-        raise RecordingError(f"{source}: recording version {meta.get('version')!r} "
-                             "is not a number") from None
-    try:
-        # A newer writer says which readers can still read it; without the key, only
-        # readers of its own version can.
-        needs = int(meta.get("min_reader_version") or version)
-    except ValueError:
-        needs = version
-    if needs > RECORDING_VERSION:
-        raise RecordingError(f"{source}: recording version {version} is newer than this "
-                             f"gpuscope reads ({RECORDING_VERSION}); update gpuscope")
-    rate: float | None
-    try:
-        rate = float(meta["rate_hz"]) if meta.get("rate_hz") else None
-    except ValueError:
-        rate = None
-    inventory: JsonValue = None
-    if meta.get("inventory"):
-        try:
-            inventory = load_json(meta["inventory"], name=str(source))
-        except UntrustedInputError:
-            inventory = None
-    return RecordingMeta(
-        format=RECORDING_FORMAT, version=version,
-        gpuscope_version=meta.get("gpuscope_version"), started_utc=meta.get("started_utc"),
-        ended_utc=meta.get("ended_utc"), rate_hz=rate, inventory=inventory,
-    )
