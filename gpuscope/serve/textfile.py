@@ -10,10 +10,11 @@ import os
 import threading
 from pathlib import Path
 
-from prometheus_client.exposition import write_to_textfile
+from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import CollectorRegistry
 
 from gpuscope.i18n import message
+from gpuscope.safe_write import write_bytes
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def write_textfile(directory: str | Path, registry: CollectorRegistry) -> Path:
     """Write the registry's metrics to DIRECTORY/gpuscope.prom atomically; its path."""
     target = Path(directory) / TEXTFILE_NAME
     try:
-        write_to_textfile(str(target), registry)
+        write_bytes(target, generate_latest(registry))
     except OSError as exc:
         raise TextfileError(message("cannot write {path}: {error}", path=str(target),
                                     error=exc.strerror or str(exc))) from None

@@ -10,7 +10,6 @@ GPU device groups (video, render) that exist here.
 
 from __future__ import annotations
 
-import contextlib
 import grp
 import importlib.resources
 import os
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuscope.i18n import message
+from gpuscope.safe_write import write_text
 
 UNIT_NAME = "gpuscope.service"
 SYSTEM_TEMPLATE = "systemd/gpuscope.service"
@@ -142,15 +142,10 @@ def install_unit(user: bool, options: Sequence[str], *, path: Path | None = None
     text = unit_text(user, serve_arguments(options), run_as=None if user else owner,
                      writable=writable)
     replaced = target.exists()
-    temporary = target.with_name(f".{target.name}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(text, "utf-8")
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
+        write_text(target, text, mode=0o644)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
         if user or not isinstance(exc, PermissionError):
             raise UnitError(message("cannot write {path}: {error}", path=str(target),
                                     error=exc.strerror or str(exc))) from None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
+from gpuscope.safe_write import atomic_path
 from gpuscope.ui.theme import ThemeChoice, ThemeController, app_theme
 
 if TYPE_CHECKING:
@@ -53,8 +54,11 @@ def render_widget_png(
     pixmap = widget.grab()
     if not was_visible:
         widget.hide()
-    if pixmap.isNull() or not pixmap.save(path, "PNG"):
-        raise OSError(f"cannot write PNG to {path}")
+    if pixmap.isNull():
+        raise OSError(f"cannot write PNG to {path}: the widget drew nothing")
+    with atomic_path(path) as temporary:
+        if not pixmap.save(str(temporary), "PNG"):
+            raise OSError(f"cannot write PNG to {path}")
 
 
 def wait_until(predicate: Callable[[], bool], timeout_s: float) -> bool:

@@ -52,6 +52,7 @@ from gpuscope.model import OriginKind
 from gpuscope.report.formats import export_text
 from gpuscope.report.redact import Replacement
 from gpuscope.report.view_model import ShareReport
+from gpuscope.safe_write import atomic_path, write_text
 from gpuscope.telemetry.feed import TelemetryFeed
 from gpuscope.ui.background import BackgroundTask
 from gpuscope.ui.doctor_loader import Diagnosis
@@ -78,14 +79,14 @@ TelemetrySource = Callable[[], TelemetryFeed | None]
 
 
 def _write_text(path: str, text: str) -> str:
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+    write_text(path, text)  # all or nothing: a failure leaves the old file
     return path
 
 
 def _write_image(path: str, image: QImage) -> str:
-    if not image.save(path, "PNG"):  # type: ignore[call-overload]
-        raise OSError(f"cannot write the PNG to {path}")
+    with atomic_path(path) as temporary:
+        if not image.save(str(temporary), "PNG"):  # type: ignore[call-overload]
+            raise OSError(f"cannot write the PNG to {path}")
     return path
 
 
