@@ -232,6 +232,11 @@ def load_catalogue(language: str) -> _gettext.GNUTranslations | None:
     return None
 
 
+# Catalogues loaded once per process: an English preview from a Chinese window switches back
+# and forth, and each switch used to reread and reparse the .mo file.
+_LOADED: dict[str, _gettext.GNUTranslations] = {}
+
+
 def set_language(language: str) -> bool:
     """Make `language` the one every view shows. Whether its catalogue loaded (True for
     English); a catalogue that cannot be loaded leaves English, with the reason logged."""
@@ -241,9 +246,10 @@ def set_language(language: str) -> bool:
     if language not in LANGUAGES:
         log.warning("no translation for %r: showing English", language)
         return False
-    catalogue = load_catalogue(language)
+    catalogue = _LOADED.get(language) or load_catalogue(language)
     if catalogue is None:
         return False
+    _LOADED[language] = catalogue
     _state.language, _state.catalogue = language, catalogue
     return True
 
