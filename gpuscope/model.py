@@ -379,6 +379,8 @@ class Interpreter:
     error: str | None = None  # why it could not be inspected
     # LLM serving packages installed there (vllm, sglang) -> version, read from metadata.
     packages: Mapping[str, str] = field(default_factory=dict)
+    # PEP 668: a distribution's Python where pip refuses to install (None: not known).
+    externally_managed: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,11 @@ PYTORCH_CUDA_URL = "https://pytorch.org/docs/stable/notes/cuda.html"
 _ABSOLUTE = re.compile(r"/|[A-Za-z]:\\")
 # Layers whose sighting proves a GPU can compute, per vendor.
 COMPUTE_LAYERS = {Vendor.AMD: (Layer.KFD, Layer.ROCM), Vendor.NVIDIA: (Layer.NVML,)}
+# Where a fix makes a virtual environment when the interpreter is a distribution's own (PEP
+# 668: its pip refuses to install), and that environment's Python, as shell words.
+VENV_DIR = '"$HOME/venvs/torch"'
+VENV_PYTHON = '"$HOME/venvs/torch/bin/python"'
+PEP_668_URL = "https://peps.python.org/pep-0668/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +86,32 @@ def install_fix(data: DoctorInput, vendor: Vendor, python: str | None,
                                    driver_cuda=stack.cuda_driver_version)
         what = (message("the PyTorch build for CUDA {version}", version=choice.flavour)
                 if choice.flavour else message("a CUDA build of PyTorch"))
+    if _externally_managed(data, python):
+        commands = choice.commands(VENV_PYTHON, as_word=True)
+        if not commands:
+            return InstallFix(choice.note, commands, choice.urls, choice.covers_target)
+        words = message(
+            "{python} belongs to the distribution, and its pip refuses to install (PEP 668): "
+            "make a virtual environment in ~/venvs/torch (on Debian and Ubuntu this needs "
+            "the python3-venv package) and install {build} there; run your programs with "
+            "~/venvs/torch/bin/python.", python=interpreter, build=what)
+        return InstallFix(join(" ", [words, choice.note]),
+                          (f"{shell_word(interpreter)} -m venv {VENV_DIR}", *commands),
+                          (*choice.urls, PEP_668_URL), choice.covers_target)
     commands = choice.commands(interpreter, replace=replace)
     if not commands:
         return InstallFix(choice.note, commands, choice.urls, choice.covers_target)
     return InstallFix(join(" ", [_install_sentence(what, interpreter, choice.index_url),
                                  choice.note]),
                       commands, choice.urls, choice.covers_target)
+
+
+def _externally_managed(data: DoctorInput, python: str | None) -> bool:
+    """Whether the inspected interpreter `python` said pip may not install into it."""
+    if not python:
+        return False
+    return any(i.externally_managed for i in data.interpreters
+               if python in (i.python, i.executable))
 
 
 def _install_sentence(what: str, interpreter: str, index_url: str | None) -> str:

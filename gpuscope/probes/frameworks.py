@@ -100,6 +100,7 @@ class FrameworkProbeResult:
     stderr_tail: str | None = None
     prefix: str | None = None  # sys.prefix: two paths with one prefix and version are one env
     packages: Mapping[str, str] = field(default_factory=dict)  # vllm, sglang -> version
+    externally_managed: bool | None = None  # PEP 668: pip refuses to install there
 
     def interpreter(self, why: str | None = None) -> Interpreter:
         """The model's record of this interpreter: inspected or why not, and what it lacks."""
@@ -109,7 +110,7 @@ class FrameworkProbeResult:
             python=python, inspected=inspected, why=why, executable=self.executable,
             python_version=self.python_version, not_installed=self.not_installed,
             error=None if inspected else (self.status.reason or self.status.state.value),
-            packages=self.packages,
+            packages=self.packages, externally_managed=self.externally_managed,
         )
 
     def frameworks_or_reason(self) -> tuple[Framework, ...]:
@@ -512,6 +513,8 @@ def parse_framework_answer(answer: JsonValue, python: str) -> FrameworkProbeResu
         prefix=_str(hello.get("prefix")),
         packages={str(k): v.strip() for k, v in _dict(hello.get("packages")).items()
                   if isinstance(v, str) and v.strip()},
+        externally_managed=managed if isinstance(managed := hello.get("externally_managed"),
+                                                 bool) else None,
     )
 
 

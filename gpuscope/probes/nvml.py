@@ -53,6 +53,9 @@ _REASON_LIBRARY_NOT_FOUND = N_(
     "NVML library not found (libnvidia-ml.so.1, or nvml.dll on Windows): the NVIDIA driver is "
     "not installed"
 )
+# The words snapshots taken before nvml.dll was named still hold, read back translated.
+_REASON_LIBRARY_NOT_FOUND_BEFORE = N_(
+    "NVML library not found (libnvidia-ml.so.1): the NVIDIA driver is not installed")
 _REASON_NOT_INSTALLED = N_("nvidia-ml-py is not installed")
 _REASON_LOST = N_("a GPU fell off the bus")
 _REASON_MISMATCH = N_(
@@ -594,7 +597,8 @@ _CALLS = LibraryCalls(probe=PROBE_NAME, binding="nvidia-ml-py", library="NVML",
                       error_record=_error_record, failure_reason=_failure_reason,
                       no_record=N_("NVML's answer holds no such record"),
                       known_reasons=(
-                          _REASON_LIBRARY_NOT_FOUND, _REASON_NOT_INSTALLED, _REASON_LOST,
+                          _REASON_LIBRARY_NOT_FOUND, _REASON_LIBRARY_NOT_FOUND_BEFORE,
+                          _REASON_NOT_INSTALLED, _REASON_LOST,
                           _REASON_MISMATCH, _REASON_DRIVER_NOT_LOADED, _REASON_NO_PERMISSION,
                           _REASON_NO_START, _REASON_NO_COUNT))
 _attempt = _CALLS.attempt

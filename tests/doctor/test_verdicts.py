@@ -388,6 +388,29 @@ def test_no_torch_anywhere_installs_the_wheel_for_this_gpu() -> None:
     assert text == "no: PyTorch is not installed in /home/me/venv/bin/python"
 
 
+def test_a_distribution_python_gets_a_virtual_environment_first() -> None:
+    # PEP 668: Debian's and Ubuntu's /usr/bin/python3 carries EXTERNALLY-MANAGED and its pip
+    # refuses `pip install`; the fix makes a venv and installs there.
+    system_python = Interpreter("/usr/bin/python3", True, why="python3 on PATH",
+                                executable="/usr/bin/python3", python_version="3.12.3",
+                                not_installed=("torch",), externally_managed=True)
+    missing = by_id(diagnose(machine([amd()], rocm="6.2.4", interpreters=(system_python,))))[
+        "torch.not_installed"]
+    assert missing.fix_commands == (
+        '/usr/bin/python3 -m venv "$HOME/venvs/torch"',
+        '"$HOME/venvs/torch/bin/python" -m pip install torch --index-url '
+        "https://download.pytorch.org/whl/rocm6.2.4")
+    assert "PEP 668" in (missing.fix or "")
+    assert "https://peps.python.org/pep-0668/" in missing.sources
+    # A venv's interpreter (not externally managed) installs in place, as before.
+    venv = Interpreter("/home/me/venv/bin/python", True, why="VIRTUAL_ENV",
+                       executable="/home/me/venv/bin/python", python_version="3.12.3",
+                       not_installed=("torch",), externally_managed=False)
+    in_place = by_id(diagnose(machine([amd()], rocm="6.2.4", interpreters=(venv,))))[
+        "torch.not_installed"]
+    assert in_place.fix_commands[0].startswith("/home/me/venv/bin/python -m pip install")
+
+
 @pytest.mark.parametrize(("gfx", "commands"), [
     ("gfx1031", ("export HSA_OVERRIDE_GFX_VERSION=10.3.0",
                  "python3 -m pip install torch --index-url "

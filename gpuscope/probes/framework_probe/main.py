@@ -122,6 +122,19 @@ def _child_result(name: str, run: ChildRun) -> dict[str, Any]:
     return result
 
 
+def _externally_managed() -> bool:
+    """PEP 668: pip refuses to install into this interpreter (a distribution's Python, not a
+    virtual environment), so a fix must make a venv first."""
+    import sysconfig
+
+    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        return False
+    try:
+        return os.path.isfile(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))
+    except (KeyError, OSError, TypeError):
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--timeout-s", type=float, default=60.0,
@@ -153,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         "pid": os.getpid(), "env": env,
         # LLM serving packages, read from metadata without importing them.
         "packages": {d["name"]: d["version"] for d in distributions(LLM_PACKAGES)},
+        "externally_managed": _externally_managed(),
     })
     wanted = [n.strip() for n in args.only.split(",") if n.strip()] or list(FRAMEWORKS)
     threads = []
