@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from gpuscope.serve.documents import DoctorRunner
     from gpuscope.serve.exporter import LatestReadings
+    from gpuscope.serve.history import RecentHistory
     from gpuscope.serve.server import ExporterServer
     from gpuscope.telemetry.sampler import Sampler
 
@@ -118,6 +119,7 @@ class RunningExporter:
     doctor: DoctorRunner
     sampler: Sampler
     readings: LatestReadings  # the sampler's latest readings, as scrapes see them
+    history: RecentHistory | None = None  # the last minutes of them, for /api/history
 
 
 def parse_listen(listen: str | None, port: int | None) -> tuple[str, int]:

@@ -17,9 +17,11 @@ from gpuscope.i18n import message
 from gpuscope.serve.command import RunningExporter, ServeOptions, take_signals
 from gpuscope.serve.documents import DoctorRunner
 from gpuscope.serve.exporter import GpuscopeCollector, LatestReadings
+from gpuscope.serve.history import RecentHistory
 from gpuscope.serve.server import (
     DOCTOR_PATH,
     METRICS_PATH,
+    REPORT_PATH,
     SNAPSHOT_PATH,
     ExporterServer,
     serve_in_thread,
@@ -45,6 +47,7 @@ def run_exporter(options: ServeOptions, host: str, port: int, token: str | None,
     server: ExporterServer | None = None
     session: LiveSession | None = None
     readings = LatestReadings()
+    history: RecentHistory | None = None
     doctor: DoctorRunner | None = None
     writer: TextfileWriter | None = None
     serving: threading.Thread | None = None
@@ -71,10 +74,15 @@ def run_exporter(options: ServeOptions, host: str, port: int, token: str | None,
         if sampler is None:
             return 1
         readings.attach(sampler)
+        history = RecentHistory(inventory.gpus)
+        history.attach(sampler)
+        if server is not None:
+            server.history = history.body
         doctor = DoctorRunner(system, _pythons(options), options.doctor_interval * 60.0)
         runner = doctor
         documents[DOCTOR_PATH] = lambda: _document(runner, "doctor")
         documents[SNAPSHOT_PATH] = lambda: _document(runner, "snapshot")
+        documents[REPORT_PATH] = lambda: _document(runner, "report")
         registry.register(GpuscopeCollector(inventory, readings, doctor.state))
         doctor.start()
         if options.textfile:
@@ -94,7 +102,8 @@ def run_exporter(options: ServeOptions, host: str, port: int, token: str | None,
                                                seconds=f"{writer.interval_s:g}"),
                   file=err, flush=True)
         if on_ready is not None:
-            on_ready(RunningExporter(server, registry, url, stop, doctor, sampler, readings))
+            on_ready(RunningExporter(server, registry, url, stop, doctor, sampler, readings,
+                                     history))
         while not stop.wait(0.5):
             pass
         return 0
@@ -111,6 +120,8 @@ def run_exporter(options: ServeOptions, host: str, port: int, token: str | None,
         if doctor is not None:
             doctor.stop(0.5)
         readings.detach()
+        if history is not None:
+            history.detach()
         if session is not None:
             session.close()
 
@@ -119,4 +130,6 @@ def _document(runner: DoctorRunner, which: str) -> bytes | None:
     latest = runner.latest
     if latest is None:
         return None
+    if which == "report":
+        return latest.report_json
     return latest.doctor_json if which == "doctor" else latest.snapshot_json

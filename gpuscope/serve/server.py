@@ -3,7 +3,9 @@
 Routes, all GET, nothing else (any other path is 404; `/../metrics` and `/%2e%2e/` are other
 paths, never resolved): `/metrics` (Prometheus text format, OpenMetrics when the Accept header
 asks for it), `/api/doctor` (the `gpuscope doctor --json` document) and `/api/snapshot` (the
-`gpuscope snapshot` file), both redacted and both from the doctor's last run.
+`gpuscope snapshot` file) and `/api/report` (the `gpuscope report --format json` share report,
+with this machine's saved benchmark runs), all redacted and all from the doctor's last run, and
+`/api/history?seconds=N` (the last N <= 600 seconds of telemetry, `serve/history.py`).
 
 Bounded: a request line of at most 8 KiB, at most 32 KiB of request line and headers together
 (431 past it), no request body (413), at most 32 connections at once, 10 s to send a request.
@@ -25,6 +27,7 @@ import socketserver
 import ssl
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
@@ -32,6 +35,7 @@ from typing import Any
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import CollectorRegistry
 
+from gpuscope.serve.history import HistoryQueryError, seconds_of_query
 from gpuscope.serve.listen import ServeConfigError, TlsFiles
 
 log = logging.getLogger(__name__)
@@ -44,6 +48,8 @@ REQUEST_TIMEOUT_S = 10.0
 METRICS_PATH = "/metrics"
 DOCTOR_PATH = "/api/doctor"
 SNAPSHOT_PATH = "/api/snapshot"
+REPORT_PATH = "/api/report"
+HISTORY_PATH = "/api/history"
 
 
 def tls_context(files: TlsFiles) -> ssl.SSLContext:
@@ -74,6 +80,8 @@ def _error_text(exc: BaseException) -> str:
 
 # JSON documents by path: a getter giving the body, or None while there is none yet.
 Documents = dict[str, Callable[[], bytes | None]]
+# The body of /api/history for the seconds asked for.
+HistoryBody = Callable[[float], bytes]
 
 
 class _HeadTooLargeError(Exception):
@@ -145,6 +153,7 @@ class ExporterServer(http.server.ThreadingHTTPServer):
         self.documents = documents
         self.token = token.encode("utf-8") if token else None
         self.tls = tls
+        self.history: HistoryBody | None = None  # set once the sampler runs
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         super().__init__((host, address[1]), _Handler)
 
@@ -244,7 +253,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         # The target as sent: parse_request turns a leading "//" into "/", which is no route.
         words = self.requestline.split()
-        path = (words[1] if len(words) > 1 else self.path).split("?", 1)[0]
+        path, _, query = (words[1] if len(words) > 1 else self.path).partition("?")
+        if path == HISTORY_PATH and server.history is not None:
+            self._history(server.history, query)
+            return
         if path == METRICS_PATH:
             encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
             self._reply(HTTPStatus.OK, encoder(server.registry), {"Content-Type": content_type})
@@ -260,6 +272,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                         {"Content-Type": "application/json", "Retry-After": "30"})
             return
         self._reply(HTTPStatus.OK, body, {"Content-Type": "application/json"})
+
+    def _history(self, history: HistoryBody, query: str) -> None:
+        try:
+            values = urllib.parse.parse_qs(query, max_num_fields=8)
+            seconds = seconds_of_query(values)
+        except (HistoryQueryError, ValueError) as exc:
+            self._reply(HTTPStatus.BAD_REQUEST, f"{exc}\n".encode())
+            return
+        self._reply(HTTPStatus.OK, history(seconds), {"Content-Type": "application/json"})
 
     def _authorized(self, token: bytes) -> bool:
         given = self.headers.get("Authorization", "")

@@ -73,6 +73,7 @@ from gpuscope.ui.i18n import (
 from gpuscope.ui.import_dialog import ImportDialog, ImportOutcome
 from gpuscope.ui.loader import InventoryLoader
 from gpuscope.ui.overview_page import OverviewPage
+from gpuscope.ui.remote_machines import RemoteMachines
 from gpuscope.ui.report.page import ReportPage
 from gpuscope.ui.shortcuts import ShortcutsDialog
 from gpuscope.ui.stack_page import StackPage
@@ -304,6 +305,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
 
         self.doctor.diagnosis_changed.connect(self._on_diagnosis)
+        self.remote_machines = RemoteMachines(self)  # File > Add machine…, the selector
         # Measured and imported tokens/s of the run history, for Compare's What-fits panel.
         self._llm_history_task = BackgroundTask("llm-history", parent=self)
         self._llm_history_task.done.connect(self._on_llm_history)
@@ -507,8 +509,8 @@ class MainWindow(QMainWindow):
     def _on_sampler_ready(self, sampler: object) -> None:
         if not isinstance(sampler, Sampler):
             return  # the window shut down meanwhile: the session stopped it
-        if self._showing_recording:
-            return  # the recording the user opened stays on the page
+        if self._showing_recording or self.remote_machines.showing is not None:
+            return  # the recording the user opened (or the remote machine) stays
         label: LabelText | None = None
         if isinstance(self._system, ReplaySystem):
             label = LabelText("MainWindow", REPLAY_FEED_LABEL,
@@ -527,6 +529,7 @@ class MainWindow(QMainWindow):
         """Stop listening to the probes and workers; safe to call more than once."""
         self._telemetry_task.cancel()
         self._llm_history_task.cancel()
+        self.remote_machines.shutdown()
         self.session.close()
         self.loader.cancel()
         self.doctor.shutdown()

@@ -78,6 +78,7 @@ from gpuscope.report.what_fits import LlmObservation
 from gpuscope.ui.compare.card_table import BEST_ROLE, CardTable
 from gpuscope.ui.compare.chart import BarChart
 from gpuscope.ui.compare.price_editor import PriceControls, edited_amount, price_box
+from gpuscope.ui.compare.remote_import import RemoteResults
 from gpuscope.ui.compare.what_fits import FitCard, WhatFitsPanel
 from gpuscope.ui.doctor_loader import BackgroundTask
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP, translate
@@ -142,6 +143,8 @@ class ComparePage(QWidget):
                                      self.tr("Add the GPUs and benchmark results of a report "
                                              "someone shared (the JSON of 'gpuscope report "
                                              "--format json')."))
+        self.remote_results = RemoteResults(self._add_imported, self._show_message, self)
+        picker_row.addWidget(self.remote_results.button)
         picker_row.addSpacing(16)
         self.remove_button = _button(picker_row, self.tr("Remove card"), self.remove_selected,
                                      self.tr("Remove the selected cards (click a column's "
