@@ -100,6 +100,7 @@ class Diagnosis:
     data: DoctorInput
     findings: tuple[Finding, ...]
     imported: ImportedMachine | None = None
+    remote: str | None = None  # the address of the `gpuscope serve` it came from
 
     @property
     def inventory(self) -> Inventory:

@@ -38,11 +38,11 @@ REMOTE_BANNER_BACKGROUND = QColor("#9ecbff")
 UNREACHABLE_BANNER_BACKGROUND = QColor("#f4a6a6")
 
 
-def remote_diagnosis(doctor: RemoteDoctor) -> Diagnosis:
+def remote_diagnosis(doctor: RemoteDoctor, address: str | None = None) -> Diagnosis:
     """The pages' Diagnosis of a remote doctor document, with that machine's own findings."""
     data = DoctorInput(doctor.inventory, doctor.frameworks, (), doctor.interpreters,
                        llm_runtimes=doctor.llm_runtimes)
-    return Diagnosis(data, doctor.findings)
+    return Diagnosis(data, doctor.findings, remote=address)
 
 
 class RemoteMachines(QObject):
@@ -214,7 +214,7 @@ class RemoteMachines(QObject):
         doctor = machine.doctor or self._shown_doctor or empty_doctor(machine.url)
         if doctor is not self._shown_doctor:
             self._shown_doctor = doctor
-            diagnosis = remote_diagnosis(doctor)
+            diagnosis = remote_diagnosis(doctor, machine.url or machine.address)
             window.overview_page.set_inventory(doctor.inventory, ())
             window.overview_page.set_diagnosis(diagnosis)
             window.stack_page.set_diagnosis(diagnosis)

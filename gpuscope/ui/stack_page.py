@@ -356,6 +356,8 @@ def framework_row_text(row: LayerRow, diagnosis: Diagnosis) -> str:
     if row.state is LayerState.UNKNOWN and "(doctor --python PATH)" in row.text:
         where = (translate("GpuStackColumn", "no framework output among the imported files")
                  if diagnosis.imported is not None
+                 else translate("GpuStackColumn", "its gpuscope serve inspected no Python; "
+                                "give it --python PATH") if diagnosis.remote is not None
                  else translate("GpuStackColumn", "inspect it on the Frameworks page"))
         if row.text == "no PyTorch inspected (doctor --python PATH)":
             return translate("GpuStackColumn", "no PyTorch inspected ({where})").format(

@@ -17,6 +17,7 @@ from gpuscope.app.settings import RemoteMachineSetting
 from gpuscope.evidence import ReplaySystem
 from gpuscope.serve.command import RunningExporter, ServeOptions, serve_command
 from gpuscope.ui.main_window import MainWindow
+from gpuscope.ui.stack_page import framework_row_text
 
 SNAPSHOTS_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots"
 TOKEN = "window-test-token"
@@ -84,6 +85,10 @@ def test_a_remote_machine_on_overview_stack_and_telemetry(
         diagnosis = window.stack_page.diagnosis
         assert diagnosis is not None and diagnosis.inventory.origin.source == url
         assert any("7900" in (gpu.name or "") for gpu in diagnosis.inventory.gpus)
+        assert diagnosis.remote == url  # its advice names that machine's serve, not this page
+        gpu = diagnosis.inventory.gpus[0]
+        framework = diagnosis.layers(gpu)[-1]
+        assert "gpuscope serve inspected no Python" in framework_row_text(framework, diagnosis)
         feed = window.telemetry_page.frame.feed
         assert isinstance(feed, RemoteFeed) and feed.machine is machine
         assert feed.label.english() == f"Remote: {url}"
