@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from gpuscope.model import Vendor
 from gpuscope.parsers._common import Collector
 
 # A drive path (C:\Users, S:\gitroot), a PowerShell prompt, or a Windows-only tool or target.
@@ -22,6 +23,19 @@ _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
 # ("31.0.15.7652" -> 576.52, "32.0.15.8180" -> 581.80; the mapping used by
 # https://github.com/the-database/mpv-AnimeJaNai/pull/81).
 _NVIDIA_WINDOWS_VERSION = re.compile(r"^\d{1,2}\.\d{1,2}\.1(\d)\.(\d{2})(\d{2})$")
+
+
+def vendor_from_text(text: str) -> Vendor | None:
+    """The GPU maker a Windows listing names in words ("Advanced Micro Devices, Inc.",
+    "NVIDIA GeForce ...") where no PCI vendor id is given."""
+    lowered = text.lower()
+    if "advanced micro devices" in lowered or "radeon" in lowered or "amd " in lowered:
+        return Vendor.AMD
+    if "nvidia" in lowered:
+        return Vendor.NVIDIA
+    if "intel" in lowered:
+        return Vendor.INTEL
+    return None
 
 
 def clean_windows_text(text: str) -> str:

@@ -35,6 +35,7 @@ from gpuscope.parsers._windows_text import (
     host_windows,
     nvidia_release,
     unquoted,
+    vendor_from_text,
 )
 from gpuscope.parsers.windows_ids import parse_pnp_device_id, pci_bus_from_location
 
@@ -128,17 +129,6 @@ def _operating_system(out: Collector, value: str, number: int) -> None:
         out.host_fact("kernel", f"{nt.group(1)}.{nt.group(2)}", where)
 
 
-def _vendor_from_text(text: str) -> Vendor | None:
-    lowered = text.lower()
-    if "advanced micro devices" in lowered or "radeon" in lowered:
-        return Vendor.AMD
-    if "nvidia" in lowered:
-        return Vendor.NVIDIA
-    if "intel" in lowered:
-        return Vendor.INTEL
-    return None
-
-
 def _hex_id(device: _Device, key: str, digits: int) -> tuple[str, int] | None:
     found = device.get(key)
     if found is None or (match := _HEX.match(found[0])) is None:
@@ -161,17 +151,18 @@ def _sighting(device: _Device, out: Collector) -> GpuSighting | None:
         put("name", card[0], card[1])
     key = device.get("Device Key")
     ids = parse_pnp_device_id(key[0]) if key is not None else None
+    vendor_line = 0  # the line the vendor id is read from
     if ids is not None and key is not None:
-        put("pci_vendor_id", ids.vendor_id, key[1])
-        put("pci_device_id", ids.device_id, key[1])
-        for name in ("subsystem_vendor_id", "subsystem_device_id", "revision"):
-            if (id_value := getattr(ids, name)) is not None:
-                put(f"pci_{name}", id_value, key[1])
+        vendor_line = key[1]
+        for name, id_value in ids.facts().items():
+            put(name, id_value, key[1])
     for field_name, dx_key, digits in (("pci_vendor_id", "Vendor ID", 4),
                                        ("pci_device_id", "Device ID", 4),
                                        ("pci_revision", "Revision ID", 2)):
         if field_name not in values and (found := _hex_id(device, dx_key, digits)):
             put(field_name, *found)
+            if field_name == "pci_vendor_id":
+                vendor_line = found[1]
     subsys = _hex_id(device, "SubSys ID", 8)
     if subsys is not None and "pci_subsystem_device_id" not in values:
         put("pci_subsystem_device_id", "0x" + subsys[0][2:6], subsys[1])
@@ -179,10 +170,10 @@ def _sighting(device: _Device, out: Collector) -> GpuSighting | None:
     vendor_id = values.get("pci_vendor_id")
     if isinstance(vendor_id, str):
         vendor = Vendor.from_pci_vendor_id(vendor_id)
-        put("vendor", vendor, int(sources["pci_vendor_id"].rpartition(":")[2]))
+        put("vendor", vendor, vendor_line)
     else:  # an excerpt without the ids; a remote or virtual display has none either
         maker = device.get("Manufacturer") or card
-        vendor = _vendor_from_text(" ".join(v for v, _ in (maker or ("", 0), card or ("", 0))))
+        vendor = vendor_from_text(" ".join(v for v, _ in (maker or ("", 0), card or ("", 0))))
         if vendor is None or maker is None:
             return None
         put("vendor", vendor, maker[1])

@@ -34,6 +34,7 @@ from gpuscope.parsers._windows_text import (
     host_windows,
     nvidia_release,
     unquoted,
+    vendor_from_text,
 )
 from gpuscope.parsers.windows_ids import parse_pnp_device_id
 from gpuscope.untrusted import UntrustedInputError, load_json
@@ -257,11 +258,8 @@ def _sighting(record: _Record, out: Collector) -> GpuSighting | None:
         put("name", name[0], name[1])
     processor = record.get("VideoProcessor")
     if ids is not None and pnp is not None:
-        put("pci_vendor_id", ids.vendor_id, pnp[1])
-        put("pci_device_id", ids.device_id, pnp[1])
-        for field_name in ("subsystem_vendor_id", "subsystem_device_id", "revision"):
-            if (value := getattr(ids, field_name)) is not None:
-                put(f"pci_{field_name}", value, pnp[1])
+        for field_name, value in ids.facts().items():
+            put(field_name, value, pnp[1])
         vendor = Vendor.from_pci_vendor_id(ids.vendor_id)
         put("vendor", vendor, pnp[1])
     else:
@@ -290,15 +288,8 @@ def _sighting(record: _Record, out: Collector) -> GpuSighting | None:
 
 
 def _vendor_from_text(record: _Record) -> Vendor | None:
-    text = " ".join(v for v, _ in (record.get(k, ("", 0)) for k in (
-        "AdapterCompatibility", "Name", "Caption", "VideoProcessor"))).lower()
-    if "advanced micro devices" in text or "radeon" in text or "amd " in text:
-        return Vendor.AMD
-    if "nvidia" in text:
-        return Vendor.NVIDIA
-    if "intel" in text:
-        return Vendor.INTEL
-    return None
+    return vendor_from_text(" ".join(v for v, _ in (record.get(k, ("", 0)) for k in (
+        "AdapterCompatibility", "Name", "Caption", "VideoProcessor"))))
 
 
 def _adapter_ram(found: tuple[str, int] | None, put: Callable[[str, object, int], None],

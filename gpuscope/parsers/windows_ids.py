@@ -33,6 +33,14 @@ class PnpIds:
     subsystem_device_id: str | None = None  # "0x471e"
     revision: str | None = None  # "0xc8"
 
+    def facts(self) -> dict[str, str]:
+        """The ids as GpuFacts fields ("pci_vendor_id", ...), those known."""
+        return {name: value for name, value in (
+            ("pci_vendor_id", self.vendor_id), ("pci_device_id", self.device_id),
+            ("pci_subsystem_vendor_id", self.subsystem_vendor_id),
+            ("pci_subsystem_device_id", self.subsystem_device_id),
+            ("pci_revision", self.revision)) if value is not None}
+
 
 def parse_pnp_device_id(text: str) -> PnpIds | None:
     """The PCI ids in a PnP device id (or a text holding one), or None when there is none."""

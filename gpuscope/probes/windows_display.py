@@ -407,12 +407,8 @@ def build_sighting(adapter: DisplayAdapter | None, dxgi: DxgiAdapter | None,
         elif adapter.vram_missing:
             builder.miss("vram_total_bytes", adapter.vram_missing)
     if ids is not None and adapter is not None:
-        for name, value in (("pci_vendor_id", ids.vendor_id), ("pci_device_id", ids.device_id),
-                            ("pci_subsystem_vendor_id", ids.subsystem_vendor_id),
-                            ("pci_subsystem_device_id", ids.subsystem_device_id),
-                            ("pci_revision", ids.revision)):
-            if value is not None:
-                builder.put(name, value, adapter.ids_source)
+        for name, value in ids.facts().items():
+            builder.put(name, value, adapter.ids_source)
     if dxgi is not None:
         where = f"DXGI adapter {dxgi.index}"
         builder.put("luid", dxgi.luid, f"{where} AdapterLuid")
