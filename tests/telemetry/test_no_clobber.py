@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -56,6 +57,18 @@ def _small_recording(path: Path) -> Path:
     return path
 
 
+def _wait_for_ticks(path: Path, ticks: int, timeout_s: float = 30.0) -> None:
+    """Until the recording being written holds `ticks` sample times (read through SQLite's
+    WAL beside its writer), or `timeout_s` has passed."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with contextlib.suppress(sqlite3.Error), contextlib.closing(
+                sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)) as db:
+            if db.execute("SELECT COUNT(DISTINCT t) FROM samples").fetchone()[0] >= ticks:
+                return
+        time.sleep(0.2)
+
+
 def _only_line(stderr: str) -> str:
     assert stderr.count("\n") == 1 and stderr.startswith("gpuscope: "), stderr
     return stderr[len("gpuscope: "):].rstrip("\n")
@@ -77,7 +90,7 @@ def test_a_second_record_is_refused_while_the_first_runs(tmp_path: Path,
                       *(["--overwrite"] if overwrite else [])),
             capture_output=True, text=True, timeout=60, check=False, cwd=REPO)
         assert first.poll() is None
-        time.sleep(1.0)
+        _wait_for_ticks(path, 30)  # the first run goes on whatever the load here
         first.send_signal(signal.SIGTERM)
         out, err = first.communicate(timeout=60)
     finally:
