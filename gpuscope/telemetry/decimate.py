@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from gpuscope.metrics import ThrottleReason
 from gpuscope.telemetry.window_stats import NO_STATS, WindowStats
 
 FloatArray = npt.NDArray[np.float64]
@@ -223,7 +224,7 @@ PYRAMID_MIN_ROWS = 20_000  # below this, decimating the samples themselves is fa
 
 
 @dataclass(frozen=True, slots=True)
-class _Level:
+class Level:
     """Per block of `block` samples: its start time (shared by every series), and per
     series its minimum and maximum with their times, the sum and count of its numbers (for
     means), and the times of its first and last missing sample (NaN where none)."""
@@ -239,13 +240,48 @@ class _Level:
     gap_first: FloatArray
     gap_last: FloatArray
     last: FloatArray | None = None  # the finest level: each block's last number
+    # For the flag series (throttle reasons) at the rows `flag_rows`, in that order: per
+    # mask of FLAG_MASKS and block, how many samples have a bit of the mask, shape
+    # (len(flag_rows), masks, blocks). None: not counted.
+    flag_counts: FloatArray | None = None
+    flag_rows: tuple[int, ...] = ()
+
+    def rows(self, pick: Sequence[int]) -> Level:
+        """The same level for the series `pick` only (in that order)."""
+        index = np.asarray(pick, dtype=np.intp)
+        flags = None
+        flag_rows: tuple[int, ...] = ()
+        if self.flag_counts is not None:
+            kept = [(new, self.flag_rows.index(old)) for new, old in enumerate(pick)
+                    if old in self.flag_rows]
+            flag_rows = tuple(new for new, _ in kept)
+            flags = self.flag_counts[[at for _, at in kept]]
+        return Level(self.block, self.starts, self.vmin[index], self.tmin[index],
+                     self.vmax[index], self.tmax[index], self.total[index], self.count[index],
+                     self.gap_first[index], self.gap_last[index],
+                     None if self.last is None else self.last[index], flags, flag_rows)
 
     @property
     def nbytes(self) -> int:
         arrays = (self.starts, self.vmin, self.tmin, self.vmax, self.tmax, self.total,
                   self.count, self.gap_first, self.gap_last,
-                  *(() if self.last is None else (self.last,)))
+                  *(() if self.last is None else (self.last,)),
+                  *(() if self.flag_counts is None else (self.flag_counts,)))
         return int(sum(a.nbytes for a in arrays))
+
+
+# The masks whose samples a level of flag series counts: each throttle reason alone, then
+# any reason that slows the GPU (all but idle).
+FLAG_MASKS: tuple[int, ...] = (*(int(r) for r in ThrottleReason),
+                               sum(int(r) for r in ThrottleReason if r is not ThrottleReason.IDLE))
+
+
+def flag_counts(values: FloatArray, starts: IntArray) -> FloatArray:
+    """Per row of flag values (NaN: no sample) and block starting at `starts`: how many
+    samples have a bit of each of FLAG_MASKS, shape (rows, masks, blocks)."""
+    bits = np.where(np.isnan(values), 0.0, values).astype(np.int64)
+    return np.stack([np.add.reduceat((bits & mask) != 0, starts, axis=1).astype(np.float64)
+                     for mask in FLAG_MASKS], axis=1)
 
 
 class MinMaxPyramid:
@@ -277,10 +313,23 @@ class MinMaxPyramid:
             raise ValueError("blocks must hold at least two samples or blocks")
         self.series_count = values.shape[0]
         self.min_blocks_per_column = min_blocks_per_column
-        self.levels: list[_Level] = []
+        self.levels: list[Level] = []
         if len(times) < 2 * first_block:
             return
-        level = _first_level(times, values, first_block)
+        self._stack(first_level(times, values, first_block), factor)
+
+    @classmethod
+    def from_level(cls, level: Level, *, factor: int = PYRAMID_FACTOR,
+                   min_blocks_per_column: float = 2.0) -> MinMaxPyramid:
+        """A pyramid whose finest level is `level` (summaries read from a recording, not
+        built from samples), with the coarser levels above it."""
+        pyramid = cls(np.empty(0), np.empty((level.vmin.shape[0], 0)),
+                      min_blocks_per_column=min_blocks_per_column)
+        if len(level.starts):
+            pyramid._stack(level, factor)
+        return pyramid
+
+    def _stack(self, level: Level, factor: int) -> None:
         self.levels.append(level)
         while len(level.starts) >= 2 * factor:
             level = _next_level(level, factor)
@@ -291,7 +340,7 @@ class MinMaxPyramid:
         return sum(level.nbytes for level in self.levels)
 
     def _level_for(self, t_start: float, t_end: float, columns: int,
-                   ) -> tuple[_Level, int, int] | None:
+                   ) -> tuple[Level, int, int] | None:
         for level in reversed(self.levels):
             first = int(np.searchsorted(level.starts, t_start, side="left"))
             stop = int(np.searchsorted(level.starts, t_end, side="right"))
@@ -350,6 +399,71 @@ class MinMaxPyramid:
             results.append((point_t[row, order], point_v[row, order]))
         return results
 
+    def binned(self, t_start: float, t_end: float, columns: int, rows: Sequence[int],
+               how: str = "mean") -> FloatArray | None:
+        """`bin_columns` of the series `rows` from the coarsest level with a block per column
+        or more: shape (rows, columns), NaN where a column has no number; None when no level
+        is fine enough (or, for "or", when the level holds no flag counts)."""
+        if columns < 1 or t_end <= t_start:
+            return None
+        chosen = None
+        for level in reversed(self.levels):
+            first = int(np.searchsorted(level.starts, t_start, side="left"))
+            stop = int(np.searchsorted(level.starts, t_end, side="right"))
+            if stop - first >= columns:
+                chosen = level, first, stop
+                break
+        if chosen is None:
+            return None
+        level, first, stop = chosen
+        if how == "or" and (level.flag_counts is None
+                            or any(r not in level.flag_rows for r in rows)):
+            return None
+        pick = np.asarray(rows, dtype=np.intp)
+        bounds = np.searchsorted(level.starts[first:stop], column_edges(t_start, t_end, columns),
+                                 side="left")
+        all_starts = np.concatenate(([0], bounds)).astype(np.intp)
+        lengths = np.diff(np.append(all_starts, stop - first))
+        nonempty = np.flatnonzero(lengths > 0)
+        starts = all_starts[nonempty]
+        counts = np.add.reduceat(level.count[pick, first:stop], starts, axis=1)
+        if how == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                reduced = np.add.reduceat(level.total[pick, first:stop], starts, axis=1) / counts
+        elif how == "max":
+            with np.errstate(invalid="ignore"):
+                reduced = np.fmax.reduceat(level.vmax[pick, first:stop], starts, axis=1)
+        elif how == "or":
+            assert level.flag_counts is not None
+            at = [level.flag_rows.index(r) for r in rows]
+            present = np.add.reduceat(level.flag_counts[at][:, :, first:stop], starts,
+                                      axis=2) > 0
+            reduced = np.zeros((len(pick), len(starts)))
+            for index, mask in enumerate(FLAG_MASKS[:-1]):
+                reduced += np.where(present[:, index, :], float(mask), 0.0)
+        else:
+            raise ValueError(f"unknown reduction {how!r}")
+        reduced[counts == 0] = np.nan
+        out = np.full((len(pick), columns), np.nan)
+        out[:, nonempty] = reduced
+        return out
+
+    def flag_shares(self, t_start: float, t_end: float, row: int,
+                    ) -> tuple[int, dict[int, int]] | None:
+        """Over the finest level's blocks starting in [t_start, t_end], a flag series'
+        samples and, per mask of FLAG_MASKS, how many have a bit of it; None without flag
+        counts."""
+        if not self.levels or self.levels[0].flag_counts is None:
+            return None
+        level = self.levels[0]
+        if row not in level.flag_rows or level.flag_counts is None:
+            return None
+        first = int(np.searchsorted(level.starts, t_start, side="left"))
+        stop = int(np.searchsorted(level.starts, t_end, side="right"))
+        total = int(level.count[row, first:stop].sum())
+        sums = level.flag_counts[level.flag_rows.index(row), :, first:stop].sum(axis=1)
+        return total, {mask: int(sums[i]) for i, mask in enumerate(FLAG_MASKS)}
+
     def stats(self, t_start: float, t_end: float) -> list[WindowStats] | None:
         """Per series, `window_stats` of the blocks that start in [t_start, t_end] (the
         finest level; None when there is no level)."""
@@ -377,7 +491,7 @@ class MinMaxPyramid:
         return out
 
 
-def _first_level(times: FloatArray, values: FloatArray, block: int) -> _Level:
+def first_level(times: FloatArray, values: FloatArray, block: int) -> Level:
     n = len(times)
     starts = np.arange(0, n, block, dtype=np.intp)
     lengths = np.diff(np.append(starts, n))
@@ -399,11 +513,11 @@ def _first_level(times: FloatArray, values: FloatArray, block: int) -> _Level:
     last_index = np.maximum.reduceat(finite * np.arange(1, n + 1), starts, axis=1) - 1
     rows = np.arange(values.shape[0])[:, np.newaxis]
     last = np.where(last_index >= 0, values[rows, np.maximum(last_index, 0)], np.nan)
-    return _Level(block, times[starts].copy(), vmin, tmin, vmax, tmax, total, count,
+    return Level(block, times[starts].copy(), vmin, tmin, vmax, tmax, total, count,
                   gap_first, gap_last, last)
 
 
-def _next_level(level: _Level, factor: int) -> _Level:
+def _next_level(level: Level, factor: int) -> Level:
     n = len(level.starts)
     starts = np.arange(0, n, factor, dtype=np.intp)
     lengths = np.diff(np.append(starts, n))
@@ -413,8 +527,11 @@ def _next_level(level: _Level, factor: int) -> _Level:
     empty = np.isnan(vmin)
     tmin = np.where(empty, np.nan, level.tmin[rows, np.minimum(arg_min, n - 1)])
     tmax = np.where(empty, np.nan, level.tmax[rows, np.minimum(arg_max, n - 1)])
-    return _Level(level.block * factor, level.starts[starts].copy(), vmin, tmin, vmax, tmax,
+    flags = (None if level.flag_counts is None
+             else np.add.reduceat(level.flag_counts, starts, axis=2))
+    return Level(level.block * factor, level.starts[starts].copy(), vmin, tmin, vmax, tmax,
                   np.add.reduceat(level.total, starts, axis=1),
                   np.add.reduceat(level.count, starts, axis=1),
                   np.fmin.reduceat(level.gap_first, starts, axis=1),
-                  np.fmax.reduceat(level.gap_last, starts, axis=1))
+                  np.fmax.reduceat(level.gap_last, starts, axis=1), flag_counts=flags,
+                  flag_rows=level.flag_rows)

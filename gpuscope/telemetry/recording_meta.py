@@ -19,9 +19,11 @@ from gpuscope.model import JsonValue
 from gpuscope.untrusted import UntrustedInputError, load_json
 
 RECORDING_FORMAT = "gpuscope-recording"
-RECORDING_VERSION = 2
-# The oldest reader that reads what this writer writes: version 2 only added a table.
-MIN_READER_VERSION = 1
+RECORDING_VERSION = 3
+# The oldest reader that reads what this writer writes: version 3 stores samples in chunks,
+# which no older reader knows. (Version 2 only added a table to version 1.)
+MIN_READER_VERSION = 3
+MIN_READER_OF = {1: 1, 2: 1, 3: 3}
 # Times outside 1970..9999 are not dates: a damaged or crafted file.
 MAX_TIME_S = 253_402_300_799.0
 # An inventory of many GPUs is tens of kB; past this it is not one (left out, not parsed).

@@ -85,7 +85,7 @@ def test_a_recording_round_trips(tmp_path: Path) -> None:
     with open_recording(path) as recording:
         meta = recording.meta
         assert (meta.format, meta.version, meta.rate_hz, meta.complete) == (
-            "gpuscope-recording", 2, 10.0, True)
+            "gpuscope-recording", 3, 10.0, True)
         assert meta.started_utc and meta.gpuscope_version
         assert isinstance(meta.inventory, dict)
         assert meta.inventory["gpus"][0]["pci_bus"] == "0000:03:00.0"
@@ -154,8 +154,8 @@ def test_commits_reach_the_file_while_recording(tmp_path: Path) -> None:
         count = 0
         while time.monotonic() < deadline and count < 14:
             time.sleep(0.1)
-            with sqlite3.connect(path) as other:
-                count = other.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+            with open_recording(path) as other:
+                count = other.sample_count()
         assert count == 14  # 5 ticks x 3 series, one power missing: visible before close
     finally:
         sampler.stop()
@@ -242,7 +242,7 @@ def make_sqlite(path: Path, script: str) -> None:
     ("directory", "is a directory, not a recording"),
     ("foreign", "is an SQLite file but not a gpuscope recording"),
     ("other_format", "not a gpuscope recording (format 'something-else')"),
-    ("newer", "recording version 3 is newer than this gpuscope reads (2)"),
+    ("newer", "recording version 4 is newer than this gpuscope reads (3)"),
     ("garbage", "damaged recording"),
     ("bad_version", "recording version 'one' is not a number"),
 ])
@@ -264,7 +264,7 @@ def test_files_that_are_not_recordings_give_one_line_errors(
         make_sqlite(path, schema + "INSERT INTO meta VALUES ('format', 'something-else');")
     elif setup == "newer":
         make_sqlite(path, schema + "INSERT INTO meta VALUES ('format', 'gpuscope-recording');"
-                                   "INSERT INTO meta VALUES ('version', '3');")
+                                   "INSERT INTO meta VALUES ('version', '4');")
     elif setup == "bad_version":
         make_sqlite(path, schema + "INSERT INTO meta VALUES ('format', 'gpuscope-recording');"
                                    "INSERT INTO meta VALUES ('version', 'one');")
@@ -304,9 +304,24 @@ def test_the_recorder_refuses_to_overwrite_unless_asked(tmp_path: Path) -> None:
         Recorder(tmp_path / "no" / "such" / "dir" / "r.sqlite")
 
 
-def test_nan_values_are_not_stored_and_meta_is_plain_json(tmp_path: Path) -> None:
+def test_a_version_3_file_holds_chunks_and_plain_json_meta(tmp_path: Path) -> None:
     path = tmp_path / "r.sqlite"
     record_ticks(path, 3)
+    with sqlite3.connect(path) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        assert {"chunks", "tail", "series", "meta", "missing"} <= tables
+        assert "samples" not in tables
+        assert db.execute("SELECT ticks, series, samples FROM chunks").fetchall() == [(3, 6, 16)]
+        assert db.execute("SELECT COUNT(*) FROM tail").fetchone()[0] == 0  # folded in
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        assert json.loads(meta["inventory"])["host"]["hostname"] == "alice-desktop"
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert (meta["version"], meta["min_reader_version"]) == ("3", "3")
+
+
+def test_version_2_nan_values_are_not_stored_and_meta_is_plain_json(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite"
+    record_ticks(path, 3, format_version=2)
     with sqlite3.connect(path) as db:
         nulls = db.execute("SELECT COUNT(*) FROM samples WHERE value IS NULL").fetchone()[0]
         assert nulls == 0
@@ -327,7 +342,7 @@ def test_why_a_series_is_missing_is_recorded_when_it_changes(tmp_path: Path) -> 
     path = tmp_path / "r.sqlite"
     record_ticks(path, 7)
     with open_recording(path) as recording:
-        assert recording.meta.version == 2
+        assert recording.meta.version == 3
         changes = recording.missing_reasons("0000:03:00.0/power_w")["0000:03:00.0/power_w"]
         ticks = [T0 + 0.1 * i for i in range(1, 8)]
         assert [(round(t, 3), why) for t, why in changes] == [
@@ -339,12 +354,12 @@ def test_why_a_series_is_missing_is_recorded_when_it_changes(tmp_path: Path) -> 
         assert "0000:03:00.0/gpu_util_percent" not in recording.missing_reasons()
     with sqlite3.connect(path) as db:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-    assert (meta["version"], meta["min_reader_version"]) == ("2", "1")
+    assert (meta["version"], meta["min_reader_version"]) == ("3", "3")
 
 
 def test_a_version_1_recording_still_opens_without_reasons(tmp_path: Path) -> None:
     path = tmp_path / "v1.sqlite"
-    record_ticks(path, 6)
+    record_ticks(path, 6, format_version=2)
     with sqlite3.connect(path) as db:  # what gpuscope wrote before reasons were stored
         db.execute("DROP TABLE missing")
         db.execute("UPDATE meta SET value = '1' WHERE key = 'version'")
@@ -358,15 +373,17 @@ def test_a_version_1_recording_still_opens_without_reasons(tmp_path: Path) -> No
 
 
 def test_a_newer_recording_that_older_readers_can_read_opens(tmp_path: Path) -> None:
-    path = tmp_path / "v9.sqlite"
-    record_ticks(path, 3)
+    for version in (2, 3):
+        path = tmp_path / f"v9-like-v{version}.sqlite"
+        record_ticks(path, 3, format_version=version)
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE meta SET value = '9' WHERE key = 'version'")
+            db.execute("UPDATE meta SET value = ? WHERE key = 'min_reader_version'",
+                       (str(version),))
+        with open_recording(path) as recording:
+            assert recording.meta.version == 9 and recording.sample_count() == 3 * 2 * 3 - 2
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '9' WHERE key = 'version'")
-        db.execute("UPDATE meta SET value = '2' WHERE key = 'min_reader_version'")
-    with open_recording(path) as recording:
-        assert recording.meta.version == 9 and recording.sample_count() == 3 * 2 * 3 - 2
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '3' WHERE key = 'min_reader_version'")
+        db.execute("UPDATE meta SET value = '4' WHERE key = 'min_reader_version'")
     with pytest.raises(RecordingError, match="version 9 is newer than this gpuscope reads"):
         open_recording(path)
 
@@ -390,7 +407,7 @@ def test_arrays_written_as_a_recording_read_back(tmp_path: Path) -> None:
         progress: list[tuple[int, int]] = []
         rings = recording.load_into_rings(progress=lambda done, total: progress.append(
             (done, total)))
-        assert progress[-1] == (len(recording.series), len(recording.series))
+        assert progress and progress[-1][0] == progress[-1][1]
         _, columns = rings["0000:03:00.0"].snapshot()
         assert np.array_equal(columns["0000:03:00.0/gpu_util_percent"], util,
                               equal_nan=True)

@@ -1,0 +1,452 @@
+"""Recording format version 3: samples in chunks of about a minute, each with its summary.
+
+Tables (besides `meta`, `series` and `missing`, as in version 2):
+
+- `chunks(id, first_us, last_us, ticks, series, samples, times, data, summary, flags)`: a
+  closed chunk of `ticks` ticks from `first_us` to `last_us` (unix microseconds) of the
+  first `series` series (by id): their times and values (`chunk_codec`), and per series
+  the finest summary level of the chunk, SUMMARY_BLOCKS blocks of its ticks: minimum,
+  maximum, mean, last value, count and the tick indices of the extremes and of the first
+  and last missing sample. `flags` holds, for flag series (throttle reasons), per block how
+  many samples have each reason (`decimate.FLAG_MASKS`).
+- `tail(t_us, data)`: the ticks of the chunk still open, a row per tick (its values by
+  series id, float64, NaN where missing). The writer commits them every half second, so a
+  killed writer loses at most that; once the chunk closes it replaces them in the same
+  transaction.
+
+Every time in a version 3 file is a whole number of microseconds (`missing.t` too, as
+`t_us / 1e6`), so that a tick's time reads back the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuscope.metrics import CATALOGUE, Metric, MetricKind, split_series_name, stored_unit
+from gpuscope.telemetry.chunk_codec import (
+    ChunkError,
+    decode_block,
+    decode_times,
+    encode_block,
+    encode_times,
+    resolution_of,
+)
+from gpuscope.telemetry.decimate import FLAG_MASKS, Level, first_level, flag_counts
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+CHUNK_US = 60_000_000  # a chunk closes once it spans a minute...
+CHUNK_MAX_TICKS = 4096  # ...or holds this many ticks (above 68 Hz)
+SUMMARY_BLOCKS = 8  # blocks of the finest summary level per chunk
+_SUMMARY_FIELDS = 9  # vmin, vmax, mean, last, count, imin, imax, igap_first, igap_last
+DECODED_CACHE_BYTES = 96 * 2**20
+
+SCHEMA_V3 = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS series (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    unit TEXT NOT NULL,
+    source TEXT
+);
+CREATE TABLE IF NOT EXISTS missing (t REAL NOT NULL, series_id INTEGER NOT NULL,
+                                    reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    first_us INTEGER NOT NULL,
+    last_us INTEGER NOT NULL,
+    ticks INTEGER NOT NULL,
+    series INTEGER NOT NULL,
+    samples INTEGER NOT NULL,
+    times BLOB NOT NULL,
+    data BLOB NOT NULL,
+    summary BLOB NOT NULL,
+    flags BLOB
+);
+CREATE TABLE IF NOT EXISTS tail (t_us INTEGER PRIMARY KEY, data BLOB NOT NULL);
+"""
+
+
+def is_flag_series(name: str) -> bool:
+    """Whether a series holds flag bits (counted per reason in summaries)."""
+    metric = split_series_name(name)[1]
+    try:
+        return CATALOGUE[Metric(metric)].kind is MetricKind.FLAGS
+    except ValueError:
+        return False
+
+
+def to_us(time_s: float) -> int:
+    return round(time_s * 1e6)
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedChunk:
+    first_us: int
+    last_us: int
+    ticks: int
+    series: int
+    samples: int
+    times: bytes
+    data: bytes
+    summary: bytes
+    flags: bytes | None
+
+
+def encode_chunk(times_us: IntArray, block: FloatArray, names: Sequence[str]) -> EncodedChunk:
+    """A closed chunk: `block` (series, ticks) of the series `names` (by id order)."""
+    resolutions = np.array([resolution_of(stored_unit(split_series_name(n)[1])) for n in names])
+    summary, flags = _summaries(times_us, block, names)
+    return EncodedChunk(
+        int(times_us[0]), int(times_us[-1]), len(times_us), block.shape[0],
+        int(np.count_nonzero(~np.isnan(block))), encode_times(times_us),
+        encode_block(block, resolutions),
+        encode_block(summary, np.concatenate([resolutions] * _SUMMARY_FIELDS)), flags)
+
+
+def _block_ticks(ticks: int) -> int:
+    return max(2, math.ceil(ticks / SUMMARY_BLOCKS))
+
+
+def _summaries(times_us: IntArray, block: FloatArray, names: Sequence[str],
+               ) -> tuple[FloatArray, bytes | None]:
+    times = (times_us - times_us[0]).astype(np.float64)  # exact, and indices follow from them
+    size = _block_ticks(len(times))
+    level = first_level(times, block, size)
+    count = np.maximum(level.count, 1.0)
+    with np.errstate(invalid="ignore"):
+        mean = np.where(level.count > 0, level.total / count, np.nan)
+
+    def index_of(when: FloatArray) -> FloatArray:
+        found = np.searchsorted(times, np.nan_to_num(when, nan=0.0)).astype(np.float64)
+        return np.where(np.isnan(when), np.nan, found)
+
+    assert level.last is not None
+    fields = np.concatenate([level.vmin, level.vmax, mean, level.last, level.count,
+                             index_of(level.tmin), index_of(level.tmax),
+                             index_of(level.gap_first), index_of(level.gap_last)])
+    flag_rows = [i for i, name in enumerate(names) if is_flag_series(name)]
+    flags = None
+    if flag_rows:
+        starts = np.arange(0, len(times), size, dtype=np.intp)
+        counts = flag_counts(block[flag_rows], starts)
+        flags = encode_block(counts.reshape(-1, counts.shape[2]))
+    return fields, flags
+
+
+class OpenChunk:
+    """The ticks of the chunk being written, and the tail rows not yet committed."""
+
+    def __init__(self) -> None:
+        self.times_us: list[int] = []
+        self.rows: list[FloatArray] = []
+        self.pending_tail: list[tuple[int, bytes]] = []
+
+    def __len__(self) -> int:
+        return len(self.times_us)
+
+    def due(self, t_us: int) -> bool:
+        """Whether a tick at `t_us` belongs in a new chunk."""
+        return bool(self.times_us) and (t_us - self.times_us[0] >= CHUNK_US
+                                        or len(self.times_us) >= CHUNK_MAX_TICKS)
+
+    def add(self, t_us: int, row: FloatArray) -> None:
+        self.times_us.append(t_us)
+        self.rows.append(row)
+        self.pending_tail.append((t_us, row.tobytes()))
+
+    def block(self) -> tuple[IntArray, FloatArray]:
+        width = max(len(r) for r in self.rows)
+        block = np.full((width, len(self.rows)), np.nan)
+        for index, row in enumerate(self.rows):
+            block[:len(row), index] = row
+        return np.asarray(self.times_us, dtype=np.int64), block
+
+
+def insert_chunk(db: sqlite3.Connection, chunk: EncodedChunk) -> None:
+    """Store a closed chunk and drop its tail rows (inside the caller's transaction)."""
+    db.execute("INSERT INTO chunks (first_us, last_us, ticks, series, samples, times, data, "
+               "summary, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (chunk.first_us, chunk.last_us, chunk.ticks, chunk.series, chunk.samples,
+                chunk.times, chunk.data, chunk.summary, chunk.flags))
+    db.execute("DELETE FROM tail WHERE t_us <= ?", (chunk.last_us,))
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+class DamagedChunk(Exception):
+    """A chunk or tail row that does not decode, with a short reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkIndex:
+    """Where each closed chunk lies in time, and the tail's ticks after them."""
+
+    ids: IntArray
+    first_us: IntArray
+    last_us: IntArray
+    series: IntArray
+    samples: int
+    tail_us: IntArray
+
+
+class ChunkReader:
+    """Reads a version 3 file: its chunk index at once, summaries and samples on demand,
+    with the decoded chunks of the last reads kept (DECODED_CACHE_BYTES). Thread-safe: one
+    lock around the connection."""
+
+    def __init__(self, db: sqlite3.Connection, series_count: int,
+                 lock: threading.Lock) -> None:
+        self._db = db
+        self._lock = lock
+        self.series_count = series_count
+        self.index = self._read_index()
+        self._cache: OrderedDict[int, tuple[IntArray, FloatArray]] = OrderedDict()
+        self._cached_bytes = 0
+
+    def _read_index(self) -> ChunkIndex:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, first_us, last_us, series, samples FROM chunks ORDER BY id"
+            ).fetchall()
+            tail = [r[0] for r in self._db.execute("SELECT t_us FROM tail ORDER BY t_us")]
+        for row in rows:
+            if not all(isinstance(cell, int) for cell in row):
+                raise DamagedChunk("a chunk's place in time is not a number")
+        if any(not isinstance(t, int) for t in tail):
+            raise DamagedChunk("a tick time is not a number")
+        table = np.asarray(rows, dtype=np.int64).reshape(-1, 5)
+        last_closed = int(table[-1, 2]) if len(table) else -(2**62)
+        tail_us = np.asarray([t for t in tail if t > last_closed], dtype=np.int64)
+        return ChunkIndex(table[:, 0], table[:, 1], table[:, 2], table[:, 3],
+                          int(table[:, 4].sum()), tail_us)
+
+    def time_span_us(self) -> tuple[int, int] | None:
+        index = self.index
+        firsts = ([int(index.first_us[0])] if len(index.ids) else []) + (
+            [int(index.tail_us[0])] if len(index.tail_us) else [])
+        lasts = ([int(index.last_us[-1])] if len(index.ids) else []) + (
+            [int(index.tail_us[-1])] if len(index.tail_us) else [])
+        return (min(firsts), max(lasts)) if firsts else None
+
+    # ------------------------------------------------------------------ samples
+
+    def chunk_positions(self, since_us: int | None, until_us: int | None) -> range:
+        """Positions (in the index) of the closed chunks overlapping [since, until]."""
+        index = self.index
+        first = 0 if since_us is None else int(np.searchsorted(index.last_us, since_us, "left"))
+        stop = (len(index.ids) if until_us is None
+                else int(np.searchsorted(index.first_us, until_us, "right")))
+        return range(first, max(first, stop))
+
+    def decoded(self, position: int) -> tuple[IntArray, FloatArray]:
+        """(times in µs, block (series_count, ticks)) of the closed chunk at `position`."""
+        chunk_id = int(self.index.ids[position])
+        with self._lock:
+            hit = self._cache.get(chunk_id)
+            if hit is not None:
+                self._cache.move_to_end(chunk_id)
+                return hit
+            row = self._db.execute("SELECT first_us, ticks, series, times, data FROM chunks "
+                                   "WHERE id = ?", (chunk_id,)).fetchone()
+        if row is None:
+            raise DamagedChunk(f"chunk {chunk_id} vanished")
+        first_us, ticks, series, times_blob, data_blob = row
+        if not isinstance(times_blob, bytes) or not isinstance(data_blob, bytes):
+            raise DamagedChunk(f"chunk {chunk_id} holds no samples")
+        try:
+            times = decode_times(times_blob, int(first_us))
+            block = decode_block(data_blob)
+        except ChunkError as exc:
+            raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
+        if block.shape != (series, ticks) or len(times) != ticks:
+            raise DamagedChunk(f"chunk {chunk_id} does not hold what its row says")
+        block = self._widen(block)
+        with self._lock:
+            self._cache[chunk_id] = (times, block)
+            self._cached_bytes += block.nbytes + times.nbytes
+            while self._cached_bytes > DECODED_CACHE_BYTES and len(self._cache) > 1:
+                _, (old_times, old_block) = self._cache.popitem(last=False)
+                self._cached_bytes -= old_block.nbytes + old_times.nbytes
+        return times, block
+
+    def _widen(self, block: FloatArray) -> FloatArray:
+        """A block with a row for every series (NaN for series added after it)."""
+        if block.shape[0] >= self.series_count:
+            return block[:self.series_count]
+        wide = np.full((self.series_count, block.shape[1]), np.nan)
+        wide[:block.shape[0]] = block
+        return wide
+
+    def tail_block(self) -> tuple[IntArray, FloatArray]:
+        """The ticks after the last closed chunk (a writer still running, or killed)."""
+        index = self.index
+        if not len(index.tail_us):
+            return np.empty(0, np.int64), np.empty((self.series_count, 0))
+        with self._lock:
+            rows = self._db.execute("SELECT t_us, data FROM tail WHERE t_us >= ? ORDER BY t_us",
+                                    (int(index.tail_us[0]),)).fetchall()
+        block = np.full((self.series_count, len(rows)), np.nan)
+        times = np.empty(len(rows), dtype=np.int64)
+        for column, (t_us, data) in enumerate(rows):
+            if not isinstance(t_us, int) or not isinstance(data, bytes) or len(data) % 8:
+                raise DamagedChunk("a tick of the open chunk does not decode")
+            values = np.frombuffer(data, dtype=np.float64)[:self.series_count]
+            block[:len(values), column] = values
+            times[column] = t_us
+        return times, block
+
+    def blocks(self, since_us: int | None = None, until_us: int | None = None,
+               ) -> Iterator[tuple[IntArray, FloatArray]]:
+        """(times µs, block) chunk by chunk over [since, until], the tail last, cut to the
+        range."""
+        for position in self.chunk_positions(since_us, until_us):
+            yield _cut(*self.decoded(position), since_us, until_us)
+        if len(self.index.tail_us) and (until_us is None or self.index.tail_us[0] <= until_us):
+            yield _cut(*self.tail_block(), since_us, until_us)
+
+    def block(self, since_us: int | None = None, until_us: int | None = None,
+              ) -> tuple[IntArray, FloatArray]:
+        """Every tick in [since, until] as one block."""
+        parts = [part for part in self.blocks(since_us, until_us) if len(part[0])]
+        if not parts:
+            return np.empty(0, np.int64), np.empty((self.series_count, 0))
+        return (np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts], axis=1))
+
+    # ------------------------------------------------------------------ summaries
+
+    def finest_level(self, names: Sequence[str], rate_hz: float | None = None) -> Level | None:
+        """The finest summary level of every series, from the closed chunks' summaries and
+        the tail's samples; None without a tick. With `rate_hz`, a pause of more than three
+        sampling periods (the recorder stopped or fell behind) is a gap in every series."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT first_us, ticks, series, times, summary, flags FROM chunks ORDER BY id"
+            ).fetchall()
+        parts: list[Level] = []
+        flag_rows = [i for i, name in enumerate(names) if is_flag_series(name)]
+        previous: float | None = None
+        for first_us, ticks, series, times_blob, summary_blob, flags_blob in rows:
+            level, times = self._chunk_level(first_us, ticks, series, times_blob, summary_blob,
+                                             flags_blob, flag_rows)
+            if rate_hz:
+                _mark_pauses(level, times, previous, rate_hz)
+            previous = float(times[-1])
+            parts.append(level)
+        tail_times, block = self.tail_block()
+        if len(tail_times):
+            level = _level_of_samples(tail_times, block, flag_rows)
+            if rate_hz:
+                _mark_pauses(level, tail_times / 1e6, previous, rate_hz)
+            parts.append(level)
+        return _joined(parts, flag_rows) if parts else None
+
+    def _chunk_level(self, first_us: int, ticks: int, series: int, times_blob: bytes,
+                     summary_blob: bytes, flags_blob: bytes | None,
+                     flag_rows: Sequence[int]) -> tuple[Level, FloatArray]:
+        try:
+            times = decode_times(times_blob, int(first_us)) / 1e6
+            fields = decode_block(summary_blob)
+            flags = decode_block(flags_blob) if flags_blob is not None else None
+        except (ChunkError, TypeError) as exc:
+            raise DamagedChunk(f"a chunk's summary does not decode ({exc})") from None
+        size = _block_ticks(ticks)
+        starts = np.arange(0, ticks, size)
+        blocks = len(starts)
+        if fields.shape != (_SUMMARY_FIELDS * series, blocks) or len(times) != ticks:
+            raise DamagedChunk("a chunk's summary does not fit its samples")
+        vmin, vmax, mean, last, count, imin, imax, gap_first, gap_last = (
+            self._widen(part) for part in np.split(fields, _SUMMARY_FIELDS))
+        # Series added after this chunk: missing in all of it.
+        absent = np.zeros(self.series_count, dtype=bool)
+        absent[series:] = True
+        ends = np.minimum(starts + size, ticks) - 1
+
+        def when(index: FloatArray, fallback: IntArray | None = None) -> FloatArray:
+            safe = np.clip(np.nan_to_num(index, nan=0.0), 0, ticks - 1).astype(np.intp)
+            out = np.where(np.isnan(index), np.nan, times[safe])
+            if fallback is not None:
+                out[absent] = times[fallback][np.newaxis, :]
+            return out
+
+        counts = np.nan_to_num(count, nan=0.0)
+        flag_counts_ = None
+        if flag_rows:
+            flag_counts_ = np.zeros((len(flag_rows), len(FLAG_MASKS), blocks))
+            if flags is not None:
+                stored = [r for r in flag_rows if r < series]
+                shaped = flags.reshape(len(stored), len(FLAG_MASKS), -1) if len(stored) else None
+                if shaped is not None and shaped.shape[2] == blocks:
+                    flag_counts_[:len(stored)] = np.nan_to_num(shaped, nan=0.0)
+        return Level(size, times[starts].copy(), vmin, when(imin), vmax, when(imax),
+                     np.nan_to_num(mean * counts, nan=0.0), counts,
+                     when(gap_first, starts), when(gap_last, ends), last,
+                     flag_counts=flag_counts_, flag_rows=tuple(flag_rows)), times
+
+
+def pause_breaks(times_s: FloatArray, previous_s: float | None, rate_hz: float) -> FloatArray:
+    """Where lines must break: a period after each tick followed by a pause of more than
+    three sampling periods (`previous_s`: the tick before `times_s`, None at the start)."""
+    stamps = times_s if previous_s is None else np.concatenate(([previous_s], times_s))
+    pauses = np.flatnonzero(np.diff(stamps) > 3.0 / rate_hz)
+    return stamps[pauses] + 1.0 / rate_hz
+
+
+def _mark_pauses(level: Level, times_s: FloatArray, previous_s: float | None,
+                 rate_hz: float) -> None:
+    """Every series of `level` gets a gap at each pause break (in place)."""
+    breaks = pause_breaks(times_s, previous_s, rate_hz)
+    if not len(breaks):
+        return
+    block = np.clip(np.searchsorted(level.starts, breaks, "right") - 1, 0, len(level.starts) - 1)
+    for where, at in zip(block.tolist(), breaks.tolist(), strict=True):
+        level.gap_first[:, where] = np.fmin(level.gap_first[:, where], at)
+        level.gap_last[:, where] = np.fmax(level.gap_last[:, where], at)
+
+
+def _cut(times: IntArray, block: FloatArray, since_us: int | None,
+         until_us: int | None) -> tuple[IntArray, FloatArray]:
+    first = 0 if since_us is None else int(np.searchsorted(times, since_us, "left"))
+    stop = len(times) if until_us is None else int(np.searchsorted(times, until_us, "right"))
+    if first == 0 and stop == len(times):
+        return times, block
+    return times[first:stop], block[:, first:stop]
+
+
+def _level_of_samples(times_us: IntArray, block: FloatArray, flag_rows: Sequence[int]) -> Level:
+    times = times_us / 1e6
+    size = _block_ticks(len(times))
+    level = first_level(times, block, size)
+    if not flag_rows:
+        return level
+    starts = np.arange(0, len(times), size, dtype=np.intp)
+    return Level(level.block, level.starts, level.vmin, level.tmin, level.vmax, level.tmax,
+                 level.total, level.count, level.gap_first, level.gap_last, level.last,
+                 flag_counts=flag_counts(block[list(flag_rows)], starts),
+                 flag_rows=tuple(flag_rows))
+
+
+def _joined(parts: Sequence[Level], flag_rows: Sequence[int]) -> Level:
+    def cat(name: str) -> FloatArray:
+        return np.concatenate([getattr(p, name) for p in parts], axis=-1)
+
+    flags = (np.concatenate([p.flag_counts if p.flag_counts is not None else
+                             np.zeros((len(flag_rows), len(FLAG_MASKS), len(p.starts)))
+                             for p in parts], axis=2) if flag_rows else None)
+    return Level(parts[0].block, cat("starts"), cat("vmin"), cat("tmin"), cat("vmax"),
+                 cat("tmax"), cat("total"), cat("count"), cat("gap_first"), cat("gap_last"),
+                 cat("last"), flag_counts=flags, flag_rows=tuple(flag_rows))
