@@ -23,9 +23,10 @@ The fast page, the full-decimation page and the naive page are measured in turn,
 frame, over one feed, so that they see the same samples and the same machine load.
 
 With `--browse-hours H`, it also writes a recording of H hours of N GPUs at `--browse-rate`
-Hz, opens it as the page does (`load_recording_feed`: read, then summarise into min/max
-pyramids) and times browsing it: a frame is set a range (all of it, then zooms from hours to
-minutes at places across it, and pans), redraw, and repaint the page synchronously.
+Hz, opens it as the page does (`load_recording_feed`: a version 3 file is read on demand,
+its min/max pyramids from the summaries stored in it) and times browsing it: a frame is set
+a range (all of it, then zooms from hours to minutes at places across it, and pans), redraw,
+and repaint the page synchronously.
 Fields `browse_load_s`, `browse_frame_ms_median`, `browse_frame_ms_p95`, `browse_frame_ms_max`,
 and the same frames without the pyramids (`browse_raw_frame_ms_median`, the samples decimated
 every time) for comparison.
@@ -178,21 +179,26 @@ def close(page: TelemetryPage) -> None:
 
 def browse(gpus: int, hours: float, rate_hz: float, seed: int) -> dict[str, Any]:
     """Write a recording, open it as the page does, and time browsing through it."""
+    with tempfile.TemporaryDirectory() as folder:
+        # Browsed while the file is there: a version 3 recording is read as the page asks.
+        return _browse_recording(Path(folder) / "browse.sqlite", gpus, hours, rate_hz, seed)
+
+
+def _browse_recording(path: Path, gpus: int, hours: float, rate_hz: float,
+                      seed: int) -> dict[str, Any]:
     data = synthetic_telemetry(gpus, hours * 3600.0, rate_hz, seed=seed, end_s=1.8e9,
                                throttle=True, cores=4)
     columns = {name: values for device in data.values.values()
                for name, values in device.items()}
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "browse.sqlite"
-        started = time.perf_counter()
-        write_recording(path, data.times, columns, rate_hz=rate_hz)
-        write_s = time.perf_counter() - started
-        file_mb = path.stat().st_size / 2**20
-        del data, columns
-        gc.collect()
-        started = time.perf_counter()
-        feed = load_recording_feed(path)
-        load_s = time.perf_counter() - started
+    started = time.perf_counter()
+    write_recording(path, data.times, columns, rate_hz=rate_hz)
+    write_s = time.perf_counter() - started
+    file_mb = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()) / 2**20
+    del data, columns
+    gc.collect()
+    started = time.perf_counter()
+    feed = load_recording_feed(path)
+    load_s = time.perf_counter() - started
     first, last = min(r.time_span()[0] for d in feed.devices()  # type: ignore[index]
                       if (r := feed.ring(d.key)) is not None), feed.now_s()
     span = last - first

@@ -5,6 +5,13 @@ sleeping; with `--record`, every tick also goes through the recorder into an SQL
 The rings hold one hour (36,000 rows per device) and are allocated up front, so after the first
 ticks nothing should grow: the script prints `rss_growth_mb` (RSS at the end minus RSS after
 the warm-up; target <= 50) with the RSS along the way.
+
+With `--record` the recording is written in the current format (version 3, chunks), or with
+`--format-version 2` in the old one (a row per sample). Its `recording` object gives the
+file's size after close (`file_mb`: the main file and any -wal), `bytes_per_sample` (that over
+the samples stored), `file_mb_per_hour` and `file_mb_24h_estimate` (the size scaled to 24
+simulated hours, for short runs), against `file_target_mb_24h`: an eighth of the 3,448 MB the
+version 2 file took for the full run (24 h, 10 Hz, 4 GPUs).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import numpy as np
 import psutil
 
 from gpuscope.metrics import GPU_METRICS, HOST_METRICS, Reading, cpu_core_metric
-from gpuscope.telemetry.recorder import Recorder, open_recording
+from gpuscope.telemetry.recorder import RECORDING_VERSION, Recorder, open_recording
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.sources import BaseSource
 
@@ -69,8 +76,17 @@ def rss_mb() -> float:
     return float(psutil.Process(os.getpid()).memory_info().rss) / 2**20
 
 
+# The version 2 recording of the full run (24 h at 10 Hz, 4 GPUs), before version 3.
+VERSION_2_FILE_MB_24H = 3448.0
+
+
+def file_bytes(path: Path) -> int:
+    """A recording's size: its main file and the -wal next to it, if any."""
+    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+
+
 def simulate(hours: float, rate_hz: float, gpus: int, record: bool,
-             directory: Path) -> dict[str, Any]:
+             directory: Path, format_version: int = RECORDING_VERSION) -> dict[str, Any]:
     gpu_metrics = tuple(m.value for m in GPU_METRICS)
     host_metrics = (*(m.value for m in HOST_METRICS), *(cpu_core_metric(i) for i in range(16)))
     sources: list[BaseSource] = [
@@ -84,7 +100,8 @@ def simulate(hours: float, rate_hz: float, gpus: int, record: bool,
     recorder: Recorder | None = None
     path = directory / "memory_24h.sqlite"
     if record:
-        recorder = Recorder(path, rate_hz=rate_hz, overwrite=True)
+        recorder = Recorder(path, rate_hz=rate_hz, overwrite=True,
+                            format_version=format_version)
         recorder.attach(sampler)
     ticks = int(hours * 3600 * rate_hz)
     warmup = min(ticks, int(60 * rate_hz))  # the first simulated minute
@@ -97,8 +114,7 @@ def simulate(hours: float, rate_hz: float, gpus: int, record: bool,
             sampler.tick()
             if recorder is not None and tick % 256 == 0:
                 # Backpressure instead of simulated time: wait for the writer, never outrun it.
-                while recorder._queue.qsize() > 2048:
-                    time.sleep(0.005)
+                recorder.wait_for_room(2048)
             if tick + 1 == warmup:
                 gc.collect()
                 baseline = rss_mb()
@@ -130,11 +146,19 @@ def simulate(hours: float, rate_hz: float, gpus: int, record: bool,
         "python": sys.version.split()[0],
     }
     if recorder is not None:
+        size_mb = file_bytes(path) / 2**20
         with open_recording(path) as recording:
-            result["recording"] = {
-                "ticks_written": recorder.ticks_written, "samples": recording.sample_count(),
-                "dropped_ticks": recorder.dropped_ticks, "error": recorder.error,
-                "file_mb": round(path.stat().st_size / 2**20, 1)}
+            samples = recording.sample_count()
+            version = int(recording.meta.version)
+        result["recording"] = {
+            "format_version": version,
+            "ticks_written": recorder.ticks_written, "samples": samples,
+            "dropped_ticks": recorder.dropped_ticks, "error": recorder.error,
+            "file_mb": round(size_mb, 2),
+            "bytes_per_sample": round(size_mb * 2**20 / max(samples, 1), 3),
+            "file_mb_per_hour": round(size_mb / hours, 2) if hours > 0 else None,
+            "file_mb_24h_estimate": round(size_mb * 24.0 / hours, 1) if hours > 0 else None,
+            "file_target_mb_24h": round(VERSION_2_FILE_MB_24H / 8, 1)}
     return result
 
 
@@ -145,14 +169,19 @@ def main() -> None:
     parser.add_argument("--gpus", type=int, default=4)
     parser.add_argument("--record", action="store_true",
                         help="also write every tick to an SQLite recording")
+    parser.add_argument("--format-version", type=int, choices=(2, RECORDING_VERSION),
+                        default=RECORDING_VERSION,
+                        help="the recording format to write (2: the old, a row per sample)")
     parser.add_argument("--dir", help="where the recording goes (default: a temporary folder)")
     parser.add_argument("--json", action="store_true", help="JSON output (the only format)")
     args = parser.parse_args()
     if args.dir:
-        result = simulate(args.hours, args.rate, args.gpus, args.record, Path(args.dir))
+        result = simulate(args.hours, args.rate, args.gpus, args.record, Path(args.dir),
+                          args.format_version)
     else:
         with tempfile.TemporaryDirectory() as directory:
-            result = simulate(args.hours, args.rate, args.gpus, args.record, Path(directory))
+            result = simulate(args.hours, args.rate, args.gpus, args.record, Path(directory),
+                              args.format_version)
     print(json.dumps(result, indent=1))
 
 

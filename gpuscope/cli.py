@@ -103,10 +103,29 @@ def _build_parser() -> argparse.ArgumentParser:
     record.add_argument("--overwrite", action="store_true", help="replace an existing file")
     record.add_argument("--json", action="store_true", help="print the summary as JSON")
 
-    export = commands.add_parser("export", help="export a recording to CSV")
-    export.add_argument("recording", metavar="FILE")
-    export.add_argument("--csv", required=True, metavar="OUT")
-    export.add_argument("--json", action="store_true", help="print the summary as JSON")
+    export = commands.add_parser(
+        "export", help="export a recording to CSV or JSON lines",
+        description="Stream a recording as CSV (time_utc, time_s since the first tick exported, "
+                    "then a '<series> [<unit>]' column per series) or as JSON lines (a header "
+                    "object, then {time_utc, time_s, values: {series: number}} per tick). A "
+                    "missing sample is an empty cell in CSV and left out of JSON; a tick "
+                    "with no value to export is left out.")
+    export.add_argument("recording", metavar="FILE", help="a recording (gpuscope record)")
+    output = export.add_mutually_exclusive_group(required=True)
+    output.add_argument("--csv", metavar="OUT", help="write CSV to OUT (-: standard output)")
+    output.add_argument("--json-lines", metavar="OUT",
+                        help="write JSON lines to OUT (-: standard output)")
+    export.add_argument("--from", dest="since", metavar="TIME",
+                        help="from TIME on (inclusive): ISO 8601 (2026-11-27T10:00:00Z; "
+                             "'2026-11-27 10:00' is local time) or +SECONDS after the "
+                             "recording's first sample (+90)")
+    export.add_argument("--to", dest="until", metavar="TIME",
+                        help="up to TIME (inclusive), written as for --from")
+    export.add_argument("--series", action="append", metavar="PATTERN",
+                        help="only series matching this shell pattern ('0000:03:00.0/*', "
+                             "'*/power_w', 'host/*'); repeatable")
+    export.add_argument("--json", action="store_true", help="print the summary as JSON "
+                        "(on stderr when the export goes to standard output)")
 
     doctor = commands.add_parser(
         "doctor", help="per GPU and per layer: can ROCm/CUDA and PyTorch use it, and the fix")
@@ -397,7 +416,9 @@ def _cmd_record(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from gpuscope.telemetry.commands import export_command
 
-    return export_command(args.recording, args.csv, as_json=args.json)
+    return export_command(args.recording, csv_out=args.csv, json_lines_out=args.json_lines,
+                          since=args.since, until=args.until, series=args.series,
+                          as_json=args.json)
 
 
 def _refuse_overwriting(output: str | None, *inputs: str | None) -> None:

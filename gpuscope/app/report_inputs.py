@@ -26,10 +26,19 @@ from gpuscope.i18n import N_, message
 from gpuscope.metrics import HOST_DEVICE, split_series_name
 from gpuscope.model import Finding, Gpu, Inventory, OriginKind
 from gpuscope.report.share import prepare_report
-from gpuscope.report.telemetry_summary import DeviceSeries, feed_label, summarise_telemetry
+from gpuscope.report.telemetry_summary import (
+    SPARK_POINTS,
+    DeviceReduced,
+    DeviceSeries,
+    ReducedMetric,
+    feed_label,
+    summarise_telemetry,
+)
 from gpuscope.report.view_model import PreparedReport, TelemetrySummary
-from gpuscope.telemetry.feed import CaptureFeed, TelemetryFeed, is_capture
-from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.decimate import MinMaxPyramid
+from gpuscope.telemetry.feed import CaptureFeed, SummaryFeed, TelemetryFeed, is_capture
+from gpuscope.telemetry.recording_feed import RecordingRing
+from gpuscope.telemetry.ring import RingView
 from gpuscope.untrusted import UntrustedInputError, load_json, read_regular_file
 
 # A benchmark run file is a few kilobytes; anything this big is not one.
@@ -217,7 +226,7 @@ def latest_saved_runs(history_path: str | None = None, devices: int = SAVED_RUN_
 HOST_LABEL = N_("Host (CPU and RAM)")
 
 
-def _series(key: str, label: str, ring: SeriesRing, since_s: float | None, *,
+def _series(key: str, label: str, ring: RingView, since_s: float | None, *,
             newest_only: bool = False) -> DeviceSeries | None:
     times, columns = ring.snapshot(since_s=since_s)
     if len(times) == 0:
@@ -246,6 +255,49 @@ def series_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_WIN
     return out
 
 
+def reduced_from_pyramid(key: str, label: str, ring: RingView,
+                         pyramid: MinMaxPyramid) -> DeviceReduced | None:
+    """A device of a recording reduced from its stored summaries: min/avg/max and the
+    sparkline of every series, without reading a sample."""
+    span = ring.time_span()
+    if span is None or not pyramid.levels:
+        return None
+    stats = pyramid.stats(span[0], span[1]) or []
+    spark = pyramid.binned(span[0], span[1], SPARK_POINTS, range(len(ring.series)), "mean")
+    counts = pyramid.levels[0].count.sum(axis=1)
+    metrics: dict[str, ReducedMetric] = {}
+    for row, name in enumerate(ring.series):
+        row_stats = stats[row] if row < len(stats) else None
+        if (row_stats is None or row_stats.minimum is None or row_stats.mean is None
+                or row_stats.maximum is None):
+            continue
+        means = () if spark is None else tuple(
+            None if np.isnan(v) else float(v) for v in spark[row])
+        metrics[split_series_name(name)[1]] = ReducedMetric(
+            row_stats.minimum, row_stats.mean, row_stats.maximum, int(counts[row]), means)
+    return DeviceReduced(key, HOST_LABEL if key == HOST_DEVICE else label, span, metrics)
+
+
+def _feed_devices(feed: TelemetryFeed) -> list[DeviceSeries | DeviceReduced]:
+    """The devices of a feed that is not live: reduced from a recording's stored summaries
+    where it has them, else its samples."""
+    out: list[DeviceSeries | DeviceReduced] = []
+    for device in feed.devices():
+        ring = feed.ring(device.key)
+        if ring is None:
+            continue
+        pyramid = feed.summary(device.key) if isinstance(feed, SummaryFeed) else None
+        if isinstance(ring, RecordingRing) and pyramid is not None:
+            reduced = reduced_from_pyramid(device.key, device.label, ring, pyramid)
+            if reduced is not None:
+                out.append(reduced)
+            continue
+        series = _series(device.key, device.label, ring, None)
+        if series is not None:
+            out.append(series)
+    return out
+
+
 def telemetry_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_WINDOW_S,
                         *, replayed: bool = False) -> TelemetrySummary | None:
     """The report's telemetry strip from what a feed holds; None when it holds nothing.
@@ -265,8 +317,9 @@ def telemetry_from_feed(feed: TelemetryFeed, window_s: float | None = TELEMETRY_
     live = feed.live and not replayed
     if live:
         source = message("live sampler")
-    window = window_s if feed.live else None
-    return summarise_telemetry(series_from_feed(feed, window), source=source, live=live)
+    if not feed.live:
+        return summarise_telemetry(_feed_devices(feed), source=source, live=live)
+    return summarise_telemetry(series_from_feed(feed, window_s), source=source, live=live)
 
 
 def _gpu_labels(gpus: Sequence[Any]) -> dict[str, str]:
@@ -275,27 +328,41 @@ def _gpu_labels(gpus: Sequence[Any]) -> dict[str, str]:
 
 def telemetry_from_recording(path: str) -> tuple[TelemetrySummary | None, Any]:
     """(the strip of a whole recording, the inventory it recorded, for redaction). Raises
-    ReportInputError for a file that is not a readable recording."""
+    ReportInputError for a file that is not a readable recording. A version 3 recording is
+    summarised from its stored summaries, without reading its samples."""
     from gpuscope.telemetry.recorder import RecordingError, open_recording
+    from gpuscope.telemetry.recording_feed import recording_pyramids, recording_rings
 
+    devices: list[DeviceSeries | DeviceReduced] = []
     try:
         with open_recording(path) as recording:
-            rings = recording.load_into_rings()
             labels = recording.device_labels()
             inventory = recording.meta.inventory
+            listed = inventory.get("gpus") if isinstance(inventory, dict) else None
+            index_by_bus = {g.get("pci_bus"): g.get("index") for g in
+                            (listed if isinstance(listed, list) else []) if isinstance(g, dict)}
+
+            def label_of(key: str) -> str:
+                index = index_by_bus.get(key)
+                name = labels.get(key, key)
+                return f"GPU {index}: {name}" if isinstance(index, int) else name
+
+            if recording.chunked:
+                chunked = recording_rings(recording)
+                pyramids = recording_pyramids(recording, chunked)
+                for key, ring in chunked.items():
+                    pyramid = pyramids.get(key)
+                    reduced = (reduced_from_pyramid(key, label_of(key), ring, pyramid)
+                               if pyramid is not None else None)
+                    if reduced is not None:
+                        devices.append(reduced)
+            else:
+                for key, whole in recording.load_into_rings().items():
+                    series = _series(key, label_of(key), whole, None)
+                    if series is not None:
+                        devices.append(series)
     except RecordingError as exc:
         raise ReportInputError(str(exc)) from exc
-    listed = inventory.get("gpus") if isinstance(inventory, dict) else None
-    index_by_bus = {g.get("pci_bus"): g.get("index") for g in
-                    (listed if isinstance(listed, list) else []) if isinstance(g, dict)}
-    devices = []
-    for key, ring in rings.items():
-        index = index_by_bus.get(key)
-        label = f"GPU {index}: {labels.get(key, key)}" if isinstance(index, int) else \
-            labels.get(key, key)
-        series = _series(key, label, ring, None)
-        if series is not None:
-            devices.append(series)
     summary = summarise_telemetry(devices, source=message("recording {file}",
                                                           file=os.path.basename(path)),
                                   live=False)

@@ -67,6 +67,28 @@ class DeviceSeries:
     values: Mapping[str, Sequence[float]]  # metric id -> one value per time
 
 
+@dataclass(frozen=True, slots=True)
+class ReducedMetric:
+    """One metric already reduced over the whole span, in stored units: what a long
+    recording's stored summaries give without reading its samples."""
+
+    minimum: float
+    mean: float
+    maximum: float
+    samples: int
+    spark: tuple[float | None, ...]  # SPARK_POINTS means over equal spans of time
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceReduced:
+    """The other input of `summarise_telemetry`: one device's metrics reduced already."""
+
+    key: str
+    label: str
+    span_s: tuple[float, float] | None
+    metrics: Mapping[str, ReducedMetric]  # metric id -> its reduction
+
+
 def _bucket_means(values: np.ndarray[Any, Any], points: int) -> tuple[float | None, ...]:
     if len(values) == 0:
         return ()
@@ -78,7 +100,23 @@ def _bucket_means(values: np.ndarray[Any, Any], points: int) -> tuple[float | No
     return tuple(out)
 
 
-def summarise_telemetry(devices: Sequence[DeviceSeries], *, source: str,
+def _reduced_stats(device: DeviceReduced) -> list[MetricStats]:
+    out: list[MetricStats] = []
+    for metric in STRIP_METRICS:
+        reduced = device.metrics.get(metric.value)
+        if reduced is None or reduced.samples == 0:
+            continue
+        info = CATALOGUE[metric]
+        scale = info.display_scale
+        out.append(MetricStats(
+            metric=metric.value, label=info.label, unit=info.unit,
+            min=round(reduced.minimum * scale, 3), avg=round(reduced.mean * scale, 3),
+            max=round(reduced.maximum * scale, 3), samples=reduced.samples,
+            spark=tuple(None if v is None else round(v * scale, 3) for v in reduced.spark)))
+    return out
+
+
+def summarise_telemetry(devices: Sequence[DeviceSeries | DeviceReduced], *, source: str,
                         live: bool, at_capture: bool = False,
                         captured_at_s: float | None = None) -> TelemetrySummary | None:
     """Min/avg/max and a sparkline of the strip's metrics of each device, in the shown units;
@@ -89,6 +127,14 @@ def summarise_telemetry(devices: Sequence[DeviceSeries], *, source: str,
     starts: list[float] = []
     ends: list[float] = []
     for device in devices:
+        if isinstance(device, DeviceReduced):
+            reduced = _reduced_stats(device)
+            if reduced:
+                if device.span_s is not None:
+                    starts.append(device.span_s[0])
+                    ends.append(device.span_s[1])
+                summaries.append(DeviceTelemetry(device.key, device.label, tuple(reduced)))
+            continue
         metrics: list[MetricStats] = []
         for metric in STRIP_METRICS:
             raw = device.values.get(metric.value)

@@ -11,6 +11,7 @@ snapshot) is refused before anything is written (`OutputIsInputError`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -27,7 +28,14 @@ from gpuscope.i18n import message
 from gpuscope.inventory import collect_inventory
 from gpuscope.model import to_jsonable
 from gpuscope.safe_write import input_overwritten
-from gpuscope.telemetry.export import ExportSummary, export_csv
+from gpuscope.telemetry.export import (
+    STDOUT,
+    ExportSummary,
+    ExportUsageError,
+    export_csv,
+    export_json_lines,
+    parse_time_bound,
+)
 from gpuscope.telemetry.recorder import Recorder, RecordingError
 from gpuscope.telemetry.recording_meta import OutputIsInputError
 from gpuscope.telemetry.sampler import MAX_RATE_HZ, MIN_RATE_HZ, DeviceStatus, Sampler
@@ -154,16 +162,24 @@ def record(
     )
 
 
-def export(recording: str | os.PathLike[str], csv_out: str | os.PathLike[str]) -> ExportSummary:
-    """Export a recording as a wide CSV. Raises RecordingError (one line) for a file that is
-    not a readable recording or an output that cannot be written."""
-    return export_csv(recording, csv_out)
+def export(recording: str | os.PathLike[str], out: str | os.PathLike[str], *,
+           json_lines: bool = False, since: str | None = None, until: str | None = None,
+           series: Sequence[str] | None = None) -> ExportSummary:
+    """Export a recording as a wide CSV, or JSON lines; `since`/`until` as --from/--to
+    take them, `series` as --series patterns. Raises RecordingError (one line) for a file
+    that is not a readable recording or an output that cannot be written, ExportUsageError
+    for a bad time or pattern."""
+    since_s = None if since is None else parse_time_bound(since, "--from")
+    until_s = None if until is None else parse_time_bound(until, "--to")
+    write = export_json_lines if json_lines else export_csv
+    return write(recording, out, since_s=since_s, until_s=until_s, series=series)
 
 
 def _refused(error: RecordingError, stderr: TextIO) -> int:
-    """The one line of a refusal or failure; 2 for an output onto an input (a usage error)."""
+    """The one line of a refusal or failure; 2 for a usage error (an output onto an input, a
+    bad --from/--to, a --series matching nothing)."""
     print(f"gpuscope: {one_line(str(error))}", file=stderr)
-    return 2 if isinstance(error, OutputIsInputError) else 1
+    return 2 if isinstance(error, (OutputIsInputError, ExportUsageError)) else 1
 
 
 def record_command(system: System, output: str, *, rate_hz: float, duration_s: float | None,
@@ -201,19 +217,50 @@ def record_command(system: System, output: str, *, rate_hz: float, duration_s: f
     return 0
 
 
-def export_command(recording: str, csv_out: str, *, as_json: bool,
-                   stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """`gpuscope export`: the CSV, then its summary; the exit status (2: the output is the
-    recording)."""
-    out = stdout or sys.stdout
+def export_command(recording: str, *, csv_out: str | None = None,
+                   json_lines_out: str | None = None, since: str | None = None,
+                   until: str | None = None, series: Sequence[str] | None = None,
+                   as_json: bool = False, stdout: TextIO | None = None,
+                   stderr: TextIO | None = None) -> int:
+    """`gpuscope export`: the CSV or JSON lines (to `csv_out` or `json_lines_out`, "-" for
+    standard output), then its summary, on stderr when the export went to standard output;
+    the exit status (2: a usage error: the output is the recording, a bad --from/--to, a
+    --series that matches nothing)."""
+    err = stderr or sys.stderr
+    out_path = json_lines_out if json_lines_out is not None else csv_out
+    if out_path is None:
+        print("gpuscope: export needs --csv OUT or --json-lines OUT", file=err)
+        return 2
     try:
-        summary = export(recording, csv_out)
+        summary = export(recording, out_path, json_lines=json_lines_out is not None,
+                         since=since, until=until, series=series)
     except RecordingError as exc:
-        return _refused(exc, stderr or sys.stderr)
+        return _refused(exc, err)
+    except BrokenPipeError:  # `gpuscope export R --csv - | head`: the reader has enough
+        _quiet_stdout()
+        return 0
+    out = err if summary.output == STDOUT else (stdout or sys.stdout)
     if as_json:
         json.dump(to_jsonable(summary), out, indent=2)
         out.write("\n")
-    else:
-        print(f"Wrote {summary.csv_path}: {summary.rows} rows x {summary.columns} columns "
+        return 0
+    what = "JSON lines" if summary.format == "json-lines" else "CSV"
+    where = "standard output" if summary.output == STDOUT else summary.output
+    if summary.rows:
+        print(f"Wrote {what} to {where}: {summary.rows} rows x {summary.columns} series "
               f"({summary.first_utc} to {summary.last_utc}).", file=out)
+    else:
+        asked = (f" from {summary.since_utc or 'the start'} to {summary.until_utc or 'the end'}"
+                 if summary.since_utc or summary.until_utc else "")
+        print(f"Wrote {what} to {where}: the header only: no tick{asked} has a value of "
+              f"the {summary.columns} series chosen.", file=out)
     return 0
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at the null device, so that the flush at exit does not fail
+    again on the closed pipe."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)

@@ -35,7 +35,7 @@ from gpuscope.metrics import (
     series_name,
 )
 from gpuscope.telemetry.decimate import MinMaxPyramid
-from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.ring import RingView, SeriesRing
 from gpuscope.telemetry.texts import LabelText, feed_text, verbatim
 
 FloatArray = npt.NDArray[np.float64]
@@ -82,7 +82,7 @@ class TelemetryFeed(Protocol):
 
     def devices(self) -> Sequence[FeedDevice]: ...
 
-    def ring(self, device_key: str) -> SeriesRing | None: ...
+    def ring(self, device_key: str) -> RingView | None: ...
 
     def latest(self, series: str) -> Reading | None:
         """The newest reading of a series: value and source, or why it is missing."""
@@ -169,7 +169,7 @@ class RingFeed:
     reading. `now` is a fixed time, a function, or None: `time.time()` when `live`, else the
     newest sample time in the rings. A `label` given as a string is shown as it is."""
 
-    def __init__(self, devices: Sequence[FeedDevice], rings: Mapping[str, SeriesRing],
+    def __init__(self, devices: Sequence[FeedDevice], rings: Mapping[str, RingView],
                  latest: LatestSource | None = None, now: NowSource | None = None,
                  live: bool = False, label: LabelText | str = "Ring buffers", *,
                  processes: ProcessSource | None = None,
@@ -204,7 +204,7 @@ class RingFeed:
         redraw."""
         self._devices = tuple(devices)
 
-    def ring(self, device_key: str) -> SeriesRing | None:
+    def ring(self, device_key: str) -> RingView | None:
         return self._rings.get(device_key)
 
     def latest(self, series: str) -> Reading | None:

@@ -1,9 +1,10 @@
 """The live sampler and saved recordings as `TelemetryFeed`s (for the Telemetry page and the
 share report).
 
-A recording is read whole into ring buffers (`load_recording_feed`), with a min/max pyramid
-of every long ring so that zooming out over hours stays fast; reading a long one takes
-seconds, so the page does it on a thread of its own (`telemetry_loader.RecordingLoader`).
+A version 3 recording is read on demand (`recording_feed`): opening reads its stored
+summaries, never its samples. Older recordings are read whole into ring buffers, with a
+min/max pyramid of every long ring; that takes seconds for a long one, so the page opens
+recordings on a thread of its own (`telemetry_loader.RecordingLoader`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from gpuscope.model import Gpu
 from gpuscope.telemetry.decimate import PYRAMID_MIN_ROWS, MinMaxPyramid
 from gpuscope.telemetry.feed import FeedDevice, RingFeed, gpu_label, host_label
 from gpuscope.telemetry.recorder import LoadCancelled, open_recording
-from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.recording_feed import recording_pyramids, recording_rings
+from gpuscope.telemetry.ring import RingView, SeriesRing
 from gpuscope.telemetry.sampler import Sampler
 from gpuscope.telemetry.texts import LabelText, feed_text, joined, verbatim
 
@@ -140,9 +142,11 @@ def recording_label(path: str | Path, span: tuple[float, float] | None,
 
 def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
                         cancelled: Callable[[], bool] | None = None) -> RingFeed:
-    """A whole recording in ring buffers, to scroll and zoom through, with a min/max pyramid
-    of each long ring. `progress(fraction, what)` follows the load; `cancelled()` ends it
-    with LoadCancelled. Raises RecordingError (one line) for a file that is not a readable
+    """A recording to scroll and zoom through, with a min/max pyramid of each device.
+    Version 3: read on demand, the pyramids from the stored summaries (the file stays open
+    while the feed lives); older files: read whole into ring buffers, the pyramids built
+    from them. `progress(fraction, what)` follows the load; `cancelled()` ends it with
+    LoadCancelled. Raises RecordingError (one line) for a file that is not a readable
     recording."""
 
     def read_progress(done: int, total: int) -> None:
@@ -150,27 +154,26 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
             progress(_READ_SHARE * done / max(total, 1),
                      feed_text("reading series {done} of {total}", done=done, total=total))
 
-    with open_recording(path) as recording:
-        rings: Mapping[str, SeriesRing] = recording.load_into_rings(
-            progress=read_progress, cancelled=cancelled)
+    recording = open_recording(path)
+    try:
+        rings: Mapping[str, RingView]
+        if recording.chunked:
+            if progress is not None:
+                progress(0.0, feed_text("reading the summaries"))
+            rings = recording_rings(recording)
+            summaries = recording_pyramids(recording, rings, cancelled)
+        else:
+            rings = recording.load_into_rings(progress=read_progress, cancelled=cancelled)
+            summaries = _pyramids_of(rings, path, progress, cancelled)
         labels = recording.device_labels()
         reason_changes = recording.missing_reasons()
         sources = {info.name: info.source for info in recording.series}
         span = recording.time_range()
         complete = recording.meta.complete
         inventory = recording.meta.inventory if isinstance(recording.meta.inventory, dict) else {}
-    summaries: dict[str, MinMaxPyramid] = {}
-    long_rings = [(key, ring) for key, ring in rings.items() if len(ring) >= PYRAMID_MIN_ROWS]
-    for number, (key, ring) in enumerate(long_rings):
-        if cancelled is not None and cancelled():
-            raise LoadCancelled(f"loading {path} was cancelled")
-        if progress is not None:
-            progress(_READ_SHARE + (1 - _READ_SHARE) * number / len(long_rings),
-                     feed_text("summarising {device} for zooming out", device=key))
-        times, columns = ring.snapshot()
-        block = (np.stack([columns[name] for name in ring.series]) if ring.series
-                 else np.empty((0, len(times))))
-        summaries[key] = MinMaxPyramid(times, block)
+    finally:
+        if not recording.chunked:
+            recording.close()
     if progress is not None:
         progress(1.0, feed_text("done"))
     listed = inventory.get("gpus")
@@ -198,6 +201,25 @@ def load_recording_feed(path: str | Path, progress: LoadProgress | None = None,
                     label=recording_label(path, span, complete),
                     processes_missing=feed_text("process lists are not stored in recordings"),
                     summaries=summaries, reason_changes=reason_changes)
+
+
+def _pyramids_of(rings: Mapping[str, SeriesRing], path: str | Path,
+                 progress: LoadProgress | None,
+                 cancelled: Callable[[], bool] | None) -> dict[str, MinMaxPyramid]:
+    """Min/max pyramids of the long rings of a recording read whole (versions 1 and 2)."""
+    summaries: dict[str, MinMaxPyramid] = {}
+    long_rings = [(key, ring) for key, ring in rings.items() if len(ring) >= PYRAMID_MIN_ROWS]
+    for number, (key, ring) in enumerate(long_rings):
+        if cancelled is not None and cancelled():
+            raise LoadCancelled(f"loading {path} was cancelled")
+        if progress is not None:
+            progress(_READ_SHARE + (1 - _READ_SHARE) * number / len(long_rings),
+                     feed_text("summarising {device} for zooming out", device=key))
+        times, columns = ring.snapshot()
+        block = (np.stack([columns[name] for name in ring.series]) if ring.series
+                 else np.empty((0, len(times))))
+        summaries[key] = MinMaxPyramid(times, block)
+    return summaries
 
 
 def recording_feed(path: str | Path) -> RingFeed:

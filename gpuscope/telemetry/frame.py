@@ -31,7 +31,7 @@ import numpy.typing as npt
 from gpuscope.metrics import CATALOGUE, Metric
 from gpuscope.telemetry.decimate import MinMaxPyramid, decimate_block
 from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
-from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.ring import RingView
 from gpuscope.telemetry.window_stats import (
     NO_STATS,
     WindowStats,
@@ -96,7 +96,7 @@ def fitted_window_s(window_s: float, span_s: float | None, *, fit_all: bool = Fa
     return step if fit_all else min(float(window_s), step)
 
 
-def take(ring: SeriesRing, names: Sequence[str], since_s: float,
+def take(ring: RingView, names: Sequence[str], since_s: float,
          until_s: float) -> tuple[FloatArray, FloatArray]:
     """Rows of `ring` with since_s <= time <= until_s, as (times, values[series, row])."""
     times, columns = ring.snapshot(since_s=since_s, series=names, until_s=until_s)
@@ -339,7 +339,7 @@ class FrameModel:
                     CATALOGUE[metric].display_scale)
         return changed
 
-    def _browse_data(self, ring: SeriesRing, pyramid: MinMaxPyramid | None,
+    def _browse_data(self, ring: RingView, pyramid: MinMaxPyramid | None,
                      names: list[str], lo: float, hi: float, columns: int, view: TimeRange,
                      slack: float) -> tuple[list[Points], tuple[WindowStats, ...]]:
         """The curves over lo..hi and the stats over the view: from the pyramid when the

@@ -155,6 +155,7 @@ class Recorder:
         self._series_ids: dict[str, int] = {}
         self._series_sources: dict[str, str | None] = {}
         self._names: list[str] = []  # by id: the rows of a chunk
+        self._last_t_us = -(2**63)
         self._ready: list[OpenChunk] = []  # closed chunks, written at the next commit
         self._queue: queue.Queue[Any] = queue.Queue()
         self._unsubscribe: Any = None
@@ -222,6 +223,13 @@ class Recorder:
             self.dropped_ticks += 1
             return
         self._queue.put(("tick", event.time_s, event.values, event.sources, event.reasons))
+
+    def wait_for_room(self, max_queued_ticks: int) -> None:
+        """Block until the writer has at most `max_queued_ticks` ticks to write (or has
+        failed): for writers of many ticks at once, which must not outrun it."""
+        while (self._queue.qsize() > max_queued_ticks and self.error is None
+               and self._writer.is_alive()):
+            time.sleep(0.002)
 
     def close(self, timeout_s: float = 30.0) -> None:
         """Write what is queued, mark the recording complete (or, after a failure, incomplete
@@ -386,11 +394,15 @@ class Recorder:
                    reasons: list[tuple[float, int, str]]) -> int:
         """Version 3: the tick as a row of the open chunk (a value per series id)."""
         ids = self._series_ids
-        for name in values.keys() - ids.keys():
-            self._series_id(name, None, sources.get(name))
-        for name in changed_reasons.keys() - ids.keys():
-            self._series_id(name, None, sources.get(name))
+        for names in (values, changed_reasons):
+            for name in names:  # in the tick's order: the series' order in the file
+                if name not in ids:
+                    self._series_id(name, None, sources.get(name))
         t_us = to_us(t)
+        if t_us <= self._last_t_us:  # the wall clock stepped back: ticks stay in order
+            self.dropped_ticks += 1
+            return 0
+        self._last_t_us = t_us
         row = np.full(len(self._names), np.nan)
         for name, value in values.items():
             row[ids[name] - 1] = value
@@ -440,6 +452,8 @@ def write_recording(path: str | os.PathLike[str], times: FloatArray,
     first_reasons = dict(reasons or {})
     try:
         for index, t in enumerate(np.asarray(times, dtype=np.float64).tolist()):
+            if index % 1024 == 0:
+                recorder.wait_for_room(4096)
             row = block[:, index].tolist()
             recorder.on_tick(TickEvent(t, index + 1, dict(zip(names, row, strict=True)),
                                        first_sources if index == 0 else {}, 0.0,
@@ -448,4 +462,6 @@ def write_recording(path: str | os.PathLike[str], times: FloatArray,
         recorder.close(close_timeout_s)
     if recorder.error is not None:
         raise RecordingError(recorder.error)
+    if recorder.dropped_ticks:
+        raise RecordingError(f"{recorder.dropped_ticks} ticks could not be written to {path}")
     return recorder

@@ -107,6 +107,10 @@ class Recording:
         """Whether samples are stored in chunks with summaries (version 3)."""
         return self._chunks is not None
 
+    def tick_count(self) -> int | None:
+        """Version 3: how many ticks the recording holds (None for older files)."""
+        return None if self._chunks is None else self._chunks.index.ticks
+
     @property
     def devices(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s.device for s in self.series))
@@ -185,24 +189,35 @@ class Recording:
         series has no sample, over [since, until]. With `pauses`, a NaN tick is added a
         period after each pause of more than three periods, so that lines break there."""
         rows = [self._row_of[self._info(name).name] for name in names]
+        rate = self.meta.rate_hz if pauses else None
+        # The ticks either side of the range show whether a pause begins or ends in it.
+        margin = 4.0 / rate if rate else 0.0
+        start = since - margin if since is not None else None
+        reach = until + margin if until is not None else None
         if self._chunks is not None:
             chunks = self._chunks
             times_us, block = self._chunked(lambda: chunks.block(
-                None if since is None else to_us(since) - 1,
-                None if until is None else to_us(until) + 1))
+                None if start is None else to_us(start) - 1,
+                None if reach is None else to_us(reach) + 1, rows))
             times = times_us / 1e6
-            keep = _inside(times, since, until)
-            times, picked = times[keep], block[rows][:, keep]
+            keep = _inside(times, start, reach)
+            times, picked = (times, block) if keep.all() else (times[keep], block[:, keep])
         else:
-            times, picked = self._rows_block(names, since, until)
-        rate = self.meta.rate_hz
-        if pauses and rate and len(times) > 1:
+            times, picked = self._rows_block(names, start, reach)
+        if rate and len(times):
             breaks = pause_breaks(times, None, rate)
+            end = self.time_range()
+            if (reach is not None and end is not None and times[-1] < end[1]
+                    and reach - times[-1] > 3.0 / rate):  # a pause runs past the range
+                breaks = np.append(breaks, times[-1] + 1.0 / rate)
             if len(breaks):
                 merged = np.union1d(times, breaks)
                 wide = np.full((len(names), len(merged)), np.nan)
                 wide[:, np.searchsorted(merged, times)] = picked
                 times, picked = merged, wide
+        if margin:
+            keep = _inside(times, since, until)
+            times, picked = times[keep], picked[:, keep]
         return times, picked
 
     def _rows_block(self, names: Sequence[str], since: float | None,
@@ -268,15 +283,18 @@ class Recording:
         if self._chunks is not None:
             chunks = self._chunks
             blocks = chunks.blocks(None if since is None else to_us(since) - 1,
-                                   None if until is None else to_us(until) + 1)
+                                   None if until is None else to_us(until) + 1, rows,
+                                   keep=False)
             while True:
                 part = self._chunked(lambda: next(blocks, None))
                 if part is None:
                     return
                 times = part[0] / 1e6
                 keep = _inside(times, since, until)
-                if keep.any():
-                    yield times[keep], part[1][rows][:, keep]
+                if keep.all():
+                    yield times, part[1]
+                elif keep.any():
+                    yield times[keep], part[1][:, keep]
         position = {self._info(name).id: row for row, name in enumerate(wanted)}
         ticks: list[float] = []
         cells: list[FloatArray] = []

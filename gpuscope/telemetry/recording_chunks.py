@@ -40,6 +40,7 @@ from gpuscope.telemetry.chunk_codec import (
     resolution_of,
 )
 from gpuscope.telemetry.decimate import FLAG_MASKS, Level, first_level, flag_counts
+from gpuscope.telemetry.recording_meta import MAX_TIME_S
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -191,6 +192,29 @@ class DamagedChunk(Exception):
     """A chunk or tail row that does not decode, with a short reason."""
 
 
+def _disagrees(chunk_id: object) -> str:
+    return f"chunk {chunk_id} does not hold what its row says"
+
+
+def _time_us(cell: object, what: str) -> int:
+    """A stored time in µs: an integer, else DamagedChunk (a number far outside 1970..9999,
+    such as 1e300, is named as a sample time that is not a date)."""
+    if isinstance(cell, int):
+        return cell
+    if isinstance(cell, float):
+        if not 0.0 <= cell / 1e6 <= MAX_TIME_S:
+            raise DamagedChunk(f"a sample time of {cell / 1e6:g} s is not a date")
+        raise DamagedChunk(f"{what} is not a whole number of microseconds")
+    raise DamagedChunk(f"{what} is not a number")
+
+
+def _times_fit(times_us: IntArray, first_us: int, last_us: int, ticks: int) -> bool:
+    """Whether decoded tick times are the `ticks` ascending times from `first_us` to
+    `last_us` that the chunk's row says."""
+    return (len(times_us) == ticks > 0 and int(times_us[0]) == first_us
+            and int(times_us[-1]) == last_us and bool(np.all(np.diff(times_us) > 0)))
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkIndex:
     """Where each closed chunk lies in time, and the tail's ticks after them."""
@@ -201,6 +225,7 @@ class ChunkIndex:
     series: IntArray
     samples: int
     tail_us: IntArray
+    ticks: int  # closed chunks' and tail's together
 
 
 class ChunkReader:
@@ -220,19 +245,33 @@ class ChunkReader:
     def _read_index(self) -> ChunkIndex:
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, first_us, last_us, series, samples FROM chunks ORDER BY id"
+                "SELECT id, first_us, last_us, series, samples, ticks FROM chunks ORDER BY id"
             ).fetchall()
             tail = [r[0] for r in self._db.execute("SELECT t_us FROM tail ORDER BY t_us")]
+        # A damaged or crafted file may hold anything in any cell: checked here, once, so
+        # that every reader meets the same one-line reason.
         for row in rows:
+            for cell in row[1:3]:
+                _time_us(cell, "a chunk's place in time")
             if not all(isinstance(cell, int) for cell in row):
-                raise DamagedChunk("a chunk's place in time is not a number")
-        if any(not isinstance(t, int) for t in tail):
-            raise DamagedChunk("a tick time is not a number")
-        table = np.asarray(rows, dtype=np.int64).reshape(-1, 5)
+                raise DamagedChunk("a chunk's counts are not whole numbers")
+            chunk_id, first_us, last_us, series, samples, ticks = row
+            if not (first_us <= last_us and ticks >= 1 and series >= 0
+                    and 0 <= samples <= ticks * series):
+                raise DamagedChunk(_disagrees(chunk_id))
+        for t_us in tail:
+            _time_us(t_us, "a tick time")
+        table = np.asarray(rows, dtype=np.int64).reshape(-1, 6)
+        if np.any(table[1:, 1] <= table[:-1, 2]):  # the reads below search them in order
+            raise DamagedChunk("its chunks overlap or are out of time order")
         last_closed = int(table[-1, 2]) if len(table) else -(2**62)
         tail_us = np.asarray([t for t in tail if t > last_closed], dtype=np.int64)
+        if np.any(np.diff(tail_us) <= 0):
+            raise DamagedChunk("its open chunk holds a tick time twice")
+        # Summed as Python integers: crafted counts near 2**63 must not wrap around.
         return ChunkIndex(table[:, 0], table[:, 1], table[:, 2], table[:, 3],
-                          int(table[:, 4].sum()), tail_us)
+                          sum(row[4] for row in rows), tail_us,
+                          sum(row[5] for row in rows) + len(tail_us))
 
     def time_span_us(self) -> tuple[int, int] | None:
         index = self.index
@@ -252,29 +291,34 @@ class ChunkReader:
                 else int(np.searchsorted(index.first_us, until_us, "right")))
         return range(first, max(first, stop))
 
-    def decoded(self, position: int) -> tuple[IntArray, FloatArray]:
-        """(times in µs, block (series_count, ticks)) of the closed chunk at `position`."""
+    def decoded(self, position: int, keep: bool = True) -> tuple[IntArray, FloatArray]:
+        """(times in µs, block (series_count, ticks)) of the closed chunk at `position`;
+        `keep`: kept for the next reads (not while streaming through a whole file)."""
         chunk_id = int(self.index.ids[position])
         with self._lock:
             hit = self._cache.get(chunk_id)
             if hit is not None:
                 self._cache.move_to_end(chunk_id)
                 return hit
-            row = self._db.execute("SELECT first_us, ticks, series, times, data FROM chunks "
-                                   "WHERE id = ?", (chunk_id,)).fetchone()
+            row = self._db.execute("SELECT first_us, last_us, ticks, series, times, data "
+                                   "FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
         if row is None:
             raise DamagedChunk(f"chunk {chunk_id} vanished")
-        first_us, ticks, series, times_blob, data_blob = row
+        first_us, last_us, ticks, series, times_blob, data_blob = row
+        if not all(isinstance(cell, int) for cell in (first_us, last_us, ticks, series)):
+            raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
         if not isinstance(times_blob, bytes) or not isinstance(data_blob, bytes):
             raise DamagedChunk(f"chunk {chunk_id} holds no samples")
         try:
-            times = decode_times(times_blob, int(first_us))
+            times = decode_times(times_blob, first_us)
             block = decode_block(data_blob)
         except ChunkError as exc:
             raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
-        if block.shape != (series, ticks) or len(times) != ticks:
-            raise DamagedChunk(f"chunk {chunk_id} does not hold what its row says")
+        if block.shape != (series, ticks) or not _times_fit(times, first_us, last_us, ticks):
+            raise DamagedChunk(_disagrees(chunk_id))
         block = self._widen(block)
+        if not keep:
+            return times, block
         with self._lock:
             self._cache[chunk_id] = (times, block)
             self._cached_bytes += block.nbytes + times.nbytes
@@ -310,20 +354,32 @@ class ChunkReader:
         return times, block
 
     def blocks(self, since_us: int | None = None, until_us: int | None = None,
+               rows: Sequence[int] | None = None, *, keep: bool = True,
                ) -> Iterator[tuple[IntArray, FloatArray]]:
         """(times µs, block) chunk by chunk over [since, until], the tail last, cut to the
-        range."""
-        for position in self.chunk_positions(since_us, until_us):
-            yield _cut(*self.decoded(position), since_us, until_us)
-        if len(self.index.tail_us) and (until_us is None or self.index.tail_us[0] <= until_us):
-            yield _cut(*self.tail_block(), since_us, until_us)
+        range; `rows`: only those series (default all); `keep`: see `decoded`."""
+        positions = self.chunk_positions(since_us, until_us)
+        tail = bool(len(self.index.tail_us)) and (until_us is None
+                                                  or self.index.tail_us[0] <= until_us)
+        last = len(positions) - (0 if tail else 1)
+        for number, position in enumerate(positions):
+            times, block = self.decoded(position, keep)
+            if rows is not None:
+                block = block[rows]
+            if number == 0 or number == last:  # only the ends can reach outside the range
+                times, block = _cut(times, block, since_us, until_us)
+            yield times, block
+        if tail:
+            times, block = self.tail_block()
+            yield _cut(times, block if rows is None else block[rows], since_us, until_us)
 
     def block(self, since_us: int | None = None, until_us: int | None = None,
-              ) -> tuple[IntArray, FloatArray]:
-        """Every tick in [since, until] as one block."""
-        parts = [part for part in self.blocks(since_us, until_us) if len(part[0])]
+              rows: Sequence[int] | None = None) -> tuple[IntArray, FloatArray]:
+        """Every tick in [since, until] as one block (of the series `rows`, default all)."""
+        parts = [part for part in self.blocks(since_us, until_us, rows) if len(part[0])]
         if not parts:
-            return np.empty(0, np.int64), np.empty((self.series_count, 0))
+            width = self.series_count if rows is None else len(rows)
+            return np.empty(0, np.int64), np.empty((width, 0))
         return (np.concatenate([p[0] for p in parts]),
                 np.concatenate([p[1] for p in parts], axis=1))
 
@@ -335,14 +391,13 @@ class ChunkReader:
         sampling periods (the recorder stopped or fell behind) is a gap in every series."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT first_us, ticks, series, times, summary, flags FROM chunks ORDER BY id"
-            ).fetchall()
+                "SELECT id, first_us, last_us, ticks, series, times, summary, flags FROM chunks "
+                "ORDER BY id").fetchall()
         parts: list[Level] = []
         flag_rows = [i for i, name in enumerate(names) if is_flag_series(name)]
         previous: float | None = None
-        for first_us, ticks, series, times_blob, summary_blob, flags_blob in rows:
-            level, times = self._chunk_level(first_us, ticks, series, times_blob, summary_blob,
-                                             flags_blob, flag_rows)
+        for row in rows:
+            level, times = self._chunk_level(row, flag_rows)
             if rate_hz:
                 _mark_pauses(level, times, previous, rate_hz)
             previous = float(times[-1])
@@ -355,20 +410,38 @@ class ChunkReader:
             parts.append(level)
         return _joined(parts, flag_rows) if parts else None
 
-    def _chunk_level(self, first_us: int, ticks: int, series: int, times_blob: bytes,
-                     summary_blob: bytes, flags_blob: bytes | None,
+    def _chunk_level(self, row: Sequence[object],
                      flag_rows: Sequence[int]) -> tuple[Level, FloatArray]:
+        """The finest level of the chunk `row` (id, first_us, last_us, ticks, series, times,
+        summary, flags) and its tick times in seconds. Damage says the same line as
+        `decoded` where both meet it (the times, a row that disagrees with its blobs)."""
+        chunk_id, first_us, last_us, ticks, series, times_blob, summary_blob, flags_blob = row
+        if not (isinstance(first_us, int) and isinstance(last_us, int)
+                and isinstance(ticks, int) and isinstance(series, int)):
+            raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
+        if not isinstance(times_blob, bytes) or not isinstance(summary_blob, bytes):
+            raise DamagedChunk(f"chunk {chunk_id} holds no summary")
+        if flags_blob is not None and not isinstance(flags_blob, bytes):
+            raise DamagedChunk(f"chunk {chunk_id}'s flag counts are not a blob")
         try:
-            times = decode_times(times_blob, int(first_us)) / 1e6
+            times_us = decode_times(times_blob, first_us)
+        except ChunkError as exc:
+            raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
+        try:
             fields = decode_block(summary_blob)
+        except ChunkError as exc:
+            raise DamagedChunk(f"chunk {chunk_id}'s summary: {exc}") from None
+        try:
             flags = decode_block(flags_blob) if flags_blob is not None else None
-        except (ChunkError, TypeError) as exc:
-            raise DamagedChunk(f"a chunk's summary does not decode ({exc})") from None
+        except ChunkError as exc:
+            raise DamagedChunk(f"chunk {chunk_id}'s flag counts: {exc}") from None
         size = _block_ticks(ticks)
         starts = np.arange(0, ticks, size)
         blocks = len(starts)
-        if fields.shape != (_SUMMARY_FIELDS * series, blocks) or len(times) != ticks:
-            raise DamagedChunk("a chunk's summary does not fit its samples")
+        if (fields.shape != (_SUMMARY_FIELDS * series, blocks)
+                or not _times_fit(times_us, first_us, last_us, ticks)):
+            raise DamagedChunk(_disagrees(chunk_id))
+        times = times_us / 1e6
         vmin, vmax, mean, last, count, imin, imax, gap_first, gap_last = (
             self._widen(part) for part in np.split(fields, _SUMMARY_FIELDS))
         # Series added after this chunk: missing in all of it.
@@ -387,11 +460,12 @@ class ChunkReader:
         flag_counts_ = None
         if flag_rows:
             flag_counts_ = np.zeros((len(flag_rows), len(FLAG_MASKS), blocks))
-            if flags is not None:
-                stored = [r for r in flag_rows if r < series]
-                shaped = flags.reshape(len(stored), len(FLAG_MASKS), -1) if len(stored) else None
-                if shaped is not None and shaped.shape[2] == blocks:
-                    flag_counts_[:len(stored)] = np.nan_to_num(shaped, nan=0.0)
+            stored = [r for r in flag_rows if r < series]
+            # Counts of another shape (a catalogue with other flag metrics when it was
+            # written, or damage) are left out: the chunk reads as without throttling.
+            if flags is not None and flags.shape == (len(stored) * len(FLAG_MASKS), blocks):
+                shaped = flags.reshape(len(stored), len(FLAG_MASKS), blocks)
+                flag_counts_[:len(stored)] = np.nan_to_num(shaped, nan=0.0)
         return Level(size, times[starts].copy(), vmin, when(imin), vmax, when(imax),
                      np.nan_to_num(mean * counts, nan=0.0), counts,
                      when(gap_first, starts), when(gap_last, ends), last,

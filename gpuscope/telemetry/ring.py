@@ -8,12 +8,29 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
+
+
+@runtime_checkable
+class RingView(Protocol):
+    """What readers of ring buffers use: a `SeriesRing`, or a recording read on demand
+    (`recording_feed.RecordingRing`)."""
+
+    series: tuple[str, ...]
+
+    def __len__(self) -> int: ...
+
+    def snapshot(self, since_s: float | None = None, series: Sequence[str] | None = None,
+                 until_s: float | None = None) -> tuple[FloatArray, dict[str, FloatArray]]: ...
+
+    def time_span(self) -> tuple[float, float] | None: ...
+
+    def latest(self, name: str) -> float | None: ...
 
 
 class SeriesRing:

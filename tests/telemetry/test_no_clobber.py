@@ -64,7 +64,9 @@ def _wait_for_ticks(path: Path, ticks: int, timeout_s: float = 30.0) -> None:
     while time.monotonic() < deadline:
         with contextlib.suppress(sqlite3.Error), contextlib.closing(
                 sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)) as db:
-            if db.execute("SELECT COUNT(DISTINCT t) FROM samples").fetchone()[0] >= ticks:
+            held = db.execute("SELECT (SELECT COUNT(*) FROM tail) + "
+                              "(SELECT COALESCE(SUM(ticks), 0) FROM chunks)").fetchone()[0]
+            if held >= ticks:
                 return
         time.sleep(0.2)
 

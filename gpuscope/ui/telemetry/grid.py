@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 
 from gpuscope.metrics import CATALOGUE, Metric, series_name
 from gpuscope.telemetry.feed import FeedDevice, TelemetryFeed
-from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.ring import RingView
 from gpuscope.ui.telemetry.chart import TelemetryChart
 from gpuscope.ui.telemetry.drawing import CurveDrawing
 from gpuscope.ui.telemetry.legends import initial_y_range
@@ -147,5 +147,5 @@ class ChartGrid(QWidget):
         return widest if widest >= 16 else 400
 
 
-def _has_series(feed: TelemetryFeed, ring: SeriesRing | None, name: str) -> bool:
+def _has_series(feed: TelemetryFeed, ring: RingView | None, name: str) -> bool:
     return (ring is not None and name in ring.series) or feed.latest(name) is not None

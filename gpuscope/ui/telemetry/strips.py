@@ -30,10 +30,10 @@ from gpuscope.metrics import (
     series_name,
     throttle_reason_names,
 )
-from gpuscope.telemetry.decimate import bin_columns
-from gpuscope.telemetry.feed import FeedDevice, TelemetryFeed
+from gpuscope.telemetry.decimate import FLAG_MASKS, MinMaxPyramid, bin_columns
+from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
 from gpuscope.telemetry.frame import FrameModel, take
-from gpuscope.telemetry.ring import SeriesRing
+from gpuscope.telemetry.ring import RingView
 from gpuscope.telemetry.window_stats import row_means
 from gpuscope.ui.i18n import core_text, translate
 from gpuscope.ui.telemetry.chart import PlotHover, chart_header, format_value, time_plot
@@ -57,8 +57,7 @@ THROTTLE_COLORS: tuple[tuple[ThrottleReason, QColor], ...] = (
 )
 NO_SAMPLE_COLOR = QColor(200, 200, 200, 150)
 # Reasons that mean the GPU runs slower than it could under load (idle does not).
-SLOWING = int(ThrottleReason.POWER | ThrottleReason.THERMAL | ThrottleReason.CURRENT
-              | ThrottleReason.HARDWARE | ThrottleReason.SETTING | ThrottleReason.OTHER)
+SLOWING = FLAG_MASKS[-1]  # every reason but idle
 # Light to dark blue: a core's load, 0 to 100 %.
 HEAT_STOPS: tuple[tuple[float, str], ...] = (
     (0.0, "#e6edf6"), (0.25, "#c6dbef"), (0.5, "#6baed6"), (0.75, "#2171b5"), (1.0, "#08306b"),
@@ -303,7 +302,7 @@ class PageStrips:
     """The throttle strip and the per-core strip of one feed (either may be absent)."""
 
     def __init__(self, feed: TelemetryFeed, devices: tuple[FeedDevice, ...],
-                 rings: dict[str, SeriesRing | None], window_s: int) -> None:
+                 rings: dict[str, RingView | None], window_s: int) -> None:
         self.throttle: StripChart | None = None
         self.cores: StripChart | None = None
         self._throttle_rows: tuple[_ThrottleRow, ...] = ()
@@ -390,7 +389,20 @@ class PageStrips:
             ring = feed.ring(entry.device.key)
             last: float | None = None
             shares = None
-            if entry.name is not None and ring is not None:
+            summary = (_summary_of(feed, entry.device.key, ring, entry.name, lo, hi, bins)
+                       if entry.name is not None and ring is not None else None)
+            if summary is not None and entry.name is not None and ring is not None:
+                pyramid, row, binned = summary
+                flags[index] = binned[0]
+                if view is not None:
+                    shares = shares_of_counts(pyramid.flag_shares(view.start_s, view.end_s,
+                                                                  row))
+                    stats = pyramid.stats(view.start_s, view.end_s)
+                    last = stats[row].current if stats else None
+                span = ring.time_span()
+                if span is not None:
+                    newest = max(newest or span[1], span[1])
+            elif entry.name is not None and ring is not None:
                 times, columns_of = ring.snapshot(lo, (entry.name,), hi)
                 values = columns_of[entry.name]
                 flags[index] = _stretch(bin_columns(
@@ -418,9 +430,21 @@ class PageStrips:
         if ring is None:
             strip.set_image(np.zeros((0, 0, 4), dtype=np.uint8), 0.0, 0.0)
             return _StripBuild((lo, hi, columns, None), lo, hi)
+        pyramid = feed.summary(HOST_DEVICE) if isinstance(feed, SummaryFeed) else None
+        view = model.time.view_range
+        if pyramid is not None and all(name in ring.series for name in names):
+            rows = [ring.series.index(name) for name in names]
+            summed = pyramid.binned(lo, hi, bins, rows, "mean")
+            stats = pyramid.stats(view.start_s, view.end_s) if view is not None else None
+            if summed is not None:
+                if stats is not None:
+                    self._core_means = tuple(stats[row].mean for row in rows)
+                x_origin = model.time.x_origin
+                strip.set_image(heat_rgba(summed), lo - x_origin, hi - x_origin)
+                span = ring.time_span()
+                return _StripBuild((lo, hi, columns, span[1] if span else None), lo, hi)
         times, block = take(ring, names, lo, hi)
         binned = bin_columns(times, block, lo, hi, _bins_for(bins, len(times)), "mean")
-        view = model.time.view_range
         if view is not None:
             first = int(np.searchsorted(times, view.start_s, side="left"))
             stop = int(np.searchsorted(times, view.end_s, side="right"))
@@ -507,6 +531,35 @@ class PageStrips:
             parts.append(translate("TelemetryPage", "core {core}: {load} %").format(core=core,
                                                             load=format_value(value)))
         return parts
+
+
+def _summary_of(feed: TelemetryFeed, key: str, ring: RingView, name: str, lo: float,
+                hi: float, bins: int) -> tuple[MinMaxPyramid, int, FloatArray] | None:
+    """A recording's stored flag counts of `name` binned over [lo, hi] (with its pyramid
+    and row), when the feed has them at a block per bin or finer."""
+    pyramid = feed.summary(key) if isinstance(feed, SummaryFeed) else None
+    if pyramid is None or name not in ring.series:
+        return None
+    row = ring.series.index(name)
+    binned = pyramid.binned(lo, hi, bins, [row], "or")
+    return None if binned is None else (pyramid, row, binned)
+
+
+def shares_of_counts(counted: tuple[int, dict[int, int]] | None,
+                     ) -> tuple[float, dict[str, float]] | None:
+    """`throttle_shares` from a recording's stored counts: (samples, samples per mask of
+    FLAG_MASKS)."""
+    if counted is None or counted[0] == 0:
+        return None
+    total, counts = counted
+    shares: dict[str, float] = {}
+    for reason, _ in THROTTLE_COLORS:
+        if reason is ThrottleReason.IDLE:
+            continue
+        count = counts.get(int(reason), 0)
+        if count:
+            shares[throttle_reason_names(float(reason))[0]] = count / total
+    return counts.get(SLOWING, 0) / total, shares
 
 
 def _bins_for(columns: int, samples: int) -> int:

@@ -23,6 +23,7 @@ FEED_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("TelemetryFeed", "Recording {name}, {start} to {end}"),
     QT_TRANSLATE_NOOP("TelemetryFeed", "(the recorder stopped without closing it)"),
     QT_TRANSLATE_NOOP("TelemetryFeed", "reading series {done} of {total}"),
+    QT_TRANSLATE_NOOP("TelemetryFeed", "reading the summaries"),
     QT_TRANSLATE_NOOP("TelemetryFeed", "summarising {device} for zooming out"),
     QT_TRANSLATE_NOOP("TelemetryFeed", "done"),
     QT_TRANSLATE_NOOP("TelemetryFeed", "process lists are not stored in recordings"),
