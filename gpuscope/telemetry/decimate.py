@@ -144,6 +144,33 @@ def _padded_extreme(window: FloatArray, starts: IntArray, lengths: IntArray,
     return extreme, where.astype(np.intp)
 
 
+def _two_points(t_lo: FloatArray, v_lo: FloatArray, t_hi: FloatArray, v_hi: FloatArray,
+                empty: npt.NDArray[np.bool_]) -> list[tuple[FloatArray, FloatArray]]:
+    """Per row, each column's minimum and maximum points in time order (one where they are
+    the same sample, none in an empty column): columns are already in time order."""
+    flat_t, flat_v, flat_kept = _two_point_arrays(t_lo, v_lo, t_hi, v_hi, empty)
+    return [(flat_t[row][flat_kept[row]], flat_v[row][flat_kept[row]])
+            for row in range(flat_t.shape[0])]
+
+
+def _two_point_arrays(t_lo: FloatArray, v_lo: FloatArray, t_hi: FloatArray, v_hi: FloatArray,
+                      empty: npt.NDArray[np.bool_],
+                      ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    """`_two_points` as (times, values, kept), each shape (rows, 2 * columns)."""
+    first_is_lo = t_lo <= t_hi
+    rows, columns = t_lo.shape
+    point_t = np.empty((rows, columns, 2))
+    point_v = np.empty((rows, columns, 2))
+    point_t[:, :, 0] = np.where(first_is_lo, t_lo, t_hi)
+    point_v[:, :, 0] = np.where(first_is_lo, v_lo, v_hi)
+    point_t[:, :, 1] = np.where(first_is_lo, t_hi, t_lo)
+    point_v[:, :, 1] = np.where(first_is_lo, v_hi, v_lo)
+    kept = np.empty((rows, columns, 2), dtype=bool)
+    kept[:, :, 0] = ~empty
+    kept[:, :, 1] = ~empty & (t_lo != t_hi)
+    return point_t.reshape(rows, -1), point_v.reshape(rows, -1), kept.reshape(rows, -1)
+
+
 def _segment_extremes(window: FloatArray, starts: IntArray, lengths: IntArray,
                       ) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
     """Per row and segment (non-empty runs of columns of `window`): the minimum, the maximum
@@ -389,16 +416,23 @@ class MinMaxPyramid:
         return None
 
     def decimate(self, t_start: float, t_end: float, columns: int,
-                 rows: Sequence[int] | None = None,
+                 rows: Sequence[int] | None = None, *, finest: bool = False,
                  ) -> list[tuple[FloatArray, FloatArray]] | None:
         """Per series (or per series of `rows`, in that order), (times, values) of about two
         points per column over [t_start, t_end]; None when no level is coarse enough to
-        help."""
+        help. `finest`: from the finest level however few blocks it has there (coarser
+        than the columns: a stand-in until the samples are read)."""
         if columns < 1:
             raise ValueError("columns must be at least 1")
         if t_end <= t_start:
             return None
         found = self._level_for(t_start, t_end, columns)
+        if found is None and finest and self.levels:
+            level = self.levels[0]
+            found = (level, int(np.searchsorted(level.starts, t_start, side="left")),
+                     int(np.searchsorted(level.starts, t_end, side="right")))
+            if found[2] <= found[1]:
+                return None
         if found is None:
             return None
         level, first, stop = found
@@ -411,40 +445,43 @@ class MinMaxPyramid:
         vmax = level.vmax[pick, first:stop]
         col_min, arg_min = _segment_extreme(vmin, starts, lengths, np.fmin)
         col_max, arg_max = _segment_extreme(vmax, starts, lengths, np.fmax)
-        ncols = len(starts)
-        gap_first, _ = _segment_extreme(level.gap_first[pick, first:stop], starts, lengths,
-                                        np.fmin)
-        gap_last, _ = _segment_extreme(level.gap_last[pick, first:stop], starts, lengths,
-                                       np.fmax)
-        count_rows = len(pick)
-        row_index = np.arange(count_rows)[:, np.newaxis]
         empty = np.isnan(col_min)
-        safe_min = np.where(empty, 0, arg_min)
-        safe_max = np.where(empty, 0, arg_max)
-        t_lo = level.tmin[pick, first:stop][row_index, safe_min]
-        t_hi = level.tmax[pick, first:stop][row_index, safe_max]
-        point_t = np.full((count_rows, 4 * ncols), np.nan)
-        point_v = np.full((count_rows, 4 * ncols), np.nan)
-        point_t[:, 0::4] = np.where(empty, np.nan, t_lo)
-        point_v[:, 0::4] = col_min
-        same = t_hi == t_lo
-        point_t[:, 1::4] = np.where(empty | same, np.nan, t_hi)
-        point_v[:, 1::4] = col_max
-        # The column's first and last missing samples: NaN values, so lines break there.
-        point_t[:, 2::4] = gap_first
-        point_t[:, 3::4] = np.where(gap_last == gap_first, np.nan, gap_last)
-        # A column's points come after every point of the columns before it (blocks are
-        # disjoint in time), so sorting within each column of four puts them in order.
-        shape = (count_rows, ncols, 4)
-        order = np.argsort(np.where(np.isnan(point_t), np.inf, point_t).reshape(shape),
-                           axis=2, kind="stable")
-        point_t = np.take_along_axis(point_t.reshape(shape), order, axis=2).reshape(
-            count_rows, -1)
-        point_v = np.take_along_axis(point_v.reshape(shape), order, axis=2).reshape(
-            count_rows, -1)
-        kept = ~np.isnan(point_t)
-        return [(point_t[row][kept[row]], point_v[row][kept[row]])
-                for row in range(count_rows)]
+        safe_min = np.where(empty, 0, arg_min) + first
+        safe_max = np.where(empty, 0, arg_max) + first
+        t_lo = level.tmin[pick[:, np.newaxis], safe_min]
+        t_hi = level.tmax[pick[:, np.newaxis], safe_max]
+        gaps = level.gap_first[pick, first:stop]
+        gap_rows, gap_blocks = np.nonzero(~np.isnan(gaps))
+        if not len(gap_rows):  # no missing sample in the range: two points a column
+            return _two_points(t_lo, col_min, t_hi, col_max, empty)
+        # Each column's first and last missing sample, NaN values so that lines break there,
+        # go between the extremes: one sort of every row's points, keyed by row then time.
+        point_t, point_v, kept = _two_point_arrays(t_lo, col_min, t_hi, col_max, empty)
+        count_rows = point_t.shape[0]
+        point_rows = np.broadcast_to(np.arange(count_rows)[:, np.newaxis], point_t.shape)
+        # A column's first and last missing sample: two points at most, however many of
+        # its blocks have gaps.
+        gap_columns = np.searchsorted(starts, gap_blocks, side="right") - 1
+        shape = (count_rows, len(starts))
+        column_first = np.full(shape, np.nan)
+        column_last = np.full(shape, np.nan)
+        np.fmin.at(column_first, (gap_rows, gap_columns), gaps[gap_rows, gap_blocks])
+        np.fmax.at(column_last, (gap_rows, gap_columns),
+                   level.gap_last[pick[gap_rows], first + gap_blocks])
+        gap_rows, gap_columns = np.nonzero(~np.isnan(column_first))
+        gap_times = np.concatenate((column_first[gap_rows, gap_columns],
+                                    column_last[gap_rows, gap_columns]))
+        all_rows = np.concatenate((point_rows[kept], gap_rows, gap_rows))
+        all_t = np.concatenate((point_t[kept], gap_times))
+        all_v = np.concatenate((point_v[kept], np.full(len(gap_times), np.nan)))
+        width = max(float(t_end - t_start), 1.0) * 4.0
+        key = all_rows * width + (all_t - t_start)
+        order = np.argsort(key, kind="stable")
+        key, all_t, all_v = key[order], all_t[order], all_v[order]
+        unique = np.concatenate(([True], np.diff(key) > 0))  # one gap point per time
+        all_t, all_v, all_rows = all_t[unique], all_v[unique], all_rows[order][unique]
+        bounds = np.cumsum(np.bincount(all_rows, minlength=count_rows))[:-1]
+        return list(zip(np.split(all_t, bounds), np.split(all_v, bounds), strict=True))
 
     def binned(self, t_start: float, t_end: float, columns: int, rows: Sequence[int],
                how: str = "mean") -> FloatArray | None:
@@ -512,8 +549,9 @@ class MinMaxPyramid:
         return total, {mask: int(sums[i]) for i, mask in enumerate(FLAG_MASKS)}
 
     def stats(self, t_start: float, t_end: float) -> list[WindowStats] | None:
-        """Per series, `window_stats` of the blocks that start in [t_start, t_end] (the
-        finest level; None when there is no level)."""
+        """Per series, `window_stats` of the finest level's blocks that start in
+        [t_start, t_end] (None when there is no level). Whole blocks of a coarser level
+        stand for the fine blocks they hold: the same numbers from far fewer blocks."""
         if not self.levels or t_end < t_start:
             return None
         level = self.levels[0]
@@ -521,20 +559,49 @@ class MinMaxPyramid:
         stop = int(np.searchsorted(level.starts, t_end, side="right"))
         if stop <= first:
             return [NO_STATS] * self.series_count
-        with np.errstate(invalid="ignore"):
-            low = np.fmin.reduce(level.vmin[:, first:stop], axis=1)
-            high = np.fmax.reduce(level.vmax[:, first:stop], axis=1)
-        total = level.total[:, first:stop].sum(axis=1)
-        count = level.count[:, first:stop].sum(axis=1)
-        out: list[WindowStats] = []
-        for row in range(self.series_count):
-            if count[row] == 0:
-                out.append(NO_STATS)
+        low = np.full(self.series_count, np.nan)
+        high = np.full(self.series_count, np.nan)
+        total = np.zeros(self.series_count)
+        count = np.zeros(self.series_count)
+        for piece, a, b in self._pieces(first, stop):
+            if b <= a:
                 continue
-            has = np.flatnonzero(level.count[row, first:stop] > 0)
-            last = None if level.last is None else float(level.last[row, first + has[-1]])
-            out.append(WindowStats(last, float(low[row]), float(total[row] / count[row]),
-                                   float(high[row])))
+            with np.errstate(invalid="ignore"):
+                low = np.fmin(low, np.fmin.reduce(piece.vmin[:, a:b], axis=1))
+                high = np.fmax(high, np.fmax.reduce(piece.vmax[:, a:b], axis=1))
+            total += piece.total[:, a:b].sum(axis=1)
+            count += piece.count[:, a:b].sum(axis=1)
+        lasts = self._lasts(first, stop)
+        return [NO_STATS if count[row] == 0 else
+                WindowStats(lasts[row], float(low[row]), float(total[row] / count[row]),
+                            float(high[row]))
+                for row in range(self.series_count)]
+
+    def _pieces(self, first: int, stop: int) -> list[tuple[Level, int, int]]:
+        """The fine blocks [first, stop) as (level, start, stop) pieces: fine blocks up to a
+        boundary of a coarser level, its whole blocks, the fine blocks after."""
+        fine = self.levels[0]
+        for level in reversed(self.levels[1:]):
+            per = level.block // fine.block  # fine blocks per block of this level
+            a = -(-first // per) * per
+            b = (stop // per) * per
+            if b - a >= per and per * 4 <= stop - first:
+                return [(fine, first, a), (level, a // per, b // per), (fine, b, stop)]
+        return [(fine, first, stop)]
+
+    def _lasts(self, first: int, stop: int) -> list[float | None]:
+        """Per series, its last number in the fine blocks [first, stop)."""
+        level = self.levels[0]
+        if level.last is None:
+            return [None] * self.series_count
+        out: list[float | None] = []
+        for row in range(self.series_count):
+            look = max(first, stop - 64)
+            has = np.flatnonzero(level.count[row, look:stop] > 0)
+            if not len(has) and look > first:
+                has = np.flatnonzero(level.count[row, first:look] > 0)
+                look = first
+            out.append(float(level.last[row, look + has[-1]]) if len(has) else None)
         return out
 
 

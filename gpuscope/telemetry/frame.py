@@ -31,7 +31,7 @@ import numpy.typing as npt
 from gpuscope.metrics import CATALOGUE, Metric
 from gpuscope.telemetry.decimate import MinMaxPyramid, decimate_block
 from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
-from gpuscope.telemetry.ring import RingView
+from gpuscope.telemetry.ring import RingView, SeriesRing
 from gpuscope.telemetry.window_stats import (
     NO_STATS,
     WindowStats,
@@ -350,8 +350,32 @@ class FrameModel:
             summary = pyramid.stats(view.start_s, view.end_s) if decimated else None
             if decimated is not None and summary is not None:
                 return decimated, tuple(summary[r] for r in rows)
+            if not isinstance(ring, SeriesRing):  # read from a file: only what is on show
+                return self._browse_near(ring, pyramid, names, rows, lo, hi, columns, view,
+                                         slack)
         times, block = take(ring, names, lo - slack, hi + slack)
         results = self.series_data(times, block, lo, hi, columns)
+        return results, window_stats(times, block, view.start_s, view.end_s)
+
+    def _browse_near(self, ring: RingView, pyramid: MinMaxPyramid, names: list[str],
+                     rows: list[int], lo: float, hi: float, columns: int, view: TimeRange,
+                     slack: float) -> tuple[list[Points], tuple[WindowStats, ...]]:
+        """A range too narrow for a recording's summaries: the samples of the view itself,
+        and the range-width either side (off screen until a drag) from its finest summary
+        blocks, so that a frame reads a third of what it holds."""
+        third = max(1, columns // 3)
+        times, block = take(ring, names, view.start_s - slack, view.end_s + slack)
+        centre = self.series_data(times, block, view.start_s, view.end_s, third)
+        around = (pyramid.decimate(lo, hi, columns, rows, finest=True)
+                  or [_EMPTY] * len(rows))
+        results: list[Points] = []
+        for (x, y), (ax, ay) in zip(centre, around, strict=True):
+            start = x[0] if len(x) else view.start_s
+            end = x[-1] if len(x) else view.end_s
+            before = int(np.searchsorted(ax, start, side="left"))
+            after = int(np.searchsorted(ax, end, side="right"))
+            results.append((np.concatenate((ax[:before], x, ax[after:])),
+                            np.concatenate((ay[:before], y, ay[after:]))))
         return results, window_stats(times, block, view.start_s, view.end_s)
 
     # ------------------------------------------------------------------ reading

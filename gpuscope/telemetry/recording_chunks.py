@@ -240,6 +240,7 @@ class ChunkReader:
         self.series_count = series_count
         self.index = self._read_index()
         self._cache: OrderedDict[int, tuple[IntArray, FloatArray]] = OrderedDict()
+        self._last_range: tuple[tuple[int | None, int | None], IntArray, FloatArray] | None = None
         self._cached_bytes = 0
 
     def _read_index(self) -> ChunkIndex:
@@ -375,31 +376,42 @@ class ChunkReader:
 
     def block(self, since_us: int | None = None, until_us: int | None = None,
               rows: Sequence[int] | None = None) -> tuple[IntArray, FloatArray]:
-        """Every tick in [since, until] as one block (of the series `rows`, default all)."""
-        parts = [part for part in self.blocks(since_us, until_us, rows) if len(part[0])]
-        if not parts:
-            width = self.series_count if rows is None else len(rows)
-            return np.empty(0, np.int64), np.empty((width, 0))
-        return (np.concatenate([p[0] for p in parts]),
-                np.concatenate([p[1] for p in parts], axis=1))
+        """Every tick in [since, until] as one block (of the series `rows`, default all).
+        The last range read is kept whole: a frame asks it once per device."""
+        last = self._last_range
+        if last is not None and last[0] == (since_us, until_us):
+            times, whole = last[1], last[2]
+        else:
+            parts = [part for part in self.blocks(since_us, until_us) if len(part[0])]
+            if parts:
+                times = np.concatenate([p[0] for p in parts])
+                whole = np.concatenate([p[1] for p in parts], axis=1)
+            else:
+                times, whole = np.empty(0, np.int64), np.empty((self.series_count, 0))
+            self._last_range = ((since_us, until_us), times, whole)
+        return times, (whole if rows is None else whole[list(rows)])
 
     # ------------------------------------------------------------------ summaries
 
     def finest_level(self, names: Sequence[str], rate_hz: float | None = None) -> Level | None:
         """The finest summary level of every series, from the closed chunks' summaries and
         the tail's samples; None without a tick. With `rate_hz`, a pause of more than three
-        sampling periods (the recorder stopped or fell behind) is a gap in every series."""
+        sampling periods (the recorder stopped or fell behind) is a gap in every series.
+
+        Each chunk's blobs are decoded on their own; everything else is done once over all
+        of them, so that opening a day of recording costs a few hundred milliseconds."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, first_us, last_us, ticks, series, times, summary, flags FROM chunks "
                 "ORDER BY id").fetchall()
-        parts: list[Level] = []
         flag_rows = [i for i, name in enumerate(names) if is_flag_series(name)]
+        decoded = [self._chunk_parts(row, flag_rows) for row in rows]
+        parts: list[Level] = []
         previous: float | None = None
-        for row in rows:
-            level, times = self._chunk_level(row, flag_rows)
+        if decoded:
+            level, times = _assembled(decoded, self.series_count, flag_rows)
             if rate_hz:
-                _mark_pauses(level, times, previous, rate_hz)
+                _mark_pauses(level, times, None, rate_hz)
             previous = float(times[-1])
             parts.append(level)
         tail_times, block = self.tail_block()
@@ -410,11 +422,10 @@ class ChunkReader:
             parts.append(level)
         return _joined(parts, flag_rows) if parts else None
 
-    def _chunk_level(self, row: Sequence[object],
-                     flag_rows: Sequence[int]) -> tuple[Level, FloatArray]:
-        """The finest level of the chunk `row` (id, first_us, last_us, ticks, series, times,
-        summary, flags) and its tick times in seconds. Damage says the same line as
-        `decoded` where both meet it (the times, a row that disagrees with its blobs)."""
+    def _chunk_parts(self, row: Sequence[object], flag_rows: Sequence[int]) -> _ChunkParts:
+        """The decoded blobs of the chunk `row` (id, first_us, last_us, ticks, series, times,
+        summary, flags), checked. Damage says the same line as `decoded` where both meet it
+        (the times, a row that disagrees with its blobs)."""
         chunk_id, first_us, last_us, ticks, series, times_blob, summary_blob, flags_blob = row
         if not (isinstance(first_us, int) and isinstance(last_us, int)
                 and isinstance(ticks, int) and isinstance(series, int)):
@@ -435,41 +446,74 @@ class ChunkReader:
             flags = decode_block(flags_blob) if flags_blob is not None else None
         except ChunkError as exc:
             raise DamagedChunk(f"chunk {chunk_id}'s flag counts: {exc}") from None
-        size = _block_ticks(ticks)
-        starts = np.arange(0, ticks, size)
-        blocks = len(starts)
+        blocks = len(range(0, ticks, _block_ticks(ticks)))
         if (fields.shape != (_SUMMARY_FIELDS * series, blocks)
                 or not _times_fit(times_us, first_us, last_us, ticks)):
             raise DamagedChunk(_disagrees(chunk_id))
-        times = times_us / 1e6
-        vmin, vmax, mean, last, count, imin, imax, gap_first, gap_last = (
-            self._widen(part) for part in np.split(fields, _SUMMARY_FIELDS))
-        # Series added after this chunk: missing in all of it.
-        absent = np.zeros(self.series_count, dtype=bool)
-        absent[series:] = True
-        ends = np.minimum(starts + size, ticks) - 1
+        stored = [r for r in flag_rows if r < series]
+        # Counts of another shape (a catalogue with other flag metrics when it was written,
+        # or damage) are left out: the chunk reads as without throttling.
+        if flags is not None and flags.shape != (len(stored) * len(FLAG_MASKS), blocks):
+            flags = None
+        return _ChunkParts(times_us, fields.reshape(_SUMMARY_FIELDS, series, blocks), flags,
+                           len(stored))
 
-        def when(index: FloatArray, fallback: IntArray | None = None) -> FloatArray:
-            safe = np.clip(np.nan_to_num(index, nan=0.0), 0, ticks - 1).astype(np.intp)
-            out = np.where(np.isnan(index), np.nan, times[safe])
-            if fallback is not None:
-                out[absent] = times[fallback][np.newaxis, :]
-            return out
 
-        counts = np.nan_to_num(count, nan=0.0)
-        flag_counts_ = None
-        if flag_rows:
-            flag_counts_ = np.zeros((len(flag_rows), len(FLAG_MASKS), blocks))
-            stored = [r for r in flag_rows if r < series]
-            # Counts of another shape (a catalogue with other flag metrics when it was
-            # written, or damage) are left out: the chunk reads as without throttling.
-            if flags is not None and flags.shape == (len(stored) * len(FLAG_MASKS), blocks):
-                shaped = flags.reshape(len(stored), len(FLAG_MASKS), blocks)
-                flag_counts_[:len(stored)] = np.nan_to_num(shaped, nan=0.0)
-        return Level(size, times[starts].copy(), vmin, when(imin), vmax, when(imax),
-                     np.nan_to_num(mean * counts, nan=0.0), counts,
-                     when(gap_first, starts), when(gap_last, ends), last,
-                     flag_counts=flag_counts_, flag_rows=tuple(flag_rows)), times
+@dataclass(frozen=True, slots=True)
+class _ChunkParts:
+    times_us: IntArray
+    fields: FloatArray  # (_SUMMARY_FIELDS, series, blocks)
+    flags: FloatArray | None  # (stored flag series * masks, blocks)
+    stored_flags: int
+
+
+def _assembled(chunks: Sequence[_ChunkParts], series_count: int,
+               flag_rows: Sequence[int]) -> tuple[Level, FloatArray]:
+    """One level from the decoded summaries of consecutive chunks, and all their tick times
+    in seconds: a series added after a chunk is missing in all of it."""
+    blocks = np.array([c.fields.shape[2] for c in chunks])
+    ticks = np.array([len(c.times_us) for c in chunks])
+    fields = np.full((_SUMMARY_FIELDS, series_count, int(blocks.sum())), np.nan)
+    at = 0
+    for chunk, count in zip(chunks, blocks.tolist(), strict=True):
+        width = min(chunk.fields.shape[1], series_count)
+        fields[:, :width, at:at + count] = chunk.fields[:, :width]
+        at += count
+    times = np.concatenate([c.times_us for c in chunks]) / 1e6
+    # Per block: its chunk's first tick in `times`, its size, its start and end tick.
+    chunk_of = np.repeat(np.arange(len(chunks)), blocks)
+    tick_offset = np.concatenate(([0], np.cumsum(ticks)[:-1]))[chunk_of]
+    size = np.array([_block_ticks(int(t)) for t in ticks])[chunk_of]
+    local = np.arange(len(chunk_of)) - np.concatenate(([0], np.cumsum(blocks)[:-1]))[chunk_of]
+    start = tick_offset + local * size
+    end = np.minimum(start + size, tick_offset + ticks[chunk_of]) - 1
+    series_of_chunk = np.array([c.fields.shape[1] for c in chunks])[chunk_of]
+    absent = np.arange(series_count)[:, np.newaxis] >= series_of_chunk[np.newaxis, :]
+    vmin, vmax, mean, last, count, imin, imax, gap_first, gap_last = fields
+
+    def when(index: FloatArray, fallback: IntArray | None = None) -> FloatArray:
+        found = np.nan_to_num(index, nan=0.0).astype(np.intp) + tick_offset
+        out = np.where(np.isnan(index), np.nan,
+                       times[np.clip(found, 0, len(times) - 1)])
+        if fallback is not None:
+            out = np.where(absent, times[fallback][np.newaxis, :], out)
+        return out
+
+    counts = np.nan_to_num(count, nan=0.0)
+    flag_counts_ = None
+    if flag_rows:
+        flag_counts_ = np.zeros((len(flag_rows), len(FLAG_MASKS), len(chunk_of)))
+        at = 0
+        for chunk, width in zip(chunks, blocks.tolist(), strict=True):
+            if chunk.flags is not None and chunk.stored_flags:
+                flag_counts_[:chunk.stored_flags, :, at:at + width] = np.nan_to_num(
+                    chunk.flags.reshape(chunk.stored_flags, len(FLAG_MASKS), width), nan=0.0)
+            at += width
+    level = Level(int(size[0]), times[start], vmin, when(imin), vmax, when(imax),
+                  np.nan_to_num(mean * counts, nan=0.0), counts, when(gap_first, start),
+                  when(gap_last, end), last, flag_counts=flag_counts_,
+                  flag_rows=tuple(flag_rows))
+    return level, times
 
 
 def pause_breaks(times_s: FloatArray, previous_s: float | None, rate_hz: float) -> FloatArray:

@@ -7,17 +7,14 @@ the file holds.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from gpuscope.telemetry.decimate import MinMaxPyramid
 from gpuscope.telemetry.recording import Recording
-from gpuscope.telemetry.recording_meta import LoadCancelled, RecordingError
+from gpuscope.telemetry.recording_meta import LoadCancelled
 from gpuscope.telemetry.ring import FloatArray
-
-log = logging.getLogger(__name__)
 
 # The stored summaries draw a range from one block per pixel column on (each block's real
 # minimum and maximum samples, at their times): below that, the samples are read.
@@ -29,7 +26,8 @@ STORED_LEVEL_FACTOR = 4
 class RecordingRing:
     """One device's series of an open recording, read like a `SeriesRing`: a row per tick
     of the recording (NaN where the device gave nothing, and a NaN row in each pause), read
-    from the file for the rows asked for."""
+    from the file for the rows asked for. A damaged chunk raises RecordingError when it is
+    read: the Telemetry page says so (`TelemetryPage.redraw`)."""
 
     def __init__(self, recording: Recording, names: Sequence[str],
                  span: tuple[float, float] | None, ticks: int) -> None:
@@ -38,8 +36,6 @@ class RecordingRing:
         self._span = span
         self._ticks = ticks
         self._latest: dict[str, float | None] | None = None
-        # Why the samples could not be read (a damaged chunk), once met: then it is empty.
-        self.error: str | None = None
 
     def __len__(self) -> int:
         return self._ticks
@@ -57,15 +53,9 @@ class RecordingRing:
         """(times, {series: values}) of the ticks with since_s <= time <= until_s, read from
         the chunks that hold them."""
         names = [n for n in (self.series if series is None else series) if n in self.series]
-        if self._span is None or self.error is not None:
+        if self._span is None:
             return np.empty(0), {name: np.empty(0) for name in names}
-        try:
-            times, block = self._recording.read_block(names or self.series[:1], since_s,
-                                                      until_s)
-        except RecordingError as exc:  # a damaged chunk, met while drawing: said once
-            self.error = str(exc)
-            log.warning("%s", exc)
-            return np.empty(0), {name: np.empty(0) for name in names}
+        times, block = self._recording.read_block(names or self.series[:1], since_s, until_s)
         return times, {name: block[row] for row, name in enumerate(names)}
 
     def time_span(self) -> tuple[float, float] | None:
@@ -77,13 +67,7 @@ class RecordingRing:
             self._latest = {}
             if self._span is not None:
                 end = self._span[1]
-                try:
-                    times, block = self._recording.read_block(self.series, end, end,
-                                                              pauses=False)
-                except RecordingError as exc:
-                    self.error = str(exc)
-                    log.warning("%s", exc)
-                    return None
+                times, block = self._recording.read_block(self.series, end, end, pauses=False)
                 for row, series in enumerate(self.series):
                     value = float(block[row, -1]) if len(times) else float("nan")
                     self._latest[series] = None if np.isnan(value) else value

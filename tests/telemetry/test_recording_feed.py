@@ -160,3 +160,33 @@ def test_a_killed_writers_tail_reads_too(tmp_path: Path) -> None:
     feed = load_recording_feed(path)
     stats = feed.summary("host").stats(times[0], times[-1])  # type: ignore[union-attr]
     assert stats is not None and stats[0].maximum == 29.0
+
+
+def test_a_narrow_range_draws_the_samples_of_the_view_and_summaries_beside_it(
+        pair: tuple[Path, Path]) -> None:
+    """Too narrow for the summaries: the view's own samples are read (every one of them,
+    few enough), the range-width either side comes from the finest summary blocks; the
+    curve stays in time order."""
+    from gpuscope.telemetry.frame import FrameModel, TimeRange
+
+    feed = load_recording_feed(pair[1])
+    key = "0000:03:00.0"
+    name = series_name(key, Metric.POWER_W)
+    model = FrameModel(window_s=300)
+    devices = tuple(feed.devices())
+    model.reset(feed, devices, {key: [(Metric.POWER_W, name)]})
+    ring = feed.ring(key)
+    assert ring is not None and ring.time_span() is not None
+    start = ring.time_span()[0] + 600.0  # type: ignore[index]
+    model.time.browse(TimeRange(start, start + 120.0), start)
+    model.draw_browsing(feed, 400, True, True)
+    curve = model.curve(key, Metric.POWER_W)
+    assert curve is not None
+    x, y = curve
+    assert np.all(np.diff(x) >= 0)
+    times, values = ring.snapshot(start, [name], start + 120.0)
+    shown = x + model.time.origin
+    inside = (shown >= start) & (shown <= start + 120.0)
+    assert np.allclose(shown[inside], times, atol=1e-6)
+    assert np.allclose(y[inside], values[name], equal_nan=True)
+    assert (shown < start - 60.0).any() and (shown > start + 180.0).any()  # the sides

@@ -906,6 +906,21 @@ def test_a_file_that_is_not_a_recording_says_why_and_the_page_keeps_going(
     assert not page.is_loading
 
 
+def test_a_recording_whose_samples_turn_out_damaged_says_so_while_drawing(
+        qtbot: Any, page: TelemetryPage, tmp_path: Path) -> None:
+    """Version 3 reads samples on demand: a damaged chunk met while drawing is a line in the
+    view note, not an exception out of the timer."""
+    source = Path(__file__).resolve().parents[1] / "fixtures" / "hostile_recordings"
+    path = tmp_path / "damaged.sqlite"
+    path.write_bytes((source / "v3-random-data.sqlite").read_bytes())
+    with qtbot.waitSignal(page.recording_opened, timeout=10_000):
+        page.open_recording(path)
+    page.redraw(force=True)
+    assert page.view_note.isVisibleTo(page)
+    assert page.view_note.text().startswith("Could not read this part of the recording: ")
+    assert "damaged recording" in page.view_note.text()
+
+
 def test_cancelling_a_load_ignores_its_answer(qtbot: Any, page: TelemetryPage,
                                               tmp_path: Path) -> None:
     from gpuscope.telemetry.recorder import write_recording

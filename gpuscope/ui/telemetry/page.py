@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from gpuscope.metrics import CATALOGUE, GPU_METRICS, HOST_METRICS, Metric, MetricKind
 from gpuscope.telemetry.feed import ReasonFeed, TelemetryFeed, is_capture
 from gpuscope.telemetry.frame import MIN_VIEW_S, FrameModel, TimeRange, clamp_range
+from gpuscope.telemetry.recording_meta import RecordingError
 from gpuscope.ui import pixmap_cache
 from gpuscope.ui.i18n import QT_TRANSLATE_NOOP
 from gpuscope.ui.telemetry.bar import ALL_BUTTON_ID, WINDOWS_S, LoadingPanel, TelemetryBar
@@ -361,7 +362,17 @@ class TelemetryPage(QWidget):
 
     def redraw(self, force: bool = False) -> None:
         """One frame: take the range on show from the rings, decimate, update every chart.
-        The timer calls it; `force` redraws even while paused and refreshes every text now."""
+        The timer calls it; `force` redraws even while paused and refreshes every text now.
+        A recording read on demand whose samples turn out damaged says so in the view note
+        (the range keeps what was drawn before)."""
+        try:
+            self._draw_frame(force)
+        except RecordingError as exc:
+            self.view_note.setText(self.tr("Could not read this part of the recording: "
+                                           "{reason}").format(reason=str(exc)))
+            self.view_note.setVisible(True)
+
+    def _draw_frame(self, force: bool) -> None:
         feed = self.feed
         if feed is None or (self._paused and not force):
             return
