@@ -437,19 +437,25 @@ class MinMaxPyramid:
             return None
         level, first, stop = found
         count = stop - first
-        starts, lengths = _segments(level.starts[first:stop],
-                                    column_edges(t_start, t_end, columns), count)
         pick = (np.arange(self.series_count) if rows is None
                 else np.asarray(rows, dtype=np.intp))
-        vmin = level.vmin[pick, first:stop]
-        vmax = level.vmax[pick, first:stop]
-        col_min, arg_min = _segment_extreme(vmin, starts, lengths, np.fmin)
-        col_max, arg_max = _segment_extreme(vmax, starts, lengths, np.fmax)
-        empty = np.isnan(col_min)
-        safe_min = np.where(empty, 0, arg_min) + first
-        safe_max = np.where(empty, 0, arg_max) + first
-        t_lo = level.tmin[pick[:, np.newaxis], safe_min]
-        t_hi = level.tmax[pick[:, np.newaxis], safe_max]
+        col_min = level.vmin[pick, first:stop]
+        col_max = level.vmax[pick, first:stop]
+        if count <= 2 * columns:  # two blocks a column at most: each block's own extremes
+            starts = np.arange(count)
+            t_lo = level.tmin[pick, first:stop]
+            t_hi = level.tmax[pick, first:stop]
+            empty = np.isnan(col_min)
+        else:
+            starts, lengths = _segments(level.starts[first:stop],
+                                        column_edges(t_start, t_end, columns), count)
+            col_min, arg_min = _segment_extreme(col_min, starts, lengths, np.fmin)
+            col_max, arg_max = _segment_extreme(col_max, starts, lengths, np.fmax)
+            empty = np.isnan(col_min)
+            safe_min = np.where(empty, 0, arg_min) + first
+            safe_max = np.where(empty, 0, arg_max) + first
+            t_lo = level.tmin[pick[:, np.newaxis], safe_min]
+            t_hi = level.tmax[pick[:, np.newaxis], safe_max]
         gaps = level.gap_first[pick, first:stop]
         gap_rows, gap_blocks = np.nonzero(~np.isnan(gaps))
         if not len(gap_rows):  # no missing sample in the range: two points a column
