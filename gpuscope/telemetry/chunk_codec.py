@@ -88,6 +88,14 @@ def _unzigzag(encoded: npt.NDArray[np.uint64]) -> IntArray:
     return out
 
 
+def _unzigzag_narrow(encoded: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
+    """`_unzigzag` in the encoded width: the same bits, without widening to 64 bits first."""
+    one = encoded.dtype.type(1)
+    signed = np.dtype(encoded.dtype.str.replace("u", "i"))
+    out: npt.NDArray[np.generic] = ((encoded >> one) ^ (-(encoded & one))).view(signed)
+    return out
+
+
 def _narrowest(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.unsignedinteger]:
     top = int(values.max()) if values.size else 0
     for dtype in _UNSIGNED:
@@ -192,8 +200,10 @@ def _decode_block(blob: memoryview) -> FloatArray:
             if code >= len(_UNSIGNED):
                 raise ChunkError(f"unknown integer width {code}")
             narrow = _unshuffled(payload[4 + mask_length:], np.dtype(_UNSIGNED[code]), count)
-            values = np.cumsum(_unzigzag(narrow.astype(np.uint64)).reshape(len(where), ticks),
-                               axis=1).astype(np.float64)
+            deltas = _unzigzag_narrow(narrow).reshape(len(where), ticks)
+            # Sums of whole numbers below 2**53 are exact in float64: one pass, no int64 copy.
+            values = np.cumsum(deltas, axis=1, dtype=np.int64 if code == 3 else np.float64)
+            values = values.astype(np.float64, copy=False)
             if mask_length:
                 present = np.unpackbits(np.frombuffer(mask_bytes, dtype=np.uint8).reshape(
                     len(where), -1), axis=1, count=ticks).astype(bool)

@@ -31,6 +31,7 @@ import numpy.typing as npt
 from gpuscope.metrics import CATALOGUE, Metric
 from gpuscope.telemetry.decimate import MinMaxPyramid, decimate_block
 from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
+from gpuscope.telemetry.recording_feed import RecordingRing
 from gpuscope.telemetry.ring import RingView, SeriesRing
 from gpuscope.telemetry.window_stats import (
     NO_STATS,
@@ -192,6 +193,8 @@ class FrameModel:
     time: TimeView = field(init=False)
     _bases: dict[str, _Base] = field(default_factory=dict)
     _browsed: dict[str, _Browsed] = field(default_factory=dict)
+    # The last view's samples of an on-demand recording, for all its devices at once.
+    _near: tuple[tuple[int, float, float, int], dict[str, tuple[Points, WindowStats]]] | None = None
 
     def __post_init__(self) -> None:
         self.time = TimeView(self.window_s, frame_window=float(self.window_s))
@@ -210,6 +213,7 @@ class FrameModel:
         """Drop the cached windows (the view changed how they are cut)."""
         self._bases = {}
         self._browsed = {}
+        self._near = None
 
     def extent(self, now: float | None = None) -> tuple[float, float] | None:
         feed = self.feed
@@ -364,8 +368,14 @@ class FrameModel:
         and the range-width either side (off screen until a drag) from its finest summary
         blocks, so that a frame reads a third of what it holds."""
         third = max(1, columns // 3)
-        times, block = take(ring, names, view.start_s - slack, view.end_s + slack)
-        centre = self.series_data(times, block, view.start_s, view.end_s, third)
+        samples = self._view_samples(ring, view, slack, third)
+        if samples is not None and all(name in samples for name in names):
+            centre = [samples[name][0] for name in names]
+            stats = tuple(samples[name][1] for name in names)
+        else:
+            times, block = take(ring, names, view.start_s - slack, view.end_s + slack)
+            centre = self.series_data(times, block, view.start_s, view.end_s, third)
+            stats = window_stats(times, block, view.start_s, view.end_s)
         around = (pyramid.decimate(lo, hi, columns, rows, finest=True)
                   or [_EMPTY] * len(rows))
         results: list[Points] = []
@@ -376,7 +386,31 @@ class FrameModel:
             after = int(np.searchsorted(ax, end, side="right"))
             results.append((np.concatenate((ax[:before], x, ax[after:])),
                             np.concatenate((ay[:before], y, ay[after:]))))
-        return results, window_stats(times, block, view.start_s, view.end_s)
+        return results, stats
+
+    def _view_samples(self, ring: RingView, view: TimeRange, slack: float, columns: int,
+                      ) -> dict[str, tuple[Points, WindowStats]] | None:
+        """The curve and stats over the view of every charted series of the recording that
+        `ring` reads, read and decimated once for all the frame's devices (they share one
+        tick axis): the frame's other devices find theirs here."""
+        if not isinstance(ring, RecordingRing):
+            return None
+        key = (id(ring.recording), view.start_s, view.end_s, columns)
+        if self._near is not None and self._near[0] == key:
+            return self._near[1]
+        feed = self.feed
+        names = [name for device in self.devices
+                 if feed is not None and isinstance(other := feed.ring(device.key), RecordingRing)
+                 and other.recording is ring.recording
+                 for _, name in self.device_series.get(device.key, ())]
+        times, block = ring.recording.read_block(names, view.start_s - slack,
+                                                 view.end_s + slack)
+        curves = self.series_data(times, block, view.start_s, view.end_s, columns)
+        stats = window_stats(times, block, view.start_s, view.end_s)
+        samples = {name: (curve, stat)
+                   for name, curve, stat in zip(names, curves, stats, strict=True)}
+        self._near = (key, samples)
+        return samples
 
     # ------------------------------------------------------------------ reading
 

@@ -41,6 +41,11 @@ class RecordingRing:
         return self._ticks
 
     @property
+    def recording(self) -> Recording:
+        """The open recording this ring reads (shared by every device of its feed)."""
+        return self._recording
+
+    @property
     def capacity(self) -> int:
         return self._ticks
 
