@@ -59,6 +59,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
+from recording_format import browse_ranges  # this folder, first on sys.path
 
 from gpuscope.telemetry.feed import RingFeed, SyntheticTelemetry, synthetic_telemetry
 from gpuscope.telemetry.feed_adapters import load_recording_feed
@@ -201,16 +202,7 @@ def _browse_recording(path: Path, gpus: int, hours: float, rate_hz: float,
     load_s = time.perf_counter() - started
     first, last = min(r.time_span()[0] for d in feed.devices()  # type: ignore[index]
                       if (r := feed.ring(d.key)) is not None), feed.now_s()
-    span = last - first
-    rng = np.random.default_rng(seed)
-    ranges: list[tuple[float, float]] = [(first, last)]
-    for width in (span / 4, span / 16, span / 64, span / 256, 300.0):
-        for _ in range(4):
-            start = first + rng.uniform(0, max(span - width, 0.0))
-            ranges.append((start, start + width))
-            for _ in range(2):  # pans of a fifth of the range
-                start = min(max(first, start + rng.uniform(-0.2, 0.2) * width), last - width)
-                ranges.append((start, start + width))
+    ranges = browse_ranges(first, last, seed)  # the same as recording_format.py's
     pyramids = {d.key: feed.summary(d.key) for d in feed.devices()}
     pyramid_mb = sum(p.nbytes for p in pyramids.values() if p is not None) / 2**20
     results = {}

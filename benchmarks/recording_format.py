@@ -151,8 +151,9 @@ def device_series(feed: RingFeed, devices: tuple[FeedDevice, ...]) -> DeviceSeri
 
 
 def browse_ranges(first: float, last: float, seed: int) -> list[tuple[float, float]]:
-    """The ranges of `benchmarks/dashboard.py`'s browse(): all of it, then zooms at seeded
-    random places, each followed by two pans of up to a fifth of its width."""
+    """The ranges browsed here and by `benchmarks/dashboard.py`'s browse(): all of it, then
+    zooms at seeded random places, each followed by two pans of up to a fifth of its
+    width."""
     span = last - first
     rng = np.random.default_rng(seed)
     ranges: list[tuple[float, float]] = [(first, last)]

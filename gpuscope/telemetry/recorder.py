@@ -59,6 +59,7 @@ from gpuscope.safe_write import FileLockedError, WriterLock
 from gpuscope.telemetry.recording import Recording as Recording
 from gpuscope.telemetry.recording import open_recording as open_recording
 from gpuscope.telemetry.recording_chunks import (
+    SCHEMA_COMMON,
     SCHEMA_V3,
     OpenChunk,
     encode_chunk,
@@ -85,18 +86,9 @@ _RESERVE_BYTES = 256 * 1024
 _NOT_CLOSED = "its writer did not close it (still recording, killed or crashed)"
 MAX_QUEUED_TICKS = 100_000  # about 1.4 h at 20 Hz: past that the writer is stuck; drop ticks
 
-_SCHEMA_V2 = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS series (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    unit TEXT NOT NULL,
-    source TEXT
-);
+_SCHEMA_V2 = SCHEMA_COMMON + """
 CREATE TABLE IF NOT EXISTS samples (t REAL NOT NULL, series_id INTEGER NOT NULL, value REAL);
 CREATE INDEX IF NOT EXISTS samples_series_t ON samples (series_id, t);
-CREATE TABLE IF NOT EXISTS missing (t REAL NOT NULL, series_id INTEGER NOT NULL,
-                                    reason TEXT NOT NULL);
 """
 
 

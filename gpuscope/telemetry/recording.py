@@ -31,7 +31,6 @@ from gpuscope.telemetry.decimate import Level
 from gpuscope.telemetry.recording_chunks import (
     ChunkReader,
     DamagedChunk,
-    is_flag_series,
     pause_breaks,
     to_us,
 )
@@ -210,11 +209,7 @@ class Recording:
             if (reach is not None and end is not None and times[-1] < end[1]
                     and reach - times[-1] > 3.0 / rate):  # a pause runs past the range
                 breaks = np.append(breaks, times[-1] + 1.0 / rate)
-            if len(breaks):
-                merged = np.union1d(times, breaks)
-                wide = np.full((len(names), len(merged)), np.nan)
-                wide[:, np.searchsorted(merged, times)] = picked
-                times, picked = merged, wide
+            times, picked = _with_breaks(times, picked, breaks)
         if margin:
             keep = _inside(times, since, until)
             times, picked = times[keep], picked[:, keep]
@@ -224,21 +219,15 @@ class Recording:
                     until: float | None) -> tuple[FloatArray, FloatArray]:
         """Versions 1 and 2: the union of every series' sample times as ticks."""
         columns = [self._read_rows(self._info(n), since, until) for n in names]
-        stamps = [t for t, _ in columns if len(t)]
-        if (since is None and until is None) or len(names) < len(self.series):
-            # Ticks are the times of any series of the recording, not only of `names`.
-            every = [self._read_times(s, since, until) for s in self.series]
-            stamps = [t for t in every if len(t)]
+        # Ticks are the times of any series of the recording, not only of `names`.
+        every = [self._read_rows(s, since, until)[0] for s in self.series]
+        stamps = [t for t in every if len(t)]
         times = np.unique(np.concatenate(stamps)) if stamps else np.empty(0)
         block = np.full((len(names), len(times)), np.nan)
         for row, (series_times, values) in enumerate(columns):
             if len(series_times):
                 block[row, np.searchsorted(times, series_times)] = values
         return times, block
-
-    def _read_times(self, info: RecordedSeries, since: float | None,
-                    until: float | None) -> FloatArray:
-        return self._read_rows(info, since, until)[0]
 
     def _read_rows(self, info: RecordedSeries, since: float | None,
                    until: float | None) -> tuple[FloatArray, FloatArray]:
@@ -363,9 +352,6 @@ class Recording:
             return level
         return level.rows([self._row_of[self._info(name).name] for name in names])
 
-    def flag_series(self) -> tuple[str, ...]:
-        return tuple(s.name for s in self.series if is_flag_series(s.name))
-
     # ------------------------------------------------------------------ reasons
 
     def missing_reasons(self, series: str | None = None,
@@ -423,12 +409,7 @@ class Recording:
                      else np.empty((len(names), 0)))
             rate = self.meta.rate_hz
             if rate and len(times) > 1:
-                breaks = pause_breaks(times, None, rate)
-                if len(breaks):
-                    merged = np.union1d(times, breaks)
-                    wide = np.full((len(names), len(merged)), np.nan)
-                    wide[:, np.searchsorted(merged, times)] = block
-                    times, block = merged, wide
+                times, block = _with_breaks(times, block, pause_breaks(times, None, rate))
         else:
             times, block = self._rows_rings_block(names, progress, cancelled)
         if max_rows is not None and len(times) > max_rows:
@@ -485,6 +466,17 @@ class Recording:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.close()
+
+
+def _with_breaks(times: FloatArray, block: FloatArray,
+                 breaks: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """`times` and `block` with a NaN tick at each of `breaks`, so that lines break there."""
+    if not len(breaks):
+        return times, block
+    merged = np.union1d(times, breaks)
+    wide = np.full((block.shape[0], len(merged)), np.nan)
+    wide[:, np.searchsorted(merged, times)] = block
+    return merged, wide
 
 
 def _inside(times: FloatArray, since: float | None, until: float | None) -> Any:

@@ -51,7 +51,8 @@ SUMMARY_BLOCKS = 8  # blocks of the finest summary level per chunk
 _SUMMARY_FIELDS = 9  # vmin, vmax, mean, last, count, imin, imax, igap_first, igap_last
 DECODED_CACHE_BYTES = 96 * 2**20
 
-SCHEMA_V3 = """
+# The tables every version since 2 has: what the recording is, its series, why they miss.
+SCHEMA_COMMON = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS series (
     id INTEGER PRIMARY KEY,
@@ -61,6 +62,8 @@ CREATE TABLE IF NOT EXISTS series (
 );
 CREATE TABLE IF NOT EXISTS missing (t REAL NOT NULL, series_id INTEGER NOT NULL,
                                     reason TEXT NOT NULL);
+"""
+SCHEMA_V3 = SCHEMA_COMMON + """
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY,
     first_us INTEGER NOT NULL,
