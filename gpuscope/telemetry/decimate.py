@@ -442,7 +442,7 @@ class MinMaxPyramid:
         col_min = level.vmin[pick, first:stop]
         col_max = level.vmax[pick, first:stop]
         if count <= 2 * columns:  # two blocks a column at most: each block's own extremes
-            starts = np.arange(count)
+            starts = np.arange(0, count, 2)  # the gaps of two blocks together, as a column
             t_lo = level.tmin[pick, first:stop]
             t_hi = level.tmax[pick, first:stop]
             empty = np.isnan(col_min)

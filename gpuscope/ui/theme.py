@@ -12,8 +12,10 @@ asks for (following it live), or the one the user chose in View > Theme.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import cast
 
@@ -206,6 +208,19 @@ def refresh_style_sheets(app: QApplication, scheme: Qt.ColorScheme) -> None:
         app.setStyleSheet(f"{kept}{_RESTYLE_MARKER}{scheme.name} */")
 
 
+@contextlib.contextmanager
+def _no_garbage_collection() -> Iterator[None]:
+    """An application-wide restyle calls back into Python (event handlers) for every widget;
+    a collection there can delete a dropped window in the middle of Qt's walk, which crashes."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 class ThemeController(QObject):
     """Keeps the application palette on the theme chosen, and on the system's light/dark
     setting while the choice is `ThemeChoice.SYSTEM`.
@@ -271,9 +286,10 @@ class ThemeController(QObject):
         palette = palette_for(scheme)
         # Restyling every widget is not free: skip it when the palette is already this one.
         if app.palette() != palette:
-            app.setPalette(palette)
-            QToolTip.setPalette(palette)
-            refresh_style_sheets(app, scheme)
+            with _no_garbage_collection():
+                app.setPalette(palette)
+                QToolTip.setPalette(palette)
+                refresh_style_sheets(app, scheme)
         self._applied = scheme
         log.debug("theme %s: %s palette", self._choice.value, scheme.name)
         self.changed.emit(scheme)

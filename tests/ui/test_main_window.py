@@ -3,6 +3,7 @@ shortcuts and kept settings, and its entry points (run_gui, the render module)."
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import time
@@ -46,6 +47,8 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     folder = tmp_path / "config"
     monkeypatch.setenv(CONFIG_DIR_ENV, str(folder))
     yield folder
+    gc.collect()  # windows a test dropped go now, not in the middle of the restyle
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     app_theme().set_choice(ThemeChoice.SYSTEM)
 
 
@@ -364,6 +367,8 @@ def test_run_gui_keeps_settings_in_the_config_dir(
         assert window.settings.window_geometry == settings.window_geometry
     finally:
         window.close()
+        window.deleteLater()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 # ----------------------------------------------------------------------------- settings
