@@ -34,6 +34,13 @@ Per format:
   texts_due=True)`, 458 being the plot width in pixels of the 1100x750 page with 8 GPUs.
   Painting, the throttle and core strips and the overview are not timed: painting does not
   depend on the format; `benchmarks/dashboard.py --browse-hours H` times the painted page.
+  As on the page, a range too narrow for a version 3 file's summaries has its samples read
+  and decimated on a worker thread: its first frame draws a stand-in from the finest
+  summaries, and a second frame, once they are read, draws the samples; both count as
+  frames (the GUI thread draws both);
+- browse_samples_ms_p95 (and _median, and browse_samples_reads, how many): for those
+  ranges, the wall time from the browse to the end of the frame that draws the samples
+  (what the reading off the GUI thread costs, seen as a wait).
 
 Prints one JSON object: gpus, hours, rate_hz, old and new (the fields above), targets for
 the new format, cpu_count and load_average_1min. `--new-only` skips the old format.
@@ -50,8 +57,10 @@ import re
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +74,7 @@ from gpuscope.telemetry.frame import MIN_VIEW_S, FrameModel, TimeRange, clamp_ra
 from gpuscope.telemetry.recorder import write_recording
 from gpuscope.telemetry.recording import open_recording
 from gpuscope.telemetry.recording_meta import RecordingError
+from gpuscope.telemetry.view_samples import ViewSamples
 
 FloatArray = npt.NDArray[np.float64]
 DeviceSeries = dict[str, list[tuple[Metric, str]]]
@@ -167,26 +177,45 @@ def browse_ranges(first: float, last: float, seed: int) -> list[tuple[float, flo
     return ranges
 
 
-def browse_frames_ms(feed: RingFeed, seed: int) -> list[float]:
-    """Wall milliseconds of each browsing frame of the page's frame model over `feed`."""
+def browse_frames_ms(feed: RingFeed, seed: int) -> tuple[list[float], list[float]]:
+    """Wall milliseconds of each browsing frame of the page's frame model over `feed`, and
+    of each wait for a range's samples to be on show.
+
+    As on the page, a range too narrow for the summaries has its samples read on a worker
+    thread (`ViewSamples` with a one-thread executor): its first frame draws a stand-in,
+    and once the samples are read a second frame draws them. Both are frames; the second
+    list holds, for those ranges, the time from the browse to the end of the second frame."""
     devices = tuple(feed.devices())
-    model = FrameModel(PAGE_WINDOW_S)
-    model.reset(feed, devices, device_series(feed, devices))
-    now = feed.now_s()
-    # As after the page's first frame, which follows the newest samples: x = 0 is "now".
-    model.time.frame_now = model.time.x_origin = now
-    extent = model.extent(now)
-    if extent is None:
-        return []
-    first, last = extent
-    frames: list[float] = []
-    for start, end in browse_ranges(first, last, seed):
-        shown = clamp_range(start, end, first, last, min(MIN_VIEW_S, max(last - first, 1e-3)))
-        began = time.perf_counter()
-        model.time.browse(TimeRange(shown.start_s, shown.end_s), now)
-        model.draw_browsing(feed, PLOT_COLUMNS, force=True, texts_due=True)
-        frames.append((time.perf_counter() - began) * 1000.0)
-    return frames
+    ready = threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        model = FrameModel(PAGE_WINDOW_S)
+        model.view_samples = ViewSamples(executor, on_ready=ready.set)
+        model.reset(feed, devices, device_series(feed, devices))
+        now = feed.now_s()
+        # As after the page's first frame, which follows the newest samples: x = 0 is "now".
+        model.time.frame_now = model.time.x_origin = now
+        extent = model.extent(now)
+        if extent is None:
+            return [], []
+        first, last = extent
+        frames: list[float] = []
+        exact: list[float] = []
+        for start, end in browse_ranges(first, last, seed):
+            shown = clamp_range(start, end, first, last,
+                                min(MIN_VIEW_S, max(last - first, 1e-3)))
+            ready.clear()
+            began = time.perf_counter()
+            model.time.browse(TimeRange(shown.start_s, shown.end_s), now)
+            model.draw_browsing(feed, PLOT_COLUMNS, force=True, texts_due=True)
+            frames.append((time.perf_counter() - began) * 1000.0)
+            if model.view_samples.pending:
+                ready.wait(30.0)
+                redrawn = time.perf_counter()
+                model.draw_browsing(feed, PLOT_COLUMNS, force=True, texts_due=True)
+                done = time.perf_counter()
+                frames.append((done - redrawn) * 1000.0)
+                exact.append((done - began) * 1000.0)
+    return frames, exact
 
 
 def read_hours_s(path: Path, series: str) -> list[float]:
@@ -220,7 +249,7 @@ def measure(path: Path, samples: int, ticks: int, written: dict[str, Any], serie
     started = time.perf_counter()
     feed = load_recording_feed(path)
     open_s = time.perf_counter() - started
-    frames = browse_frames_ms(feed, seed)
+    frames, exact = browse_frames_ms(feed, seed)
     del feed
     gc.collect()
     reads = read_hours_s(path, series)
@@ -235,6 +264,10 @@ def measure(path: Path, samples: int, ticks: int, written: dict[str, Any], serie
         "browse_frame_ms_median": round(statistics.median(frames), 2) if frames else None,
         "browse_frame_ms_max": round(max(frames), 2) if frames else None,
         "browse_frames": len(frames),
+        "browse_samples_ms_p95": (round(float(np.percentile(exact, 95)), 2) if exact
+                                  else None),
+        "browse_samples_ms_median": round(statistics.median(exact), 2) if exact else None,
+        "browse_samples_reads": len(exact),
         "file_mb": round(size / 2**20, 2),
         "samples": samples,
         "samples_in_file": samples_in_file,

@@ -11,8 +11,10 @@ to about two points per pixel column (`decimate_block`: spikes and gaps survive)
 passes (about every 4 s, a few devices per frame) it appends the newer samples to the last
 pass. While browsing, the visible range and one range-width on each side (so a drag shows
 data at once) are decimated afresh only when the range, the width or the data in it change;
-an opened recording's min/max pyramid makes that cheap however wide the range. Statistics
-come from `window_stats` over the window or range on show.
+an opened recording's min/max pyramid makes that cheap however wide the range. A range too
+narrow for a recording read on demand needs its samples: `view_samples` reads them (on the
+page, off the GUI thread, the frame meanwhile drawing a stand-in from the finest summaries).
+Statistics come from `window_stats` over the window or range on show.
 
 How a curve's points are made is injected (`SeriesData`): the benchmark's naive page gives
 the whole window undecimated.
@@ -33,6 +35,7 @@ from gpuscope.telemetry.decimate import MinMaxPyramid, decimate_block
 from gpuscope.telemetry.feed import FeedDevice, SummaryFeed, TelemetryFeed
 from gpuscope.telemetry.recording_feed import RecordingRing
 from gpuscope.telemetry.ring import RingView, SeriesRing
+from gpuscope.telemetry.view_samples import ViewSamples
 from gpuscope.telemetry.window_stats import (
     NO_STATS,
     WindowStats,
@@ -45,6 +48,8 @@ FloatArray = npt.NDArray[np.float64]
 Points = tuple[FloatArray, FloatArray]
 # (times, block (series, samples), start, end, columns) -> per series, the points to draw.
 SeriesData = Callable[[FloatArray, FloatArray, float, float, int], list[Points]]
+# Per series name: its curve over a view and its stats there.
+ViewCurves = dict[str, tuple[Points, WindowStats]]
 
 MIN_VIEW_S = 5.0  # the narrowest range zooming in reaches
 # The windows a following view narrows to when there is less data than the chosen window.
@@ -136,6 +141,7 @@ class _Browsed:
 
     key: tuple[float, float, int, float | None]  # (start, end, columns, newest sample)
     stats: tuple[WindowStats, ...]  # per charted series, in stored units
+    stand_in: bool = False  # drawn from summaries while the samples are read
 
 
 @dataclass
@@ -193,8 +199,9 @@ class FrameModel:
     time: TimeView = field(init=False)
     _bases: dict[str, _Base] = field(default_factory=dict)
     _browsed: dict[str, _Browsed] = field(default_factory=dict)
-    # The last view's samples of an on-demand recording, for all its devices at once.
-    _near: tuple[tuple[int, float, float, int], dict[str, tuple[Points, WindowStats]]] | None = None
+    # The view's samples of an on-demand recording, for all its devices at once: read when
+    # asked, or on a worker thread where the page gives it an executor.
+    view_samples: ViewSamples[ViewCurves] = field(default_factory=ViewSamples)
 
     def __post_init__(self) -> None:
         self.time = TimeView(self.window_s, frame_window=float(self.window_s))
@@ -213,7 +220,7 @@ class FrameModel:
         """Drop the cached windows (the view changed how they are cut)."""
         self._bases = {}
         self._browsed = {}
-        self._near = None
+        self.view_samples.forget()
 
     def extent(self, now: float | None = None) -> tuple[float, float] | None:
         feed = self.feed
@@ -328,16 +335,16 @@ class FrameModel:
             done = self._browsed.get(device.key)
             # The same range: redone only for new samples in it, and those at most once a
             # second (a live feed browsed near "now").
-            if done is not None and not force and (
+            if done is not None and not force and not done.stand_in and (
                     done.key == key or (done.key[:3] == key[:3] and not texts_due)):
                 continue
             changed.add(device.key)
             names = [name for _, name in pairs]
             pyramid = feed.summary(device.key) if isinstance(feed, SummaryFeed) else None
-            results, stats = self._browse_data(ring, pyramid, names, lo, hi, total_columns,
-                                               view, slack)
+            results, stats, stand_in = self._browse_data(ring, pyramid, names, lo, hi,
+                                                         total_columns, view, slack)
             self._set_curves(device.key, pairs, results, origin)
-            self._browsed[device.key] = _Browsed(key, stats)
+            self._browsed[device.key] = _Browsed(key, stats, stand_in)
             for (metric, _), row_stats in zip(pairs, stats, strict=True):
                 self.stats[(device.key, metric)] = row_stats.scaled(
                     CATALOGUE[metric].display_scale)
@@ -345,30 +352,41 @@ class FrameModel:
 
     def _browse_data(self, ring: RingView, pyramid: MinMaxPyramid | None,
                      names: list[str], lo: float, hi: float, columns: int, view: TimeRange,
-                     slack: float) -> tuple[list[Points], tuple[WindowStats, ...]]:
+                     slack: float) -> tuple[list[Points], tuple[WindowStats, ...], bool]:
         """The curves over lo..hi and the stats over the view: from the pyramid when the
-        range is wide, from the samples otherwise."""
+        range is wide, from the samples otherwise; and whether they are a stand-in drawn
+        from the summaries while the samples are read."""
         if pyramid is not None:
             rows = [ring.series.index(name) for name in names]
             decimated = pyramid.decimate(lo, hi, columns, rows)
             summary = pyramid.stats(view.start_s, view.end_s) if decimated else None
             if decimated is not None and summary is not None:
-                return decimated, tuple(summary[r] for r in rows)
+                return decimated, tuple(summary[r] for r in rows), False
             if not isinstance(ring, SeriesRing):  # read from a file: only what is on show
                 return self._browse_near(ring, pyramid, names, rows, lo, hi, columns, view,
                                          slack)
         times, block = take(ring, names, lo - slack, hi + slack)
         results = self.series_data(times, block, lo, hi, columns)
-        return results, window_stats(times, block, view.start_s, view.end_s)
+        return results, window_stats(times, block, view.start_s, view.end_s), False
 
     def _browse_near(self, ring: RingView, pyramid: MinMaxPyramid, names: list[str],
                      rows: list[int], lo: float, hi: float, columns: int, view: TimeRange,
-                     slack: float) -> tuple[list[Points], tuple[WindowStats, ...]]:
+                     slack: float) -> tuple[list[Points], tuple[WindowStats, ...], bool]:
         """A range too narrow for a recording's summaries: the samples of the view itself,
         and the range-width either side (off screen until a drag) from its finest summary
-        blocks, so that a frame reads a third of what it holds."""
+        blocks, so that a frame reads a third of what it holds. While the samples are read
+        off the GUI thread, all of it from the finest summaries (a stand-in)."""
         third = max(1, columns // 3)
-        samples = self._view_samples(ring, view, slack, third)
+        around = (pyramid.decimate(lo, hi, columns, rows, finest=True)
+                  or [_EMPTY] * len(rows))
+        samples: ViewCurves | None = None
+        if isinstance(ring, RecordingRing):
+            samples = self._view_samples(ring, view, slack, third)
+            if samples is None:  # being read
+                summary = pyramid.stats(view.start_s, view.end_s)
+                stats = (tuple(summary[r] for r in rows) if summary is not None
+                         else (NO_STATS,) * len(rows))
+                return around, stats, True
         if samples is not None and all(name in samples for name in names):
             centre = [samples[name][0] for name in names]
             stats = tuple(samples[name][1] for name in names)
@@ -376,8 +394,6 @@ class FrameModel:
             times, block = take(ring, names, view.start_s - slack, view.end_s + slack)
             centre = self.series_data(times, block, view.start_s, view.end_s, third)
             stats = window_stats(times, block, view.start_s, view.end_s)
-        around = (pyramid.decimate(lo, hi, columns, rows, finest=True)
-                  or [_EMPTY] * len(rows))
         results: list[Points] = []
         for (x, y), (ax, ay) in zip(centre, around, strict=True):
             start = x[0] if len(x) else view.start_s
@@ -386,31 +402,32 @@ class FrameModel:
             after = int(np.searchsorted(ax, end, side="right"))
             results.append((np.concatenate((ax[:before], x, ax[after:])),
                             np.concatenate((ay[:before], y, ay[after:]))))
-        return results, stats
+        return results, stats, False
 
-    def _view_samples(self, ring: RingView, view: TimeRange, slack: float, columns: int,
-                      ) -> dict[str, tuple[Points, WindowStats]] | None:
+    def _view_samples(self, ring: RecordingRing, view: TimeRange, slack: float, columns: int,
+                      ) -> ViewCurves | None:
         """The curve and stats over the view of every charted series of the recording that
         `ring` reads, read and decimated once for all the frame's devices (they share one
-        tick axis): the frame's other devices find theirs here."""
-        if not isinstance(ring, RecordingRing):
-            return None
-        key = (id(ring.recording), view.start_s, view.end_s, columns)
-        if self._near is not None and self._near[0] == key:
-            return self._near[1]
+        tick axis): the frame's other devices find theirs here. None while they are read on
+        the worker thread."""
         feed = self.feed
-        names = [name for device in self.devices
-                 if feed is not None and isinstance(other := feed.ring(device.key), RecordingRing)
-                 and other.recording is ring.recording
-                 for _, name in self.device_series.get(device.key, ())]
-        times, block = ring.recording.read_block(names, view.start_s - slack,
-                                                 view.end_s + slack)
-        curves = self.series_data(times, block, view.start_s, view.end_s, columns)
-        stats = window_stats(times, block, view.start_s, view.end_s)
-        samples = {name: (curve, stat)
-                   for name, curve, stat in zip(names, curves, stats, strict=True)}
-        self._near = (key, samples)
-        return samples
+        names = tuple(name for device in self.devices
+                      if feed is not None
+                      and isinstance(other := feed.ring(device.key), RecordingRing)
+                      and other.recording is ring.recording
+                      for _, name in self.device_series.get(device.key, ()))
+        key = (id(ring.recording), view.start_s, view.end_s, columns, names)
+        recording, series_data = ring.recording, self.series_data
+
+        def read() -> ViewCurves:
+            times, block = recording.read_block(names, view.start_s - slack,
+                                                view.end_s + slack)
+            curves = series_data(times, block, view.start_s, view.end_s, columns)
+            stats = window_stats(times, block, view.start_s, view.end_s)
+            return {name: (curve, stat)
+                    for name, curve, stat in zip(names, curves, stats, strict=True)}
+
+        return self.view_samples.get(key, read)
 
     # ------------------------------------------------------------------ reading
 

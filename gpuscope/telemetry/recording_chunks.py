@@ -26,6 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +35,9 @@ from gpuscope.metrics import CATALOGUE, Metric, MetricKind, split_series_name, s
 from gpuscope.telemetry.chunk_codec import (
     ChunkError,
     decode_block,
+    decode_blocks,
     decode_times,
+    decode_times_many,
     encode_block,
     encode_times,
     resolution_of,
@@ -50,6 +53,7 @@ CHUNK_MAX_TICKS = 4096  # ...or holds this many ticks (above 68 Hz)
 SUMMARY_BLOCKS = 8  # blocks of the finest summary level per chunk
 _SUMMARY_FIELDS = 9  # vmin, vmax, mean, last, count, imin, imax, igap_first, igap_last
 DECODED_CACHE_BYTES = 96 * 2**20
+_BATCH_CHUNKS = 32  # chunks decoded together while reading a range
 
 # The tables every version since 2 has: what the recording is, its series, why they miss.
 SCHEMA_COMMON = """
@@ -218,6 +222,34 @@ def _times_fit(times_us: IntArray, first_us: int, last_us: int, ticks: int) -> b
             and int(times_us[-1]) == last_us and bool(np.all(np.diff(times_us) > 0)))
 
 
+def _checked_samples_row(chunk_id: int, row: Sequence[object] | None,
+                         ) -> tuple[int, int, int, int, int, bytes, bytes]:
+    """A chunk's row as `ChunkReader.decoded_many` reads it (id, first_us, last_us, ticks,
+    series, times, data), its cells of the right types, else DamagedChunk."""
+    if row is None:
+        raise DamagedChunk(f"chunk {chunk_id} vanished")
+    _, first_us, last_us, ticks, series, times_blob, data_blob = row
+    if not (isinstance(first_us, int) and isinstance(last_us, int)
+            and isinstance(ticks, int) and isinstance(series, int)):
+        raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
+    if not isinstance(times_blob, bytes) or not isinstance(data_blob, bytes):
+        raise DamagedChunk(f"chunk {chunk_id} holds no samples")
+    return chunk_id, first_us, last_us, ticks, series, times_blob, data_blob
+
+
+def _check_summary_row(row: Sequence[object]) -> None:
+    """A chunk's row as `ChunkReader.finest_level` reads it (id, first_us, last_us, ticks,
+    series, times, summary, flags): DamagedChunk unless its cells have the right types."""
+    chunk_id, first_us, last_us, ticks, series, times_blob, summary_blob, flags_blob = row
+    if not (isinstance(first_us, int) and isinstance(last_us, int)
+            and isinstance(ticks, int) and isinstance(series, int)):
+        raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
+    if not isinstance(times_blob, bytes) or not isinstance(summary_blob, bytes):
+        raise DamagedChunk(f"chunk {chunk_id} holds no summary")
+    if flags_blob is not None and not isinstance(flags_blob, bytes):
+        raise DamagedChunk(f"chunk {chunk_id}'s flag counts are not a blob")
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkIndex:
     """Where each closed chunk lies in time, and the tail's ticks after them."""
@@ -298,38 +330,60 @@ class ChunkReader:
     def decoded(self, position: int, keep: bool = True) -> tuple[IntArray, FloatArray]:
         """(times in µs, block (series_count, ticks)) of the closed chunk at `position`;
         `keep`: kept for the next reads (not while streaming through a whole file)."""
-        chunk_id = int(self.index.ids[position])
+        return self.decoded_many([position], keep)[0]
+
+    def decoded_many(self, positions: Sequence[int], keep: bool = True,
+                     ) -> list[tuple[IntArray, FloatArray]]:
+        """`decoded` of each position: the chunks not in the cache read in one query and
+        decoded together (`chunk_codec.decode_blocks`); damage is named as `decoded` names
+        it, chunk by chunk."""
+        ids = [int(self.index.ids[position]) for position in positions]
+        found: dict[int, tuple[IntArray, FloatArray]] = {}
         with self._lock:
-            hit = self._cache.get(chunk_id)
-            if hit is not None:
-                self._cache.move_to_end(chunk_id)
-                return hit
-            row = self._db.execute("SELECT first_us, last_us, ticks, series, times, data "
-                                   "FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
-        if row is None:
-            raise DamagedChunk(f"chunk {chunk_id} vanished")
-        first_us, last_us, ticks, series, times_blob, data_blob = row
-        if not all(isinstance(cell, int) for cell in (first_us, last_us, ticks, series)):
-            raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
-        if not isinstance(times_blob, bytes) or not isinstance(data_blob, bytes):
-            raise DamagedChunk(f"chunk {chunk_id} holds no samples")
+            for chunk_id in ids:
+                hit = self._cache.get(chunk_id)
+                if hit is not None:
+                    self._cache.move_to_end(chunk_id)
+                    found[chunk_id] = hit
+            wanted = [chunk_id for chunk_id in ids if chunk_id not in found]
+            rows = {row[0]: row for row in self._db.execute(
+                "SELECT id, first_us, last_us, ticks, series, times, data FROM chunks "
+                f"WHERE id IN ({','.join('?' * len(wanted))})", wanted)} if wanted else {}
+        checked = [_checked_samples_row(chunk_id, rows.get(chunk_id)) for chunk_id in wanted]
+        together: list[tuple[IntArray, FloatArray]] | None
         try:
-            times = decode_times(times_blob, first_us)
-            block = decode_block(data_blob)
-        except ChunkError as exc:
-            raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
-        if block.shape != (series, ticks) or not _times_fit(times, first_us, last_us, ticks):
-            raise DamagedChunk(_disagrees(chunk_id))
-        block = self._widen(block)
-        if not keep:
-            return times, block
+            together = list(zip(decode_times_many([row[5] for row in checked],
+                                                  [row[1] for row in checked]),
+                                decode_blocks([row[6] for row in checked]), strict=True))
+        except ChunkError:
+            together = None  # one by one below, to name the damaged chunk
+        for number, row in enumerate(checked):
+            chunk_id, first_us, last_us, ticks, series, times_blob, data_blob = row
+            if together is not None:
+                times, block = together[number]
+            else:
+                try:
+                    times = decode_times(times_blob, first_us)
+                    block = decode_block(data_blob)
+                except ChunkError as exc:
+                    raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
+            if block.shape != (series, ticks) or not _times_fit(times, first_us, last_us, ticks):
+                raise DamagedChunk(_disagrees(chunk_id))
+            found[chunk_id] = (times, self._widen(block))
+            if keep:
+                self._keep(chunk_id, found[chunk_id])
+        return [found[chunk_id] for chunk_id in ids]
+
+    def _keep(self, chunk_id: int, decoded: tuple[IntArray, FloatArray]) -> None:
+        times, block = decoded
         with self._lock:
-            self._cache[chunk_id] = (times, block)
+            if chunk_id in self._cache:
+                return
+            self._cache[chunk_id] = decoded
             self._cached_bytes += block.nbytes + times.nbytes
             while self._cached_bytes > DECODED_CACHE_BYTES and len(self._cache) > 1:
                 _, (old_times, old_block) = self._cache.popitem(last=False)
                 self._cached_bytes -= old_block.nbytes + old_times.nbytes
-        return times, block
 
     def _widen(self, block: FloatArray) -> FloatArray:
         """A block with a row for every series (NaN for series added after it)."""
@@ -366,13 +420,15 @@ class ChunkReader:
         tail = bool(len(self.index.tail_us)) and (until_us is None
                                                   or self.index.tail_us[0] <= until_us)
         last = len(positions) - (0 if tail else 1)
-        for number, position in enumerate(positions):
-            times, block = self.decoded(position, keep)
-            if rows is not None:
-                block = block[rows]
-            if number == 0 or number == last:  # only the ends can reach outside the range
-                times, block = _cut(times, block, since_us, until_us)
-            yield times, block
+        for batch_start in range(0, len(positions), _BATCH_CHUNKS):
+            batch = positions[batch_start:batch_start + _BATCH_CHUNKS]
+            for number, (times, block) in enumerate(self.decoded_many(batch, keep),
+                                                    start=batch_start):
+                if rows is not None:
+                    block = block[rows]
+                if number == 0 or number == last:  # only the ends can reach outside the range
+                    times, block = _cut(times, block, since_us, until_us)
+                yield times, block
         if tail:
             times, block = self.tail_block()
             yield _cut(times, block if rows is None else block[rows], since_us, until_us)
@@ -408,7 +464,7 @@ class ChunkReader:
                 "SELECT id, first_us, last_us, ticks, series, times, summary, flags FROM chunks "
                 "ORDER BY id").fetchall()
         flag_rows = [i for i, name in enumerate(names) if is_flag_series(name)]
-        decoded = [self._chunk_parts(row, flag_rows) for row in rows]
+        decoded = self._all_chunk_parts(rows, flag_rows)
         parts: list[Level] = []
         previous: float | None = None
         if decoded:
@@ -425,30 +481,51 @@ class ChunkReader:
             parts.append(level)
         return _joined(parts, flag_rows) if parts else None
 
-    def _chunk_parts(self, row: Sequence[object], flag_rows: Sequence[int]) -> _ChunkParts:
+    def _all_chunk_parts(self, rows: Sequence[Sequence[object]], flag_rows: Sequence[int],
+                         ) -> list[_ChunkParts]:
+        """`_chunk_parts` of every row, their blobs decoded together; damage is named as
+        `_chunk_parts` names it, chunk by chunk."""
+        for row in rows:
+            _check_summary_row(row)
+        try:
+            all_times = decode_times_many([cast(bytes, row[5]) for row in rows],
+                                          [cast(int, row[1]) for row in rows])
+            all_fields = decode_blocks([cast(bytes, row[6]) for row in rows])
+            all_flags = iter(decode_blocks([cast(bytes, row[7]) for row in rows
+                                            if row[7] is not None]))
+        except ChunkError:
+            return [self._chunk_parts(row, flag_rows) for row in rows]
+        return [self._chunk_parts(row, flag_rows, (
+                    times, fields, next(all_flags) if row[7] is not None else None))
+                for row, times, fields in zip(rows, all_times, all_fields, strict=True)]
+
+    def _chunk_parts(self, row: Sequence[object], flag_rows: Sequence[int],
+                     decoded: tuple[IntArray, FloatArray, FloatArray | None] | None = None,
+                     ) -> _ChunkParts:
         """The decoded blobs of the chunk `row` (id, first_us, last_us, ticks, series, times,
-        summary, flags), checked. Damage says the same line as `decoded` where both meet it
-        (the times, a row that disagrees with its blobs)."""
+        summary, flags), checked (`decoded`: its times, summary and flag counts, already
+        decoded). Damage says the same line as `decoded` where both meet it (the times, a row
+        that disagrees with its blobs)."""
+        _check_summary_row(row)
         chunk_id, first_us, last_us, ticks, series, times_blob, summary_blob, flags_blob = row
-        if not (isinstance(first_us, int) and isinstance(last_us, int)
-                and isinstance(ticks, int) and isinstance(series, int)):
-            raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
-        if not isinstance(times_blob, bytes) or not isinstance(summary_blob, bytes):
-            raise DamagedChunk(f"chunk {chunk_id} holds no summary")
-        if flags_blob is not None and not isinstance(flags_blob, bytes):
-            raise DamagedChunk(f"chunk {chunk_id}'s flag counts are not a blob")
-        try:
-            times_us = decode_times(times_blob, first_us)
-        except ChunkError as exc:
-            raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
-        try:
-            fields = decode_block(summary_blob)
-        except ChunkError as exc:
-            raise DamagedChunk(f"chunk {chunk_id}'s summary: {exc}") from None
-        try:
-            flags = decode_block(flags_blob) if flags_blob is not None else None
-        except ChunkError as exc:
-            raise DamagedChunk(f"chunk {chunk_id}'s flag counts: {exc}") from None
+        assert isinstance(first_us, int) and isinstance(last_us, int)
+        assert isinstance(ticks, int) and isinstance(series, int)
+        if decoded is not None:
+            times_us, fields, flags = decoded
+        else:
+            try:
+                times_us = decode_times(cast(bytes, times_blob), first_us)
+            except ChunkError as exc:
+                raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
+            try:
+                fields = decode_block(cast(bytes, summary_blob))
+            except ChunkError as exc:
+                raise DamagedChunk(f"chunk {chunk_id}'s summary: {exc}") from None
+            try:
+                flags = (decode_block(flags_blob) if isinstance(flags_blob, bytes)
+                         else None)
+            except ChunkError as exc:
+                raise DamagedChunk(f"chunk {chunk_id}'s flag counts: {exc}") from None
         blocks = len(range(0, ticks, _block_ticks(ticks)))
         if (fields.shape != (_SUMMARY_FIELDS * series, blocks)
                 or not _times_fit(times_us, first_us, last_us, ticks)):

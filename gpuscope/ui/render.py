@@ -227,7 +227,7 @@ def _render(args: argparse.Namespace, system: System, outcome: ImportOutcome | N
         for _ in range(3):
             QApplication.sendPostedEvents()
             QApplication.processEvents()
-        window.telemetry_page.redraw(force=True)
+        window.telemetry_page.draw_settled()
     try:
         render_widget_png(window, args.output, size)
     except OSError as exc:

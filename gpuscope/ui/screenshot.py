@@ -151,7 +151,7 @@ def take_screenshots(
                 for _ in range(3):
                     QApplication.sendPostedEvents()
                     QApplication.processEvents()
-                window.telemetry_page.redraw(force=True)
+                window.telemetry_page.draw_settled()
             path = folder / f"{number:02d}-{_slug(name)}.png"
             progress(f"rendering {path.name}")
             try:

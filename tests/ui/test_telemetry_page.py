@@ -893,6 +893,34 @@ def test_a_recording_opens_off_the_gui_thread_and_shows_all_of_it_with_reasons(
     assert fan_chart.legend.rows[0].cells[0] == "900"
 
 
+def test_a_narrow_range_of_a_recording_is_read_off_the_gui_thread_then_drawn(
+        qtbot: Any, page: TelemetryPage, tmp_path: Path) -> None:
+    """Too narrow for its summaries: the samples are read on a worker thread (the frame
+    meanwhile stands in with the summaries) and the page redraws once they are read."""
+    from gpuscope.telemetry.recorder import write_recording
+
+    path = tmp_path / "r.sqlite"
+    times = T0 + np.arange(3600, dtype=np.float64)
+    util = np.full(3600, 10.0)
+    util[1150], util[1303] = 77.0, 95.0  # in the view, and just after it
+    write_recording(path, times, {series_name(GPU0.key, Metric.GPU_UTIL_PERCENT): util},
+                    rate_hz=1.0)
+    with qtbot.waitSignal(page.recording_opened, timeout=10_000):
+        page.open_recording(path)
+    drawn = page.frames_drawn
+    page.set_view_range(T0 + 1000, T0 + 1300)
+    assert page.frame._browsed[GPU0.key].stand_in  # drawn at once, from the summaries
+    qtbot.waitUntil(lambda: not page.frame.view_samples.pending
+                    and not any(done.stand_in for done in page.frame._browsed.values()),
+                    timeout=10_000)
+    assert page.frames_drawn >= drawn + 1
+    assert page.frame.stats_of(GPU0.key, Metric.GPU_UTIL_PERCENT).maximum == 77.0
+    x, _ = page.frame.curve(GPU0.key, Metric.GPU_UTIL_PERCENT)  # type: ignore[misc]
+    shown = x + page.frame.time.origin
+    inside = (shown >= T0 + 1000) & (shown <= T0 + 1300)
+    assert np.array_equal(shown[inside], times[1000:1301])  # every sample of the view
+
+
 def test_a_file_that_is_not_a_recording_says_why_and_the_page_keeps_going(
         qtbot: Any, page: TelemetryPage, tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"

@@ -4,6 +4,7 @@ view shows. Texts change at most once a second, and only when they differ."""
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Callable, Sequence
 
@@ -236,3 +237,14 @@ def when_text(when: float, frame_now: float | None) -> str:
     """"10:42:30 (−2:35)": a time, and how long before the frame's "now"."""
     ago = (frame_now or when) - when
     return f"{clock_text(when)} ({format_ago(ago)})"
+
+
+def readout_html(model: FrameModel, chart: TelemetryChart, when: float, tolerance: float,
+                 frame_now: float | None) -> str:
+    """The crosshair readout as rich text: the time, then each device's value in its colour."""
+    pieces = [html.escape(when_text(when, frame_now))]
+    for device, value in readout_values(model, chart, when, tolerance):
+        pieces.append(f"<span style='color:{chart.color_of(device).name()}'>■</span>&nbsp;"
+                      f"{html.escape(device_short_label(device))}&nbsp;{format_value(value)}")
+    unit = f" {html.escape(chart.info.unit)}" if chart.info.unit else ""
+    return "&nbsp;&nbsp;".join(pieces) + unit

@@ -63,6 +63,7 @@ from gpuscope.ui.telemetry.grid import ChartGrid
 from gpuscope.ui.telemetry.legends import (
     REFERENCE_TOPS,
     apply_y_range,
+    readout_html,
     readout_values,
     span_text,
     update_legend,
@@ -75,6 +76,7 @@ from gpuscope.ui.telemetry.loader import RecordingLoader
 from gpuscope.ui.telemetry.overview import OverviewStrip
 from gpuscope.ui.telemetry.strips import PageStrips, StripChart
 from gpuscope.ui.telemetry.texts import device_label, device_short_label, shown
+from gpuscope.ui.telemetry.view_reader import BackgroundViewReader
 from gpuscope.ui.theme import ERROR_COLOR, MUTED_COLOR, gpu_color
 
 __all__ = [
@@ -112,6 +114,8 @@ class TelemetryPage(QWidget):
         self.drawing = drawing or CurveDrawing()
         self.frame = FrameModel(DEFAULT_WINDOW_S, self.drawing.series_data,
                                 self.drawing.reuse_windows)
+        self.view_reader = BackgroundViewReader(self, self.frame)  # samples read off thread
+        self.view_reader.ready.connect(lambda: self.redraw(force=True))
         self._paused = False
         self._texts_due_at = 0.0
         self.frames_drawn = 0
@@ -359,6 +363,7 @@ class TelemetryPage(QWidget):
         self._settle.stop()
         self.loader.cancel()
         self.chart_grid.stop_proxies()
+        self.view_reader.shutdown()
 
     def redraw(self, force: bool = False) -> None:
         """One frame: take the range on show from the rings, decimate, update every chart.
@@ -371,6 +376,12 @@ class TelemetryPage(QWidget):
             self.view_note.setText(self.tr("Could not read this part of the recording: "
                                            "{reason}").format(reason=str(exc)))
             self.view_note.setVisible(True)
+
+    def draw_settled(self, timeout_s: float = 10.0) -> None:
+        """A frame with the browsed range's samples read (a picture shows no stand-in)."""
+        self.redraw(force=True)
+        if self.frame.view_samples.wait(timeout_s):
+            self.redraw(force=True)
 
     def _draw_frame(self, force: bool) -> None:
         feed = self.feed
@@ -445,15 +456,8 @@ class TelemetryPage(QWidget):
             return
         chart.crosshair.setPos(x_s)
         chart.crosshair.setVisible(True)
-        when = self.x_origin + x_s
-        pieces = [html.escape(when_text(when, self.frame_now))]
-        for device, value in readout_values(self.frame, chart, when, self._tolerance()):
-            color = chart.color_of(device).name()
-            pieces.append(f"<span style='color:{color}'>■</span>&nbsp;"
-                          f"{html.escape(device_short_label(device))}&nbsp;"
-                          f"{format_value(value)}")
-        unit = f" {html.escape(chart.info.unit)}" if chart.info.unit else ""
-        chart.readout.setText("&nbsp;&nbsp;".join(pieces) + unit)
+        chart.readout.setText(readout_html(self.frame, chart, self.x_origin + x_s,
+                                           self._tolerance(), self.frame_now))
 
     def strip_readout_text(self, strip: StripChart, x_s: float, row: int | None) -> str:
         """The hover readout of a strip at `x_s` (plain text): the time, then the reasons of
