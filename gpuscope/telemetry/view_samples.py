@@ -28,7 +28,7 @@ class ViewSamples(Generic[Result]):
                  on_ready: Callable[[], None] | None = None) -> None:
         self.executor = executor
         self.on_ready = on_ready
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a cancel in get() calls _finished at once
         self._done: tuple[Hashable, Result | BaseException] | None = None
         self._pending: tuple[Hashable, Future[Result]] | None = None
 
@@ -106,8 +106,11 @@ class ViewSamples(Generic[Result]):
             self._pending = None
 
     def _finished(self, future: Future[Result]) -> None:
-        if future.cancelled() or self.on_ready is None:
+        if future.cancelled() or self.on_ready is None:  # cancelled under the lock, in get()
             return
+        with self._lock:  # a view left behind while it was read: nothing new to draw
+            if self._pending is None or self._pending[1] is not future:
+                return
         try:
             self.on_ready()
         except Exception:  # a worker thread has no one to raise to

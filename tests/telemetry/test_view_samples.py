@@ -75,6 +75,26 @@ def test_a_newer_view_replaces_one_not_started_and_errors_come_back_for_their_vi
         assert samples.get(2, lambda: "unused") == "fine"
 
 
+def test_a_view_left_behind_while_it_is_read_does_not_ask_for_a_redraw() -> None:
+    started, release = threading.Event(), threading.Event()
+    told: list[int] = []
+
+    def first() -> str:
+        started.set()
+        release.wait(10)
+        return "first"
+
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        samples: ViewSamples[str] = ViewSamples(executor, on_ready=lambda: told.append(1))
+        assert samples.get("a", first) is None
+        assert started.wait(10)  # running: it cannot be cancelled
+        assert samples.get("b", lambda: "second") is None
+        release.set()
+        assert samples.wait(10)
+    assert told == [1]  # for "b" only
+    assert samples.get("b", lambda: "unused") == "second"
+
+
 def test_the_frame_draws_a_stand_in_then_the_samples(tmp_path: Path) -> None:
     rate_hz = 2.0
     data = synthetic_telemetry(2, 3600, rate_hz, seed=8, end_s=1.8e9, throttle=True, cores=2)

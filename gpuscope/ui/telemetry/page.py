@@ -380,7 +380,7 @@ class TelemetryPage(QWidget):
     def draw_settled(self, timeout_s: float = 10.0) -> None:
         """A frame with the browsed range's samples read (a picture shows no stand-in)."""
         self.redraw(force=True)
-        if self.frame.view_samples.wait(timeout_s):
+        if self.frame.view_samples.pending and self.frame.view_samples.wait(timeout_s):
             self.redraw(force=True)
 
     def _draw_frame(self, force: bool) -> None:
