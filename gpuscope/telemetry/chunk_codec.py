@@ -70,11 +70,15 @@ def _shuffled(array: npt.NDArray[np.generic]) -> bytes:
     return bytes(flat.view(np.uint8).reshape(-1, flat.itemsize).T.tobytes())
 
 
-def _unshuffled(data: bytes, dtype: np.dtype[np.generic], count: int) -> npt.NDArray[np.generic]:
-    if len(data) != count * dtype.itemsize:
-        raise ChunkError(f"a part holds {len(data)} bytes, not {count} values of {dtype}")
-    planes = np.frombuffer(data, dtype=np.uint8).reshape(dtype.itemsize, count)
-    out: npt.NDArray[np.generic] = planes.T.copy().view(dtype).reshape(count)
+def _unshuffled(payloads: Sequence[bytes | memoryview], dtype: np.dtype[np.generic],
+                count: int) -> npt.NDArray[np.generic]:
+    """Payloads of `count` byte-shuffled values each, as an array (payloads, count)."""
+    joined = b"".join(payloads)
+    if len(joined) != len(payloads) * count * dtype.itemsize:
+        raise ChunkError(f"a part does not hold {count} values of {dtype}")
+    planes = np.frombuffer(joined, dtype=np.uint8).reshape(len(payloads), dtype.itemsize, count)
+    out: npt.NDArray[np.generic] = planes.transpose(0, 2, 1).copy().view(dtype).reshape(
+        len(payloads), count)
     return out
 
 
@@ -167,55 +171,7 @@ def encode_block(block: FloatArray, resolutions: FloatArray | None = None) -> by
 
 def decode_block(blob: bytes) -> FloatArray:
     """The block `encode_block` stored, as float64 (series, ticks) with NaN where missing."""
-    try:
-        return _decode_block(memoryview(blob))
-    except ChunkError:
-        raise
-    except (struct.error, zlib.error, ValueError, IndexError, TypeError, OverflowError,
-            MemoryError) as exc:
-        raise ChunkError(f"a chunk does not decode ({exc})") from None
-
-
-def _decode_block(blob: memoryview) -> FloatArray:
-    version, series, ticks = _HEADER.unpack_from(blob, 0)
-    if version != CODEC_VERSION:
-        raise ChunkError(f"chunk codec {version} is not one this gpuscope reads")
-    if series * ticks > MAX_CHUNK_VALUES:
-        raise ChunkError(f"a chunk of {series} x {ticks} values is larger than any written")
-    offset = _HEADER.size
-    kinds = np.frombuffer(blob, dtype=np.uint8, count=series, offset=offset)
-    offset += series
-    out = np.full((series, ticks), np.nan)
-    for kind in (_INT, _FLOAT32, _FLOAT64):
-        where = np.flatnonzero(kinds == kind)
-        if not len(where):
-            continue
-        code, length = _PART.unpack_from(blob, offset)
-        offset += _PART.size
-        payload = zlib.decompress(blob[offset:offset + length])
-        offset += length
-        count = len(where) * ticks
-        if kind == _INT:
-            (mask_length,) = struct.unpack_from("<I", payload, 0)
-            mask_bytes = payload[4:4 + mask_length]
-            if code >= len(_UNSIGNED):
-                raise ChunkError(f"unknown integer width {code}")
-            narrow = _unshuffled(payload[4 + mask_length:], np.dtype(_UNSIGNED[code]), count)
-            deltas = _unzigzag_narrow(narrow).reshape(len(where), ticks)
-            # Sums of whole numbers below 2**53 are exact in float64: one pass, no int64 copy.
-            values = np.cumsum(deltas, axis=1, dtype=np.int64 if code == 3 else np.float64)
-            values = values.astype(np.float64, copy=False)
-            if mask_length:
-                present = np.unpackbits(np.frombuffer(mask_bytes, dtype=np.uint8).reshape(
-                    len(where), -1), axis=1, count=ticks).astype(bool)
-                values[~present] = np.nan
-            out[where] = values
-        else:
-            dtype = np.dtype(np.float32 if kind == _FLOAT32 else np.float64)
-            out[where] = _unshuffled(payload, dtype, count).reshape(len(where), ticks)
-    if np.any(kinds > _EMPTY):
-        raise ChunkError("a chunk names an unknown value class")
-    return out
+    return decode_blocks([blob])[0]
 
 
 # ------------------------------------------------------------------------------ times
@@ -233,28 +189,17 @@ def encode_times(times_us: IntArray) -> bytes:
 
 def decode_times(blob: bytes, first_us: int) -> IntArray:
     """The tick times `encode_times` stored, in microseconds, the first being `first_us`."""
-    try:
-        code, count = struct.unpack_from("<BI", blob, 0)
-        if code >= len(_UNSIGNED) or count > MAX_CHUNK_VALUES:
-            raise ChunkError("a chunk's times do not decode")
-        narrow = _unshuffled(zlib.decompress(blob[5:]), np.dtype(_UNSIGNED[code]), count)
-        second = _unzigzag(narrow.astype(np.uint64))
-        times: IntArray = np.int64(first_us) + np.cumsum(np.cumsum(second))
-        return times
-    except ChunkError:
-        raise
-    except (struct.error, zlib.error, ValueError, TypeError, OverflowError) as exc:
-        raise ChunkError(f"a chunk's times do not decode ({exc})") from None
+    return decode_times_many([blob], [first_us])[0]
 
 
 # ----------------------------------------------------------------------------- many at once
 
 
 def decode_blocks(blobs: Sequence[bytes]) -> list[FloatArray]:
-    """`decode_block` of each blob, the same arrays, with the numpy work done once per group
-    of parts of one layout (chunks of a recording mostly share theirs): opening a day of
-    recording decodes thousands of small blobs. Any damage raises `ChunkError` without
-    saying which blob: decode them one by one to find it."""
+    """`decode_block` of each blob, with the numpy work done once per group of parts of one
+    layout (chunks of a recording mostly share theirs): opening a day of recording decodes
+    thousands of small blobs. Any damage raises `ChunkError` without saying which blob:
+    decode them one by one to find it."""
     try:
         return _decode_blocks([memoryview(blob) for blob in blobs])
     except ChunkError:
@@ -308,13 +253,8 @@ def _decode_blocks(blobs: Sequence[memoryview]) -> list[FloatArray]:
     for (kind, code, rows, ticks), parts in groups.items():
         dtype = np.dtype(_UNSIGNED[code] if kind == _INT
                          else np.float32 if kind == _FLOAT32 else np.float64)
-        count = rows * ticks
-        joined = b"".join(values for _, _, values, _ in parts)
-        if len(joined) != len(parts) * count * dtype.itemsize:
-            raise ChunkError(f"a part does not hold {count} values of {dtype}")
-        planes = np.frombuffer(joined, dtype=np.uint8).reshape(len(parts), dtype.itemsize,
-                                                               count)
-        stacked = planes.transpose(0, 2, 1).copy().view(dtype).reshape(len(parts), rows, ticks)
+        stacked = _unshuffled([values for _, _, values, _ in parts], dtype,
+                              rows * ticks).reshape(len(parts), rows, ticks)
         if kind == _INT:
             deltas = _unzigzag_narrow(stacked)
             decoded = np.cumsum(deltas, axis=2, dtype=np.int64 if code == 3 else np.float64)
@@ -343,13 +283,11 @@ def decode_times_many(blobs: Sequence[bytes], firsts_us: Sequence[int]) -> list[
             groups.setdefault((code, count), []).append((number, zlib.decompress(blob[5:])))
         outputs: list[IntArray] = [np.empty(0, np.int64)] * len(blobs)
         for (code, count), parts in groups.items():
-            dtype = np.dtype(_UNSIGNED[code])
-            joined = b"".join(payload for _, payload in parts)
-            if len(joined) != len(parts) * count * dtype.itemsize:
-                raise ChunkError("a chunk's times do not decode")
-            narrow = (np.frombuffer(joined, dtype=np.uint8)
-                      .reshape(len(parts), dtype.itemsize, count)
-                      .transpose(0, 2, 1).copy().view(dtype).reshape(len(parts), count))
+            try:
+                narrow = _unshuffled([payload for _, payload in parts],
+                                     np.dtype(_UNSIGNED[code]), count)
+            except ChunkError:
+                raise ChunkError("a chunk's times do not decode") from None
             second = _unzigzag(narrow.astype(np.uint64))
             firsts = np.array([firsts_us[number] for number, _ in parts], dtype=np.int64)
             times = firsts[:, np.newaxis] + np.cumsum(np.cumsum(second, axis=1), axis=1)
