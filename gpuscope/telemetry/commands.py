@@ -24,7 +24,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from gpuscope.evidence import System
-from gpuscope.i18n import message
+from gpuscope.i18n import localise, message
 from gpuscope.inventory import collect_inventory
 from gpuscope.model import to_jsonable
 from gpuscope.safe_write import input_overwritten
@@ -178,7 +178,9 @@ def export(recording: str | os.PathLike[str], out: str | os.PathLike[str], *,
 def _refused(error: RecordingError, stderr: TextIO) -> int:
     """The one line of a refusal or failure; 2 for a usage error (an output onto an input, a
     bad --from/--to, a --series matching nothing)."""
-    print(f"gpuscope: {one_line(str(error))}", file=stderr)
+    reason = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else str(
+        error)  # a `message` keeps its template: shown in the language chosen
+    print(f"gpuscope: {one_line(localise(reason))}", file=stderr)
     return 2 if isinstance(error, (OutputIsInputError, ExportUsageError)) else 1
 
 

@@ -377,6 +377,7 @@ def export_json_lines(recording_path: str | os.PathLike[str],
                       series: Sequence[str] | None = None) -> ExportSummary:
     """As `export_csv`, as JSON lines (the shape is in this module's docstring)."""
     return _export(recording_path, out_path, _JsonLinesFormat, since_s=since_s,
-                   until_s=until_s, series=series, refusal=(
-                       f"the JSON lines {out_path} would overwrite the recording "
-                       f"{recording_path}; choose another file name"))
+                   until_s=until_s, series=series, refusal=message(
+                       "the JSON lines {output} would overwrite the recording {recording}; "
+                       "choose another file name", output=str(out_path),
+                       recording=str(recording_path)))

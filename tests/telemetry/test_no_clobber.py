@@ -141,6 +141,14 @@ def test_export_onto_its_own_recording_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "would overwrite the recording" in _only_line(result.stderr)
     assert recording.read_bytes() == before
+    # In Chinese too, as JSON lines as well as CSV.
+    for option in ("--csv", "--json-lines"):
+        result = subprocess.run([sys.executable, "-m", "gpuscope", "--lang", "zh_CN", "export",
+                                 str(recording), option, str(recording)], capture_output=True,
+                                text=True, timeout=60, check=False, cwd=REPO)
+        assert result.returncode == 2
+        assert "会覆盖录制文件" in _only_line(result.stderr)
+    assert recording.read_bytes() == before
 
 
 def test_other_names_of_an_input_are_refused_too(
