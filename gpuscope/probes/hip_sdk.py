@@ -17,7 +17,8 @@ Stack facts: `hip_sdk_version` (the release, "6.2"), `hip_path`, `hip_sdk_versio
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gpuscope.evidence import CommandResult, System
@@ -37,6 +38,14 @@ HIPCONFIG_NAMES = ("hipconfig.exe", "hipconfig.bin.exe", "hipconfig.bat")
 _RELEASE_FOLDER = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _VERSION = re.compile(r"(\d{1,2}\.\d{1,2}(?:\.\d{1,7})?)")
 _FACT_KEYS = ("hip_sdk_version", "hip_path", "hip_sdk_versions_installed", "rocm_version")
+# The inventory stops waiting for a probe after 10 s (DEFAULT_PROBE_TIMEOUT_S). The two
+# commands share less than that: a slow hipconfig leaves hipInfo.exe what is left, so that
+# the probe answers with what it found instead of timing out with nothing.
+COMMANDS_BUDGET_S = 9.0
+HIPCONFIG_TIMEOUT_S = 5.0
+HIPINFO_TIMEOUT_S = 8.0
+MIN_COMMAND_S = 1.0  # less time left than this: the command is not started
+_clock: Callable[[], float] = time.monotonic
 
 
 def _win_join(root: str, *parts: str) -> str:
@@ -98,17 +107,18 @@ def _installed(system: System, rocm_root: str) -> tuple[dict[str, str], str | No
             problem)
 
 
-def _run_hipconfig(system: System, bin_dir: str) -> tuple[CommandResult | None, str]:
+def _run_hipconfig(system: System, bin_dir: str, timeout_s: float,
+                   ) -> tuple[CommandResult | None, str]:
     """hipconfig --version with what the release ships; (None, why) when there is none."""
     for name in HIPCONFIG_NAMES:
         path = _win_join(bin_dir, name)
         if system.stat(path).exists:
-            return system.run([path, "--version"], timeout_s=5.0), path
+            return system.run([path, "--version"], timeout_s=timeout_s), path
     script = _win_join(bin_dir, "hipconfig")
     if system.stat(script).exists:
         perl = system.which("perl")
         if perl:
-            return system.run([perl, script, "--version"], timeout_s=5.0), script
+            return system.run([perl, script, "--version"], timeout_s=timeout_s), script
         return None, message("{path} is a Perl script and no perl is on PATH", path=script)
     return None, message("no hipconfig in {path}", path=bin_dir)
 
@@ -121,12 +131,17 @@ def _command_problem(result: CommandResult, label: str) -> str:
                    code=result.returncode, output=tail[0][:200])
 
 
-def _read_hipinfo(system: System, sdk: _Sdk, bin_dir: str) -> None:
+def _read_hipinfo(system: System, sdk: _Sdk, bin_dir: str, deadline: float) -> None:
     path = _win_join(bin_dir, "hipInfo.exe")
     if not system.stat(path).exists:
         sdk.notes.append(message("no hipInfo.exe in {path}", path=bin_dir))
         return
-    result = system.run([path], timeout_s=8.0)
+    left_s = deadline - _clock()
+    if left_s < MIN_COMMAND_S:
+        sdk.notes.append(message("hipInfo.exe was not run: hipconfig took the {budget} s the "
+                                 "probe gives its commands", budget=f"{COMMANDS_BUDGET_S:g}"))
+        return
+    result = system.run([path], timeout_s=min(HIPINFO_TIMEOUT_S, left_s))
     if not result.ok:
         # "no ROCm-capable device is detected" when the SDK does not support the card.
         sdk.notes.append(_command_problem(result, "hipInfo.exe"))
@@ -157,6 +172,7 @@ def read_hip_sdk(system: System) -> ProbeResult:
     program_files = (system.env("ProgramFiles") or "").strip() or DEFAULT_PROGRAM_FILES
     rocm_root = _win_join(program_files, "AMD", "ROCm")
     hip_path_env = (system.env("HIP_PATH") or "").strip() or None
+    deadline = _clock() + COMMANDS_BUDGET_S
     installed, listing_problem = _installed(system, rocm_root)
     sdk = _Sdk()
     if hip_path_env and not system.stat(hip_path_env).exists and not installed:
@@ -182,7 +198,8 @@ def read_hip_sdk(system: System) -> ProbeResult:
         sdk.missing("hip_sdk_versions_installed", listing_problem or message(
             "no release folder in {path}", path=rocm_root))
     bin_dir = _win_join(hip_path, "bin")
-    result, where = _run_hipconfig(system, bin_dir)
+    result, where = _run_hipconfig(system, bin_dir, min(HIPCONFIG_TIMEOUT_S,
+                                                        max(deadline - _clock(), 0.1)))
     hip_version = None
     if result is not None and result.ok:
         hip_version = parse_hipconfig_version(result.stdout)
@@ -207,7 +224,7 @@ def read_hip_sdk(system: System) -> ProbeResult:
                       "release", path=hip_path)
         sdk.missing("hip_sdk_version", why)
         sdk.missing("rocm_version", why)
-    _read_hipinfo(system, sdk, bin_dir)
+    _read_hipinfo(system, sdk, bin_dir, deadline)
     summary = message("HIP SDK {release} at {path}", release=release or "?", path=hip_path)
     return ProbeResult(ProbeStatus(PROBE_NAME, ProbeState.OK,
                                    reason=join("; ", [summary, *sdk.notes])),

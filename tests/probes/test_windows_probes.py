@@ -8,6 +8,7 @@ tests/fixtures/windows/README.md and SOURCES.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -341,6 +342,40 @@ def test_the_hip_sdk_and_what_its_runtime_sees() -> None:
     assert gpu.layer is Layer.ROCM and gpu.facts.gfx_target == "gfx1100"
     assert gpu.facts.pci_bus == "0000:03:00.0"
     assert "gfx1100" in result.status.reason
+
+
+@pytest.mark.parametrize("hipconfig_s", [6.0, 8.5])
+def test_a_slow_hipconfig_leaves_hipinfo_the_time_left_and_the_probe_answers(
+        hipconfig_s: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inventory waits 10 s for a probe: hipconfig and hipInfo.exe share 9 s, so a slow
+    hipconfig never makes the probe time out with nothing."""
+    from gpuscope.probes import hip_sdk
+
+    now = [100.0]
+    monkeypatch.setattr(hip_sdk, "_clock", lambda: now[0])
+    machine = _hip_sdk_machine()
+    timeouts: dict[str, float] = {}
+    real_run = machine.run
+
+    def run(argv: Sequence[str], timeout_s: float = 10.0) -> Any:
+        name = argv[0].rsplit("\\", 1)[-1]
+        timeouts[name] = timeout_s
+        now[0] += hipconfig_s if name.startswith("hipconfig") else 1.0
+        return real_run(argv, timeout_s)
+
+    monkeypatch.setattr(machine, "run", run)
+    result = probe_hip_sdk(machine)
+    assert result.status.state is ProbeState.OK
+    assert _fact(result, "hip_sdk_version").value == "6.2"
+    assert timeouts["hipconfig.bin.exe"] == hip_sdk.HIPCONFIG_TIMEOUT_S
+    if hipconfig_s == 6.0:
+        assert timeouts["hipInfo.exe"] == pytest.approx(3.0)  # 9 s less hipconfig's 6
+        assert len(result.sightings) == 1
+    else:
+        assert "hipInfo.exe" not in timeouts
+        assert "hipInfo.exe was not run" in result.status.reason
+    assert sum(hipconfig_s if n.startswith("hipconfig") else t
+               for n, t in timeouts.items()) <= hip_sdk.COMMANDS_BUDGET_S
 
 
 def test_a_gpu_the_sdk_does_not_support_is_said() -> None:
