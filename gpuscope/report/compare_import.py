@@ -2,7 +2,9 @@
 measured on each, joined with gpuscope's knowledge of the card.
 
 Reads the share report (schema "gpuscope.report/1": {"schema", "origin", "redacted",
-"diagnosis": <the `gpuscope doctor --json` document>, "bench_runs": [<`run_to_json`>]}), and,
+"diagnosis": <the `gpuscope doctor --json` document>, "bench_runs": [<`run_to_json`>]}, and
+from `gpuscope serve`'s /api/report, "imported_llm_results": [<`imported_to_json`>], the
+llama-bench results imported on that machine), and,
 leniently, a bare diagnosis document ("gpuscope.diagnosis/1") or a bare benchmark run
 ("gpuscope.bench/1"). Nothing here raises on what a file holds: a file that is not such a
 document gives a `CompareImportFailure` with a reason a user understands; parts that cannot be
@@ -21,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuscope.bench.imported import ImportedResult, imported_from_json
 from gpuscope.bench.results import (
     BenchDevice,
     BenchmarkResult,
@@ -40,6 +43,9 @@ DIAGNOSIS_SCHEMA = "gpuscope.diagnosis/1"  # gpuscope.doctor.document; report/ m
 BENCH_SCHEMA = "gpuscope.bench/1"  # gpuscope.bench.results.RUN_SCHEMA
 # A report is tens of kilobytes; anything this big is not one, and is refused before reading.
 MAX_REPORT_BYTES = 4 * 1024 * 1024
+# `gpuscope serve`'s /api/report adds the llama-bench results imported on its machine.
+IMPORTED_LLM_KEY = "imported_llm_results"
+MAX_IMPORTED_LLM_RESULTS = 200
 _NAME_LIMIT = 200
 _ORIGIN_WORDS = {
     "replay": "made from a replayed snapshot",
@@ -86,6 +92,7 @@ class ImportedReport:
     redacted: bool | None
     cards: tuple[ImportedCard, ...]  # empty for a report of a machine without a GPU
     notes: tuple[str, ...] = ()  # what was skipped, and why
+    llm_results: tuple[ImportedResult, ...] = ()  # llama-bench results imported there
 
     @property
     def origin_words(self) -> str | None:
@@ -169,6 +176,8 @@ def compare_report_from_json(doc: Any, source: str = "report") -> CompareImport:
         return CompareImportFailure(
             f"{source}: not a gpuscope report (no \"schema\": \"{REPORT_SCHEMA}\" in it)")
 
+    llm_results = _llm_results(doc.get(IMPORTED_LLM_KEY) if schema == REPORT_SCHEMA else None,
+                               notes)
     groups = _gpu_groups(diagnosis, notes) if isinstance(diagnosis, dict) else []
     runs: list[BenchRun] = []
     for position, raw in enumerate(raw_runs or ()):
@@ -188,7 +197,22 @@ def compare_report_from_json(doc: Any, source: str = "report") -> CompareImport:
     # empty), which the page says in so many words.
     return ImportedReport(source=source, schema=str(schema), origin=origin,
                           redacted=redacted if isinstance(redacted, bool) else None,
-                          cards=cards, notes=tuple(notes))
+                          cards=cards, notes=tuple(notes), llm_results=llm_results)
+
+
+def _llm_results(raw: Any, notes: list[str]) -> tuple[ImportedResult, ...]:
+    """The imported llama-bench results of a served report (none in a plain one)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        notes.append(f"the report's {IMPORTED_LLM_KEY} is not a list: no imported LLM results")
+        return ()
+    read = [imported_from_json(item) for item in raw[:MAX_IMPORTED_LLM_RESULTS]]
+    kept = tuple(item for item in read if item is not None)
+    if len(kept) < len(read):
+        notes.append(f"{len(read) - len(kept)} imported LLM result(s) gpuscope cannot read: "
+                     "skipped")
+    return kept
 
 
 # ----------------------------------------------------------------------------- GPUs

@@ -31,6 +31,7 @@ from gpuscope.doctor.inputs import DoctorInput
 from gpuscope.evidence import RecordingSystem, System
 from gpuscope.i18n import message
 from gpuscope.model import Finding
+from gpuscope.report.compare_import import IMPORTED_LLM_KEY, MAX_IMPORTED_LLM_RESULTS
 from gpuscope.report.formats import export_text
 from gpuscope.report.redact import Redactor
 from gpuscope.serve.exporter import DoctorState
@@ -39,9 +40,6 @@ from gpuscope.untrusted import escape_json_controls
 log = logging.getLogger(__name__)
 
 DEFAULT_DOCTOR_INTERVAL_S = 10 * 60.0
-# /api/report adds to the share report the llama-bench results imported on this machine.
-IMPORTED_LLM_KEY = "imported_llm_results"
-MAX_IMPORTED_LLM_RESULTS = 200
 MIN_DOCTOR_INTERVAL_S = 60.0
 
 

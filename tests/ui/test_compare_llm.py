@@ -3,11 +3,17 @@ measured, imported, published or estimated (issue #13, item 5)."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gpuscope.bench.import_command import read_import
+from gpuscope.bench.imported import imported_to_json
 from gpuscope.knowledge.model_fit import Precision
+from gpuscope.report.compare_import import IMPORTED_LLM_KEY, REPORT_SCHEMA
 from gpuscope.report.what_fits import (
     SPEED_ESTIMATED,
     SPEED_IMPORTED,
@@ -19,6 +25,10 @@ from gpuscope.ui.compare.page import ComparePage
 from gpuscope.ui.compare.what_fits import SPEED_ROLE
 
 WAIT_MS = 20_000
+TESTS_DIR = Path(__file__).resolve().parents[1]
+FIXTURES = TESTS_DIR / "fixtures"
+sys.path.insert(0, str(TESTS_DIR / "report"))
+from report_fixtures import bench_run_document  # noqa: E402
 
 
 @pytest.fixture
@@ -80,3 +90,28 @@ def test_the_table_has_labelled_llm_rows(page: ComparePage) -> None:
     assert page.cell_text("llm.llama3_70b", 0) == "✗ does not fit"
     assert page.is_best("llm.llama3_8b", 0)
 
+
+
+def test_a_served_reports_imported_llama_bench_results_reach_what_fits(
+        page: ComparePage, tmp_path: Path) -> None:
+    """`gpuscope serve`'s /api/report carries the llama-bench results imported on its
+    machine (a README capture, tests/fixtures/llama_bench/SOURCES.md): imported here, they
+    fill What fits for that card, named as coming from that report."""
+    found = read_import(str(FIXTURES / "llama_bench" / "readme_cuda_rtx4080.json"), now=5.0)
+    document = {"schema": REPORT_SCHEMA, "bench_runs": [bench_run_document()],
+                IMPORTED_LLM_KEY: [imported_to_json(item) for item in found.results]
+                + [{"kind": "not a result"}]}
+    path = tmp_path / "served.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    page.add_card("RTX 4080")
+    column = next(i for i, card in enumerate(page.cards)
+                  if card.profile.name == "NVIDIA GeForce RTX 4080")
+    before, _ = _speed(page, "Qwen2.5 7B", column, 2)
+    assert before.label != SPEED_IMPORTED
+    assert page.import_report(str(path)) is None
+    imported, item = _speed(page, "Qwen2.5 7B", column, 2)
+    assert imported.label == SPEED_IMPORTED and item.text().splitlines()[1] == "119 imp."
+    assert "served.json: readme_cuda_rtx4080.json" in item.toolTip()
+    assert "1 imported LLM result(s) gpuscope cannot read: skipped" in page.notes.text()
+    assert page.import_report(str(path)) is None  # again: the same figures, not twice
+    assert page.what_fits._observations.count(page.what_fits._observations[-1]) == 1

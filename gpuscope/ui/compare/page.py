@@ -631,6 +631,7 @@ class ComparePage(QWidget):
             self._show_message(reason, error=True)
             return reason
         self._show_message(import_message(outcome, new, translate))
+        self.what_fits.add_imported_results(outcome.source, outcome.llm_results)
         if outcome.notes:
             self.notes.setText(self.tr("From {source}: {notes}.").format(
                 source=outcome.source, notes="; ".join(outcome.notes)))

@@ -12,7 +12,7 @@ and the GB the model needs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPalette, QResizeEvent
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpuscope.bench.imported import ImportedResult
 from gpuscope.i18n import localise
 from gpuscope.knowledge.model_fit import (
     DEFAULT_CONTEXT_TOKENS,
@@ -39,6 +40,7 @@ from gpuscope.knowledge.model_fit import (
 from gpuscope.knowledge.specs import GpuSpec
 from gpuscope.report.formatting import MISSING
 from gpuscope.report.formatting import format_gb as gb
+from gpuscope.report.llm_speed import imported_observations
 from gpuscope.report.what_fits import (
     FITS_MARK,
     NO_MARK,
@@ -231,6 +233,8 @@ class WhatFitsPanel(QWidget):
         super().__init__(parent)
         self._cards: tuple[FitCard, ...] = ()
         self._observations: tuple[LlmObservation, ...] = ()
+        self._history_observations: tuple[LlmObservation, ...] = ()
+        self._report_observations: tuple[LlmObservation, ...] = ()
         column, header = titled_column(self, self.tr("What fits"))
         header.addWidget(make_label(self.tr("Context:"), wrap=False))
         self.context_box = QComboBox()
@@ -300,8 +304,18 @@ class WhatFitsPanel(QWidget):
     def set_observations(self, observations: Sequence[LlmObservation]) -> None:
         """Measured and imported decode results (from the run history) to show in place of
         published figures and estimates."""
-        self._observations = tuple(observations)
+        self._history_observations = tuple(observations)
+        self._observations = self._history_observations + self._report_observations
         self._render()
+
+    def add_imported_results(self, source: str, results: Sequence[ImportedResult]) -> None:
+        """The llama-bench results imported on another machine, that came with its report
+        (`source`), beside the run history's."""
+        observations = [replace(o, source=f"{source}: {o.source}")
+                        for o in imported_observations(results)]
+        new = tuple(o for o in observations if o not in self._report_observations)
+        self._report_observations += new
+        self.set_observations(self._history_observations)
 
     def cell(self, model_name: str, card_index: int,
              precision_index: int) -> QTableWidgetItem | None:
