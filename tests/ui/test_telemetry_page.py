@@ -891,6 +891,15 @@ def test_a_recording_opens_off_the_gui_thread_and_shows_all_of_it_with_reasons(
     page.set_view_range(T0 + 100, T0 + 200)
     assert fan_chart.message == ""
     assert fan_chart.legend.rows[0].cells[0] == "900"
+    # A preset chosen over a recording stays on while the range is as wide (a pan too).
+    assert page.window_buttons.checkedButton() is None  # 100 s: a range of one's own
+    page.set_window_s(300)
+    assert page.window_buttons.checkedButton() is page.window_buttons.button(300)
+    page.set_view_range(T0 + 500, T0 + 800)
+    assert page.window_buttons.checkedButton() is page.window_buttons.button(300)
+    assert not page.all_button.isChecked()
+    page.set_view_range(T0 + 500, T0 + 700)
+    assert page.window_buttons.checkedButton() is None
 
 
 def test_a_narrow_range_of_a_recording_is_read_off_the_gui_thread_then_drawn(

@@ -76,8 +76,13 @@ class TelemetryBar(QHBoxLayout):
         """Show "Back to live" while a live feed is browsed; check the preset on show, or
         none for a range of the user's own."""
         self.live_button.setVisible(live and not view.following)
+        shown = view.view_range
+        # Browsing a recording, a preset is on while the range is as wide as it (a pan too).
+        preset = (None if live or view.following or shown is None
+                  else next((s for s in WINDOWS_S if abs(shown.width_s - s) < 0.5), None))
         wanted = (self.all_button if view.fit_all and (view.following or not live)
                   else self.window_buttons.button(view.window_s) if view.following
+                  else self.window_buttons.button(preset) if preset is not None
                   else None)
         if wanted is not None:
             wanted.setChecked(True)
