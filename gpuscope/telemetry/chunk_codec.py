@@ -27,6 +27,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -209,66 +210,101 @@ def decode_blocks(blobs: Sequence[bytes]) -> list[FloatArray]:
         raise ChunkError(f"a chunk does not decode ({exc})") from None
 
 
-# A part waiting for its group: (output, its rows, the payload's values, the mask, if any).
-_Pending = tuple[FloatArray, IntArray, bytes | memoryview, bytes]
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Which rows of a block are in which class (blocks of a recording mostly share one)."""
+
+    present: tuple[tuple[int, IntArray], ...]  # (class, its rows) for the classes stored
+    empty: IntArray  # rows without a sample
+
+    @classmethod
+    def of(cls, kinds_bytes: bytes) -> _Layout:
+        kinds = np.frombuffer(kinds_bytes, dtype=np.uint8)
+        if np.any(kinds > _EMPTY):
+            raise ChunkError("a chunk names an unknown value class")
+        present = tuple((kind, where) for kind in (_INT, _FLOAT32, _FLOAT64)
+                        if len(where := np.flatnonzero(kinds == kind)))
+        return cls(present, np.flatnonzero(kinds == _EMPTY))
+
+
+# A stored class of one block: (integer width code, its values' bytes, its missing-sample mask).
+_Part = tuple[int, bytes | memoryview, bytes]
 
 
 def _decode_blocks(blobs: Sequence[memoryview]) -> list[FloatArray]:
-    outputs: list[FloatArray] = []
-    groups: dict[tuple[int, int, int, int], list[_Pending]] = {}
-    for blob in blobs:
+    layouts: dict[bytes, _Layout] = {}
+    parsed: list[list[_Part]] = []
+    groups: dict[tuple[bytes, int], list[int]] = {}  # (layout, ticks) -> blob numbers
+    for number, blob in enumerate(blobs):
         version, series, ticks = _HEADER.unpack_from(blob, 0)
         if version != CODEC_VERSION:
             raise ChunkError(f"chunk codec {version} is not one this gpuscope reads")
         if series * ticks > MAX_CHUNK_VALUES:
             raise ChunkError(f"a chunk of {series} x {ticks} values is larger than any written")
         offset = _HEADER.size
-        kinds = np.frombuffer(blob, dtype=np.uint8, count=series, offset=offset)
-        if np.any(kinds > _EMPTY):
-            raise ChunkError("a chunk names an unknown value class")
+        key = bytes(blob[offset:offset + series])
+        if len(key) != series:
+            raise ChunkError("a chunk's value classes are cut short")
+        layout = layouts.get(key)
+        if layout is None:
+            layout = layouts[key] = _Layout.of(key)
         offset += series
-        out = np.full((series, ticks), np.nan)
-        outputs.append(out)
-        for kind in (_INT, _FLOAT32, _FLOAT64):
-            where = np.flatnonzero(kinds == kind)
-            if not len(where):
-                continue
+        parts: list[_Part] = []
+        for kind, _ in layout.present:
             code, length = _PART.unpack_from(blob, offset)
             offset += _PART.size
             payload = zlib.decompress(blob[offset:offset + length])
             offset += length
-            mask = b""
-            if kind == _INT:
-                if code >= len(_UNSIGNED):
-                    raise ChunkError(f"unknown integer width {code}")
-                (mask_length,) = struct.unpack_from("<I", payload, 0)
-                mask = payload[4:4 + mask_length]
-                if len(mask) != mask_length:
-                    raise ChunkError("a chunk's mask is cut short")
-                values: bytes | memoryview = memoryview(payload)[4 + mask_length:]
-            else:
-                code, values = 0, payload
-            groups.setdefault((kind, code, len(where), ticks), []).append(
-                (out, where, values, mask))
-    for (kind, code, rows, ticks), parts in groups.items():
-        dtype = np.dtype(_UNSIGNED[code] if kind == _INT
-                         else np.float32 if kind == _FLOAT32 else np.float64)
-        stacked = _unshuffled([values for _, _, values, _ in parts], dtype,
-                              rows * ticks).reshape(len(parts), rows, ticks)
-        if kind == _INT:
-            deltas = _unzigzag_narrow(stacked)
-            decoded = np.cumsum(deltas, axis=2, dtype=np.int64 if code == 3 else np.float64)
-            decoded = decoded.astype(np.float64, copy=False)
-        else:
-            decoded = stacked.astype(np.float64)
-        for number, (out, where, _, mask) in enumerate(parts):
-            values_of = decoded[number]
+            if kind != _INT:
+                parts.append((0, payload, b""))
+                continue
+            if code >= len(_UNSIGNED):
+                raise ChunkError(f"unknown integer width {code}")
+            (mask_length,) = struct.unpack_from("<I", payload, 0)
+            mask = payload[4:4 + mask_length]
+            if len(mask) != mask_length:
+                raise ChunkError("a chunk's mask is cut short")
+            parts.append((code, memoryview(payload)[4 + mask_length:], mask))
+        parsed.append(parts)
+        groups.setdefault((key, ticks), []).append(number)
+    outputs: list[FloatArray] = [np.empty((0, 0))] * len(blobs)
+    for (key, ticks), numbers in groups.items():
+        layout = layouts[key]
+        # Blocks of one layout are decoded into one array, a class at a time.
+        block = np.empty((len(numbers), len(key), ticks))
+        block[:, layout.empty] = np.nan
+        for slot, (kind, where) in enumerate(layout.present):
+            by_code: dict[int, list[int]] = {}
+            for member, number in enumerate(numbers):
+                by_code.setdefault(parsed[number][slot][0], []).append(member)
+            for code, members in by_code.items():
+                _decode_class(block, members, where, kind, code, ticks,
+                              [parsed[numbers[m]][slot] for m in members])
+        for member, number in enumerate(numbers):
+            outputs[number] = block[member]
+    return outputs
+
+
+def _decode_class(block: FloatArray, members: Sequence[int], where: IntArray, kind: int,
+                  code: int, ticks: int, parts: Sequence[_Part]) -> None:
+    """The rows `where` of blocks `members` of `block`, from their parts of class `kind`."""
+    dtype = np.dtype(_UNSIGNED[code] if kind == _INT
+                     else np.float32 if kind == _FLOAT32 else np.float64)
+    stacked = _unshuffled([values for _, values, _ in parts], dtype,
+                          len(where) * ticks).reshape(len(parts), len(where), ticks)
+    if kind == _INT:
+        deltas = _unzigzag_narrow(stacked)
+        # Sums of whole numbers below 2**53 are exact in float64: one pass, no int64 copy.
+        decoded = np.cumsum(deltas, axis=2, dtype=np.int64 if code == 3 else np.float64)
+        decoded = decoded.astype(np.float64, copy=False)
+        for number, (_, _, mask) in enumerate(parts):
             if mask:
                 present = np.unpackbits(np.frombuffer(mask, dtype=np.uint8).reshape(
-                    rows, -1), axis=1, count=ticks).astype(bool)
-                values_of[~present] = np.nan
-            out[where] = values_of
-    return outputs
+                    len(where), -1), axis=1, count=ticks).astype(bool)
+                decoded[number][~present] = np.nan
+    else:
+        decoded = stacked.astype(np.float64)
+    block[np.asarray(members)[:, np.newaxis], where[np.newaxis, :]] = decoded
 
 
 def decode_times_many(blobs: Sequence[bytes], firsts_us: Sequence[int]) -> list[IntArray]:

@@ -586,9 +586,10 @@ def _assembled(chunks: Sequence[_ChunkParts], series_count: int,
         at = 0
         for chunk, width in zip(chunks, blocks.tolist(), strict=True):
             if chunk.flags is not None and chunk.stored_flags:
-                flag_counts_[:chunk.stored_flags, :, at:at + width] = np.nan_to_num(
-                    chunk.flags.reshape(chunk.stored_flags, len(FLAG_MASKS), width), nan=0.0)
+                flag_counts_[:chunk.stored_flags, :, at:at + width] = chunk.flags.reshape(
+                    chunk.stored_flags, len(FLAG_MASKS), width)
             at += width
+        np.nan_to_num(flag_counts_, copy=False, nan=0.0)
     level = Level(int(size[0]), times[start], vmin, when(imin), vmax, when(imax),
                   np.nan_to_num(mean * counts, nan=0.0), counts, when(gap_first, start),
                   when(gap_last, end), last, flag_counts=flag_counts_,
@@ -639,6 +640,8 @@ def _level_of_samples(times_us: IntArray, block: FloatArray, flag_rows: Sequence
 
 
 def _joined(parts: Sequence[Level], flag_rows: Sequence[int]) -> Level:
+    if len(parts) == 1 and (parts[0].flag_counts is not None or not flag_rows):
+        return parts[0]  # a closed recording: no tail to add, nothing to copy
     def cat(name: str) -> FloatArray:
         return np.concatenate([getattr(p, name) for p in parts], axis=-1)
 
