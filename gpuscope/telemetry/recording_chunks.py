@@ -369,7 +369,12 @@ class ChunkReader:
                     raise DamagedChunk(f"chunk {chunk_id}: {exc}") from None
             if block.shape != (series, ticks) or not _times_fit(times, first_us, last_us, ticks):
                 raise DamagedChunk(_disagrees(chunk_id))
-            found[chunk_id] = (times, self._widen(block))
+            block = self._widen(block)
+            if keep and block.base is not None:
+                # A view into the batch's array would keep every chunk of the batch alive,
+                # unseen by the cache's count of bytes: the cache holds its own copy.
+                block = block.copy()
+            found[chunk_id] = (times, block)
             if keep:
                 self._keep(chunk_id, found[chunk_id])
         return [found[chunk_id] for chunk_id in ids]

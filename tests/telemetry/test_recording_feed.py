@@ -190,3 +190,19 @@ def test_a_narrow_range_draws_the_samples_of_the_view_and_summaries_beside_it(
     assert np.allclose(shown[inside], times, atol=1e-6)
     assert np.allclose(y[inside], values[name], equal_nan=True)
     assert (shown < start - 60.0).any() and (shown > start + 180.0).any()  # the sides
+
+
+def test_the_decoded_chunks_kept_hold_no_more_memory_than_they_count(
+        pair: tuple[Path, Path]) -> None:
+    """Chunks are decoded in batches, into one array a batch: what the cache keeps is its
+    own array, not a view that would keep the whole batch alive behind its count."""
+    with open_recording(pair[1]) as recording:
+        assert recording.chunked
+        reader = recording._chunks
+        assert reader is not None
+        reader.decoded_many(list(range(len(reader.index.ids))))
+        assert reader._cache
+        for _times, block in reader._cache.values():
+            assert block.base is None and block.flags.owndata
+        assert reader._cached_bytes == sum(b.nbytes + t.nbytes
+                                           for t, b in reader._cache.values())
