@@ -228,24 +228,24 @@ def _checked_samples_row(chunk_id: int, row: Sequence[object] | None,
     series, times, data), its cells of the right types, else DamagedChunk."""
     if row is None:
         raise DamagedChunk(f"chunk {chunk_id} vanished")
-    _, first_us, last_us, ticks, series, times_blob, data_blob = row
-    if not (isinstance(first_us, int) and isinstance(last_us, int)
-            and isinstance(ticks, int) and isinstance(series, int)):
+    _check_cells(chunk_id, row, "samples")
+    return cast(tuple[int, int, int, int, int, bytes, bytes], tuple(row))
+
+
+def _check_cells(chunk_id: object, row: Sequence[object], holds: str) -> None:
+    """DamagedChunk unless a chunk's row (id, first_us, last_us, ticks, series, times, and
+    its samples or summary) has whole numbers and blobs where they belong."""
+    if not all(isinstance(cell, int) for cell in row[1:5]):
         raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
-    if not isinstance(times_blob, bytes) or not isinstance(data_blob, bytes):
-        raise DamagedChunk(f"chunk {chunk_id} holds no samples")
-    return chunk_id, first_us, last_us, ticks, series, times_blob, data_blob
+    if not (isinstance(row[5], bytes) and isinstance(row[6], bytes)):
+        raise DamagedChunk(f"chunk {chunk_id} holds no {holds}")
 
 
 def _check_summary_row(row: Sequence[object]) -> None:
     """A chunk's row as `ChunkReader.finest_level` reads it (id, first_us, last_us, ticks,
     series, times, summary, flags): DamagedChunk unless its cells have the right types."""
-    chunk_id, first_us, last_us, ticks, series, times_blob, summary_blob, flags_blob = row
-    if not (isinstance(first_us, int) and isinstance(last_us, int)
-            and isinstance(ticks, int) and isinstance(series, int)):
-        raise DamagedChunk(_disagrees(chunk_id))  # changed since the index was read
-    if not isinstance(times_blob, bytes) or not isinstance(summary_blob, bytes):
-        raise DamagedChunk(f"chunk {chunk_id} holds no summary")
+    chunk_id, flags_blob = row[0], row[7]
+    _check_cells(chunk_id, row, "summary")
     if flags_blob is not None and not isinstance(flags_blob, bytes):
         raise DamagedChunk(f"chunk {chunk_id}'s flag counts are not a blob")
 
@@ -510,8 +510,7 @@ class ChunkReader:
         """The decoded blobs of the chunk `row` (id, first_us, last_us, ticks, series, times,
         summary, flags), checked (`decoded`: its times, summary and flag counts, already
         decoded). Damage says the same line as `decoded` where both meet it (the times, a row
-        that disagrees with its blobs)."""
-        _check_summary_row(row)
+        that disagrees with its blobs). The row's cells are checked (`_check_summary_row`)."""
         chunk_id, first_us, last_us, ticks, series, times_blob, summary_blob, flags_blob = row
         assert isinstance(first_us, int) and isinstance(last_us, int)
         assert isinstance(ticks, int) and isinstance(series, int)
